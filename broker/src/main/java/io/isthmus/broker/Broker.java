@@ -1,0 +1,216 @@
+package io.isthmus.broker;
+
+import io.isthmus.broker.api.ApiHandler;
+import io.isthmus.broker.api.ApiVersionsHandler;
+import io.isthmus.broker.api.BrokerNode;
+import io.isthmus.broker.api.ClusterHandler;
+import io.isthmus.broker.api.FetchHandler;
+import io.isthmus.broker.api.GroupHandler;
+import io.isthmus.broker.api.ListOffsetsHandler;
+import io.isthmus.broker.api.MetadataHandler;
+import io.isthmus.broker.api.ProduceHandler;
+import io.isthmus.broker.api.ProducerIdHandler;
+import io.isthmus.broker.api.RequestRouter;
+import io.isthmus.broker.api.TopicAdminHandler;
+import io.isthmus.broker.config.BrokerConfig;
+import io.isthmus.broker.config.Endpoint;
+import io.isthmus.broker.group.FileOffsetStore;
+import io.isthmus.broker.group.GroupCoordinator;
+import io.isthmus.broker.log.LogConfig;
+import io.isthmus.broker.log.LogManager;
+import io.isthmus.broker.metrics.BrokerMetricsMBean;
+import io.isthmus.broker.network.KafkaServer;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.producer.ProducerIdAllocator;
+import io.isthmus.broker.topic.TopicRegistry;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One isthmus broker: its logs, topics, groups and the Kafka-protocol server, started in dependency order
+ * and closed in reverse.
+ *
+ * <p>The first directory of {@code log.dirs} also holds the broker's own metadata: the topic registry, the
+ * producer-id block and the committed offsets of consumer groups.
+ */
+public final class Broker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+    private static final String OFFSETS_DIR = "__consumer_offsets";
+
+    private final BrokerConfig config;
+    private final PartitionManager partitions;
+    private final FileOffsetStore offsets;
+    private final GroupCoordinator coordinator;
+    private final ScheduledExecutorService delayedFetches;
+    private final KafkaServer server;
+    private final BrokerMetricsMBean metrics;
+    private final BrokerNode node;
+
+    private Broker(
+            final BrokerConfig config,
+            final PartitionManager partitions,
+            final FileOffsetStore offsets,
+            final GroupCoordinator coordinator,
+            final ScheduledExecutorService delayedFetches,
+            final KafkaServer server,
+            final BrokerMetricsMBean metrics,
+            final BrokerNode node) {
+        this.config = config;
+        this.partitions = partitions;
+        this.offsets = offsets;
+        this.coordinator = coordinator;
+        this.delayedFetches = delayedFetches;
+        this.server = server;
+        this.metrics = metrics;
+        this.node = node;
+    }
+
+    /** Recovers the logs, binds every listener and starts serving. */
+    public static Broker start(final BrokerConfig config) throws IOException, InterruptedException {
+        final Map<String, String> logSettings = new HashMap<>(config.originalsStrings());
+        logSettings.put(BrokerConfig.LOG_DIRS, String.join(",", config.getList(BrokerConfig.LOG_DIRS)));
+        final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
+        final Path metadataDir = config.logDirs().getFirst();
+        final PartitionManager partitions = PartitionManager.start(logs, TopicRegistry.open(metadataDir));
+        final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
+        final GroupCoordinator coordinator = new GroupCoordinator(
+                offsets,
+                new GroupCoordinator.GroupSettings(
+                        config.groupInitialRebalanceDelayMs(),
+                        config.groupMinSessionTimeoutMs(),
+                        config.groupMaxSessionTimeoutMs()));
+        final ScheduledExecutorService delayedFetches = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            final Thread thread = new Thread(runnable, "isthmus-delayed-fetch");
+            thread.setDaemon(true);
+            return thread;
+        });
+        final BrokerNode node = new BrokerNode(config.nodeId(), config.clusterId());
+
+        final AtomicReference<RequestRouter> router = new AtomicReference<>();
+        final List<ApiHandler> handlers = List.of(
+                new ApiVersionsHandler(() -> router.get().apiVersions()),
+                new MetadataHandler(partitions, node, config.autoCreateTopics(), config.numPartitions()),
+                new ProduceHandler(partitions),
+                new FetchHandler(partitions, delayedFetches),
+                new ListOffsetsHandler(partitions),
+                new TopicAdminHandler(partitions, offsets, config.numPartitions()),
+                new ProducerIdHandler(ProducerIdAllocator.open(metadataDir)),
+                new GroupHandler(coordinator, partitions.topics(), node),
+                new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs)));
+        router.set(new RequestRouter(handlers));
+
+        final KafkaServer server;
+        try {
+            server = KafkaServer.start(
+                    config.listeners(),
+                    config.networkThreads(),
+                    config.socketRequestMaxBytes(),
+                    config.maxInflightRequestsPerConnection(),
+                    router.get(),
+                    router.get());
+        } catch (final RuntimeException | InterruptedException e) {
+            coordinator.close();
+            delayedFetches.shutdownNow();
+            partitions.close();
+            throw e;
+        }
+        final List<Endpoint> advertised = config.advertisedListeners();
+        node.advertise(advertised.isEmpty() ? reachable(server.boundEndpoints()) : advertised);
+        final BrokerMetricsMBean metrics = BrokerMetricsMBean.register(server.metrics(), partitions);
+        LOG.info("broker {} started: listeners={}, log.dirs={}", config.nodeId(), node.endpoints(), config.logDirs());
+        return new Broker(config, partitions, offsets, coordinator, delayedFetches, server, metrics, node);
+    }
+
+    /** A listener bound to the wildcard address is advertised under this host's name. */
+    private static List<Endpoint> reachable(final List<Endpoint> bound) {
+        final List<Endpoint> reachable = new ArrayList<>();
+        for (final Endpoint endpoint : bound) {
+            if (endpoint.host().equals("0.0.0.0") || endpoint.host().equals("::")) {
+                reachable.add(new Endpoint(endpoint.listenerName(), localHostName(), endpoint.port()));
+            } else {
+                reachable.add(endpoint);
+            }
+        }
+        return reachable;
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getCanonicalHostName();
+        } catch (final UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    private static Map<String, String> brokerSettings(final BrokerConfig config) {
+        final Map<String, String> settings = new HashMap<>();
+        config.values().forEach((key, value) -> settings.put(key, String.valueOf(value)));
+        config.originalsStrings().forEach(settings::putIfAbsent);
+        return settings;
+    }
+
+    /** Every topic has the broker's log settings, shown under Kafka's topic-level names. */
+    private static Map<String, String> topicSettings(final LogManager logs) {
+        final LogConfig log = logs.config();
+        return Map.of(
+                "segment.bytes", Integer.toString(log.segmentBytes()),
+                "segment.ms", Long.toString(log.rollMs()),
+                "retention.ms", Long.toString(log.retentionMs()),
+                "retention.bytes", Long.toString(log.retentionBytes()),
+                "index.interval.bytes", Integer.toString(log.indexIntervalBytes()),
+                "flush.messages", Long.toString(log.flushMessages()),
+                "flush.ms", Long.toString(log.flushMs()),
+                "cleanup.policy", "delete",
+                "message.timestamp.type", "CreateTime");
+    }
+
+    /** The listeners as clients should reach them. */
+    public List<Endpoint> endpoints() {
+        return node.endpoints();
+    }
+
+    /** {@code host:port} of the first listener, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        final Endpoint first = node.endpoints().getFirst();
+        return first.host() + ":" + first.port();
+    }
+
+    public PartitionManager partitions() {
+        return partitions;
+    }
+
+    public KafkaServer server() {
+        return server;
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    /** Stops accepting, then closes groups, waiting fetches and finally the logs, cleanly. */
+    @Override
+    public void close() throws InterruptedException {
+        LOG.info("broker {} shutting down", config.nodeId());
+        metrics.close();
+        server.close();
+        coordinator.close();
+        delayedFetches.shutdownNow();
+        delayedFetches.awaitTermination(5, TimeUnit.SECONDS);
+        partitions.close();
+        offsets.close();
+        LOG.info("broker {} shut down cleanly", config.nodeId());
+    }
+}

@@ -1,0 +1,233 @@
+package io.isthmus.broker.api;
+
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.OffsetOutOfRangeException;
+import io.isthmus.broker.network.FileRegionRecords;
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+
+/**
+ * Fetch over TCP. Record bytes are never copied: each partition's batches are a leased region of its
+ * segment file, spliced into the response and sent with {@code sendfile}; the lease ends when the socket
+ * has taken the bytes.
+ *
+ * <p>Long poll: when fewer than {@code min.bytes} are available, the fetch waits for an append to one of its
+ * partitions or for {@code max.wait.ms}, whichever comes first, and then reads again. Waiting costs a
+ * listener per partition and a timer entry, no thread. Fetch sessions (KIP-227) are not kept: every answer
+ * has session id 0, so clients send full fetch requests, which Kafka's protocol allows.
+ */
+public final class FetchHandler implements ApiHandler {
+    private static final byte READ_UNCOMMITTED = 0;
+
+    private final PartitionManager partitions;
+    private final TopicResolver topics;
+    private final ScheduledExecutorService delayed;
+
+    /** @param delayed runs the timeouts and re-reads of waiting fetches */
+    public FetchHandler(final PartitionManager partitions, final ScheduledExecutorService delayed) {
+        this.partitions = partitions;
+        this.topics = new TopicResolver(partitions.topics());
+        this.delayed = delayed;
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(ApiKeys.FETCH);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        final FetchRequestData data = ((FetchRequest) request).data();
+        final boolean byTopicId = context.apiVersion() >= 13;
+        final Attempt first = read(data, byTopicId);
+        if (first.isAnswer(data)) {
+            return CompletableFuture.completedFuture(first.toResponse());
+        }
+        first.release();
+        return new WaitingFetch(data, byTopicId, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(data.maxWaitMs()))
+                .start();
+    }
+
+    /** One pass over the requested partitions. */
+    private final class Attempt {
+        final FetchResponseData body = new FetchResponseData().setSessionId(0);
+        final List<AutoCloseable> leases = new ArrayList<>();
+        final List<Waiting> waitOn = new ArrayList<>();
+        long bytes;
+        boolean anyError;
+
+        boolean isAnswer(final FetchRequestData data) {
+            return data.maxWaitMs() <= 0 || anyError || waitOn.isEmpty() || bytes >= Math.max(1, data.minBytes());
+        }
+
+        Response toResponse() {
+            return new Response(body, List.copyOf(leases));
+        }
+
+        void release() {
+            for (final AutoCloseable lease : leases) {
+                ((LogReadResult) lease).close();
+            }
+            leases.clear();
+        }
+    }
+
+    private record Waiting(Partition partition, long fetchOffset) {}
+
+    private Attempt read(final FetchRequestData data, final boolean byTopicId) {
+        final Attempt attempt = new Attempt();
+        final long maxBytes = data.maxBytes() <= 0 ? Integer.MAX_VALUE : data.maxBytes();
+        for (final FetchRequestData.FetchTopic fetchTopic : data.topics()) {
+            final Optional<TopicInfo> topic =
+                    byTopicId ? topics.resolve(null, fetchTopic.topicId()) : topics.resolve(fetchTopic.topic(), null);
+            final FetchResponseData.FetchableTopicResponse topicResponse =
+                    new FetchResponseData.FetchableTopicResponse()
+                            .setTopic(fetchTopic.topic())
+                            .setTopicId(fetchTopic.topicId());
+            attempt.body.responses().add(topicResponse);
+            for (final FetchRequestData.FetchPartition fetchPartition : fetchTopic.partitions()) {
+                final FetchResponseData.PartitionData partitionResponse = new FetchResponseData.PartitionData()
+                        .setPartitionIndex(fetchPartition.partition())
+                        .setRecords(MemoryRecords.EMPTY)
+                        .setPreferredReadReplica(-1)
+                        .setAbortedTransactions(data.isolationLevel() == READ_UNCOMMITTED ? null : List.of());
+                topicResponse.partitions().add(partitionResponse);
+                final Optional<Partition> partition = topic.flatMap(
+                        t -> partitions.partition(new TopicPartition(t.name(), fetchPartition.partition())));
+                if (partition.isEmpty()) {
+                    final Errors error =
+                            byTopicId && topic.isEmpty() ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                    partitionResponse
+                            .setErrorCode(error.code())
+                            .setHighWatermark(-1)
+                            .setLastStableOffset(-1);
+                    attempt.anyError = true;
+                    continue;
+                }
+                readPartition(attempt, partition.get(), fetchPartition, partitionResponse, maxBytes);
+            }
+        }
+        return attempt;
+    }
+
+    private static void readPartition(
+            final Attempt attempt,
+            final Partition partition,
+            final FetchRequestData.FetchPartition fetchPartition,
+            final FetchResponseData.PartitionData response,
+            final long maxBytes) {
+        final long remaining = maxBytes - attempt.bytes;
+        if (remaining <= 0) {
+            // Over the response budget: the partition is reported without records and asked for again.
+            setOffsets(response, partition);
+            return;
+        }
+        final int partitionMax =
+                fetchPartition.partitionMaxBytes() <= 0 ? Integer.MAX_VALUE : fetchPartition.partitionMaxBytes();
+        final LogReadResult result;
+        try {
+            result = partition.read(fetchPartition.fetchOffset(), (int) Math.min(partitionMax, remaining));
+        } catch (final OffsetOutOfRangeException e) {
+            response.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
+            setOffsets(response, partition);
+            attempt.anyError = true;
+            return;
+        }
+        response.setHighWatermark(result.highWatermark())
+                .setLastStableOffset(result.highWatermark())
+                .setLogStartOffset(result.logStartOffset());
+        if (result.isEmpty()) {
+            result.close();
+            attempt.waitOn.add(new Waiting(partition, fetchPartition.fetchOffset()));
+            return;
+        }
+        response.setRecords(
+                new FileRegionRecords(result.fileChannel(), result.filePosition(), (int) result.sizeInBytes()));
+        attempt.leases.add(result);
+        attempt.bytes += result.sizeInBytes();
+    }
+
+    private static void setOffsets(final FetchResponseData.PartitionData response, final Partition partition) {
+        response.setHighWatermark(partition.highWatermark())
+                .setLastStableOffset(partition.highWatermark())
+                .setLogStartOffset(partition.logStartOffset());
+    }
+
+    /** A fetch waiting for data: woken by an append to one of its partitions or by its deadline. */
+    private final class WaitingFetch {
+        private final FetchRequestData data;
+        private final boolean byTopicId;
+        private final long deadlineNanos;
+        private final CompletableFuture<Response> result = new CompletableFuture<>();
+        private final AtomicBoolean woken = new AtomicBoolean();
+        private final Runnable wake = this::onWake;
+        private List<Waiting> waitingOn = List.of();
+        private ScheduledFuture<?> timeout;
+
+        WaitingFetch(final FetchRequestData data, final boolean byTopicId, final long deadlineNanos) {
+            this.data = data;
+            this.byTopicId = byTopicId;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        CompletableFuture<Response> start() {
+            delayed.execute(this::attempt);
+            return result;
+        }
+
+        private void attempt() {
+            final Attempt attempt;
+            try {
+                attempt = read(data, byTopicId);
+            } catch (final RuntimeException e) {
+                result.completeExceptionally(e);
+                return;
+            }
+            final long remainingNanos = deadlineNanos - System.nanoTime();
+            if (attempt.isAnswer(data) || remainingNanos <= 0) {
+                result.complete(attempt.toResponse());
+                return;
+            }
+            attempt.release();
+            woken.set(false);
+            waitingOn = attempt.waitOn;
+            timeout = delayed.schedule(wake, remainingNanos, TimeUnit.NANOSECONDS);
+            for (final Waiting waiting : waitingOn) {
+                waiting.partition().awaitAppend(waiting.fetchOffset(), wake);
+            }
+        }
+
+        private void onWake() {
+            if (!woken.compareAndSet(false, true)) {
+                return;
+            }
+            for (final Waiting waiting : waitingOn) {
+                waiting.partition().removeAppendListener(wake);
+            }
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
+            delayed.execute(this::attempt);
+        }
+    }
+}

@@ -1,0 +1,393 @@
+package io.isthmus.broker.api;
+
+import io.isthmus.broker.config.Endpoint;
+import io.isthmus.broker.group.CommittedOffset;
+import io.isthmus.broker.group.GroupCoordinator;
+import io.isthmus.broker.group.GroupCoordinator.GroupDescription;
+import io.isthmus.broker.group.GroupCoordinator.JoinRequest;
+import io.isthmus.broker.group.GroupCoordinator.MemberDescription;
+import io.isthmus.broker.group.JoinResult;
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.topic.TopicRegistry;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+
+/**
+ * The classic consumer-group APIs, translated between Kafka's messages and the {@link GroupCoordinator}.
+ * This single broker coordinates every group.
+ */
+public final class GroupHandler implements ApiHandler {
+    private static final byte GROUP_KEY_TYPE = 0;
+
+    private final GroupCoordinator coordinator;
+    private final TopicRegistry topics;
+    private final BrokerNode node;
+
+    public GroupHandler(final GroupCoordinator coordinator, final TopicRegistry topics, final BrokerNode node) {
+        this.coordinator = coordinator;
+        this.topics = topics;
+        this.node = node;
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(
+                ApiKeys.FIND_COORDINATOR,
+                ApiKeys.JOIN_GROUP,
+                ApiKeys.SYNC_GROUP,
+                ApiKeys.HEARTBEAT,
+                ApiKeys.LEAVE_GROUP,
+                ApiKeys.OFFSET_COMMIT,
+                ApiKeys.OFFSET_FETCH,
+                ApiKeys.DESCRIBE_GROUPS,
+                ApiKeys.LIST_GROUPS);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        return switch (request) {
+            case FindCoordinatorRequest find -> done(findCoordinator(context, find));
+            case JoinGroupRequest join -> join(context, join);
+            case SyncGroupRequest sync -> sync(sync);
+            case HeartbeatRequest heartbeat ->
+                done(new HeartbeatResponseData()
+                        .setErrorCode(coordinator
+                                .heartbeat(
+                                        heartbeat.data().groupId(),
+                                        heartbeat.data().generationId(),
+                                        heartbeat.data().memberId())
+                                .code()));
+            case LeaveGroupRequest leave -> done(leave(leave));
+            case OffsetCommitRequest commit -> done(commit(commit));
+            case OffsetFetchRequest fetch -> done(fetchOffsets(context, fetch));
+            case DescribeGroupsRequest describe -> done(describe(describe));
+            case ListGroupsRequest list -> done(list(list));
+            default -> throw new IllegalArgumentException("not a group request: " + request.apiKey());
+        };
+    }
+
+    private FindCoordinatorResponseData findCoordinator(
+            final RequestContext context, final FindCoordinatorRequest find) {
+        final Endpoint endpoint = node.endpointFor(context.listenerName());
+        final FindCoordinatorResponseData response = new FindCoordinatorResponseData();
+        if (context.apiVersion() < 4) {
+            final Errors error =
+                    find.data().keyType() == GROUP_KEY_TYPE ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
+            return response.setErrorCode(error.code())
+                    .setNodeId(error == Errors.NONE ? node.nodeId() : -1)
+                    .setHost(error == Errors.NONE ? endpoint.host() : "")
+                    .setPort(error == Errors.NONE ? endpoint.port() : -1);
+        }
+        for (final String key : find.data().coordinatorKeys()) {
+            final FindCoordinatorResponseData.Coordinator coordinator =
+                    new FindCoordinatorResponseData.Coordinator().setKey(key);
+            if (find.data().keyType() == GROUP_KEY_TYPE) {
+                coordinator.setNodeId(node.nodeId()).setHost(endpoint.host()).setPort(endpoint.port());
+            } else {
+                // Transactions are not served yet (see the README's limits).
+                coordinator
+                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                        .setNodeId(-1)
+                        .setHost("")
+                        .setPort(-1);
+            }
+            response.coordinators().add(coordinator);
+        }
+        return response;
+    }
+
+    private CompletableFuture<Response> join(final RequestContext context, final JoinGroupRequest join) {
+        final var data = join.data();
+        final Map<String, byte[]> protocols = new LinkedHashMap<>();
+        data.protocols().forEach(protocol -> protocols.put(protocol.name(), protocol.metadata()));
+        final String clientHost = context.clientAddress() instanceof InetSocketAddress address
+                ? "/" + address.getAddress().getHostAddress()
+                : String.valueOf(context.clientAddress());
+        final JoinRequest request = new JoinRequest(
+                data.groupId(),
+                data.memberId(),
+                data.groupInstanceId(),
+                context.clientId(),
+                clientHost,
+                data.sessionTimeoutMs(),
+                context.apiVersion() == 0 ? data.sessionTimeoutMs() : data.rebalanceTimeoutMs(),
+                data.protocolType(),
+                protocols,
+                context.apiVersion() >= 4);
+        return coordinator.join(request).thenApply(result -> Response.of(joinResponse(result)));
+    }
+
+    private static JoinGroupResponseData joinResponse(final JoinResult result) {
+        final JoinGroupResponseData response = new JoinGroupResponseData()
+                .setErrorCode(result.error().code())
+                .setGenerationId(result.generationId())
+                .setProtocolType(result.protocolType())
+                .setProtocolName(result.protocolName())
+                .setLeader(result.leaderId())
+                .setMemberId(result.memberId());
+        for (final JoinResult.Member member : result.members()) {
+            response.members()
+                    .add(new JoinGroupResponseData.JoinGroupResponseMember()
+                            .setMemberId(member.memberId())
+                            .setGroupInstanceId(member.groupInstanceId())
+                            .setMetadata(member.metadata()));
+        }
+        return response;
+    }
+
+    private CompletableFuture<Response> sync(final SyncGroupRequest sync) {
+        final var data = sync.data();
+        final Map<String, byte[]> assignments = new HashMap<>();
+        data.assignments().forEach(a -> assignments.put(a.memberId(), a.assignment()));
+        return coordinator
+                .sync(data.groupId(), data.generationId(), data.memberId(), assignments)
+                .thenApply(result -> Response.of(new SyncGroupResponseData()
+                        .setErrorCode(result.error().code())
+                        .setProtocolType(result.protocolType())
+                        .setProtocolName(result.protocolName())
+                        .setAssignment(result.assignment())));
+    }
+
+    private LeaveGroupResponseData leave(final LeaveGroupRequest leave) {
+        final List<LeaveGroupRequestData.MemberIdentity> identities = leave.members();
+        final List<String> memberIds = new ArrayList<>();
+        identities.forEach(identity -> memberIds.add(identity.memberId()));
+        final List<Errors> outcomes = coordinator.leave(leave.data().groupId(), memberIds);
+        final LeaveGroupResponseData response = new LeaveGroupResponseData();
+        if (leave.version() < 3) {
+            return response.setErrorCode(outcomes.getFirst().code());
+        }
+        for (int i = 0; i < identities.size(); i++) {
+            response.members()
+                    .add(new LeaveGroupResponseData.MemberResponse()
+                            .setMemberId(identities.get(i).memberId())
+                            .setGroupInstanceId(identities.get(i).groupInstanceId())
+                            .setErrorCode(outcomes.get(i).code()));
+        }
+        return response;
+    }
+
+    private OffsetCommitResponseData commit(final OffsetCommitRequest commit) {
+        final OffsetCommitRequestData data = commit.data();
+        final long now = System.currentTimeMillis();
+        final Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+        final OffsetCommitResponseData response = new OffsetCommitResponseData();
+        final List<OffsetCommitResponseData.OffsetCommitResponsePartition> accepted = new ArrayList<>();
+        for (final OffsetCommitRequestData.OffsetCommitRequestTopic topic : data.topics()) {
+            final Optional<TopicRegistry.TopicInfo> known = resolve(topic.name(), topic.topicId());
+            final OffsetCommitResponseData.OffsetCommitResponseTopic topicResponse =
+                    new OffsetCommitResponseData.OffsetCommitResponseTopic()
+                            .setName(topic.name())
+                            .setTopicId(topic.topicId());
+            response.topics().add(topicResponse);
+            for (final OffsetCommitRequestData.OffsetCommitRequestPartition partition : topic.partitions()) {
+                final OffsetCommitResponseData.OffsetCommitResponsePartition partitionResponse =
+                        new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                                .setPartitionIndex(partition.partitionIndex());
+                topicResponse.partitions().add(partitionResponse);
+                if (known.isEmpty() || partition.partitionIndex() >= known.get().partitions()) {
+                    partitionResponse.setErrorCode((Uuid.ZERO_UUID.equals(topic.topicId())
+                                    ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                                    : Errors.UNKNOWN_TOPIC_ID)
+                            .code());
+                    continue;
+                }
+                offsets.put(
+                        new TopicPartition(known.get().name(), partition.partitionIndex()),
+                        new CommittedOffset(
+                                partition.committedOffset(),
+                                partition.committedLeaderEpoch(),
+                                partition.committedMetadata() == null ? "" : partition.committedMetadata(),
+                                now));
+                accepted.add(partitionResponse);
+            }
+        }
+        if (!offsets.isEmpty()) {
+            final Errors outcome = coordinator.commitOffsets(
+                    data.groupId(), data.generationIdOrMemberEpoch(), data.memberId(), offsets);
+            accepted.forEach(p -> p.setErrorCode(outcome.code()));
+        }
+        return response;
+    }
+
+    private OffsetFetchResponseData fetchOffsets(final RequestContext context, final OffsetFetchRequest fetch) {
+        final OffsetFetchRequestData data = fetch.data();
+        final OffsetFetchResponseData response = new OffsetFetchResponseData();
+        if (context.apiVersion() >= 8) {
+            for (final OffsetFetchRequestData.OffsetFetchRequestGroup group : data.groups()) {
+                final OffsetFetchResponseData.OffsetFetchResponseGroup groupResponse =
+                        new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(group.groupId());
+                final Map<TopicPartition, CommittedOffset> committed = coordinator.committedOffsets(group.groupId());
+                if (group.topics() == null) {
+                    forEachCommittedTopic(committed, (name, partitions) -> groupResponse
+                            .topics()
+                            .add(groupTopic(name, topicId(name), partitions, committed)));
+                } else {
+                    for (final OffsetFetchRequestData.OffsetFetchRequestTopics topic : group.topics()) {
+                        final String name = resolve(topic.name(), topic.topicId())
+                                .map(TopicRegistry.TopicInfo::name)
+                                .orElse(topic.name());
+                        groupResponse
+                                .topics()
+                                .add(groupTopic(name, topic.topicId(), topic.partitionIndexes(), committed));
+                    }
+                }
+                response.groups().add(groupResponse);
+            }
+            return response;
+        }
+        final Map<TopicPartition, CommittedOffset> committed = coordinator.committedOffsets(data.groupId());
+        if (data.topics() == null) {
+            forEachCommittedTopic(
+                    committed, (name, partitions) -> response.topics().add(legacyTopic(name, partitions, committed)));
+        } else {
+            for (final OffsetFetchRequestData.OffsetFetchRequestTopic topic : data.topics()) {
+                response.topics().add(legacyTopic(topic.name(), topic.partitionIndexes(), committed));
+            }
+        }
+        return response;
+    }
+
+    private static void forEachCommittedTopic(
+            final Map<TopicPartition, CommittedOffset> committed,
+            final java.util.function.BiConsumer<String, List<Integer>> action) {
+        final Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
+        committed.keySet().forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
+                .add(tp.partition()));
+        byTopic.forEach(action);
+    }
+
+    private static OffsetFetchResponseData.OffsetFetchResponseTopics groupTopic(
+            final String name,
+            final Uuid topicId,
+            final List<Integer> partitions,
+            final Map<TopicPartition, CommittedOffset> committed) {
+        final OffsetFetchResponseData.OffsetFetchResponseTopics topic =
+                new OffsetFetchResponseData.OffsetFetchResponseTopics()
+                        .setName(name)
+                        .setTopicId(topicId);
+        for (final int partition : partitions) {
+            final CommittedOffset offset = committed.get(new TopicPartition(name, partition));
+            topic.partitions()
+                    .add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                            .setPartitionIndex(partition)
+                            .setCommittedOffset(offset == null ? -1 : offset.offset())
+                            .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
+                            .setMetadata(offset == null ? "" : offset.metadata()));
+        }
+        return topic;
+    }
+
+    private static OffsetFetchResponseData.OffsetFetchResponseTopic legacyTopic(
+            final String name, final List<Integer> partitions, final Map<TopicPartition, CommittedOffset> committed) {
+        final OffsetFetchResponseData.OffsetFetchResponseTopic topic =
+                new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(name);
+        for (final int partition : partitions) {
+            final CommittedOffset offset = committed.get(new TopicPartition(name, partition));
+            topic.partitions()
+                    .add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                            .setPartitionIndex(partition)
+                            .setCommittedOffset(offset == null ? -1 : offset.offset())
+                            .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
+                            .setMetadata(offset == null ? "" : offset.metadata()));
+        }
+        return topic;
+    }
+
+    private DescribeGroupsResponseData describe(final DescribeGroupsRequest describe) {
+        final DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+        for (final String groupId : describe.data().groups()) {
+            final GroupDescription group = coordinator.describe(groupId);
+            final DescribeGroupsResponseData.DescribedGroup described = new DescribeGroupsResponseData.DescribedGroup()
+                    .setGroupId(groupId)
+                    .setGroupState(stateName(group))
+                    .setProtocolType(group.protocolType())
+                    .setProtocolData(group.protocolName());
+            for (final MemberDescription member : group.members()) {
+                described
+                        .members()
+                        .add(new DescribeGroupsResponseData.DescribedGroupMember()
+                                .setMemberId(member.memberId())
+                                .setGroupInstanceId(member.groupInstanceId())
+                                .setClientId(member.clientId())
+                                .setClientHost(member.clientHost())
+                                .setMemberMetadata(member.metadata())
+                                .setMemberAssignment(member.assignment()));
+            }
+            response.groups().add(described);
+        }
+        return response;
+    }
+
+    private ListGroupsResponseData list(final ListGroupsRequest list) {
+        final ListGroupsResponseData response = new ListGroupsResponseData();
+        for (final GroupDescription group : coordinator.listGroups()) {
+            response.groups()
+                    .add(new ListGroupsResponseData.ListedGroup()
+                            .setGroupId(group.groupId())
+                            .setProtocolType(group.protocolType())
+                            .setGroupState(stateName(group))
+                            .setGroupType("classic"));
+        }
+        return response;
+    }
+
+    /** Kafka's names for the classic group states. */
+    private static String stateName(final GroupDescription group) {
+        return switch (group.state()) {
+            case EMPTY -> "Empty";
+            case PREPARING_REBALANCE -> "PreparingRebalance";
+            case COMPLETING_REBALANCE -> "CompletingRebalance";
+            case STABLE -> "Stable";
+        };
+    }
+
+    private Optional<TopicRegistry.TopicInfo> resolve(final String name, final Uuid topicId) {
+        if (topicId != null && !Uuid.ZERO_UUID.equals(topicId)) {
+            return topics.byId(topicId);
+        }
+        return topics.byName(name);
+    }
+
+    private Uuid topicId(final String name) {
+        return topics.byName(name).map(TopicRegistry.TopicInfo::id).orElse(Uuid.ZERO_UUID);
+    }
+
+    private static CompletableFuture<Response> done(final org.apache.kafka.common.protocol.ApiMessage body) {
+        return CompletableFuture.completedFuture(Response.of(body));
+    }
+}

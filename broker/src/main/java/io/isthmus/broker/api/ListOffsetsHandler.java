@@ -1,0 +1,105 @@
+package io.isthmus.broker.api;
+
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.client.record.RecordBatch;
+import io.isthmus.client.record.RecordCursor;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+
+/**
+ * ListOffsets: the earliest and latest offsets, and the first offset whose record timestamp is at least a
+ * given time (found through the time index, then exactly within the batch).
+ */
+public final class ListOffsetsHandler implements ApiHandler {
+    private static final int LEADER_EPOCH = 0;
+    /** Enough to hold the batch that holds the target record. */
+    private static final int TIMESTAMP_LOOKUP_BYTES = 1;
+
+    private final PartitionManager partitions;
+
+    public ListOffsetsHandler(final PartitionManager partitions) {
+        this.partitions = partitions;
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(ApiKeys.LIST_OFFSETS);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        final ListOffsetsRequestData data = ((ListOffsetsRequest) request).data();
+        final ListOffsetsResponseData response = new ListOffsetsResponseData();
+        for (final ListOffsetsRequestData.ListOffsetsTopic topic : data.topics()) {
+            final ListOffsetsResponseData.ListOffsetsTopicResponse topicResponse =
+                    new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
+            response.topics().add(topicResponse);
+            for (final ListOffsetsRequestData.ListOffsetsPartition requested : topic.partitions()) {
+                final Optional<Partition> partition =
+                        partitions.partition(new TopicPartition(topic.name(), requested.partitionIndex()));
+                topicResponse
+                        .partitions()
+                        .add(partition
+                                .map(p -> lookup(p, requested.timestamp()))
+                                .orElseGet(() -> answer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1))
+                                .setPartitionIndex(requested.partitionIndex()));
+            }
+        }
+        return CompletableFuture.completedFuture(Response.of(response));
+    }
+
+    private static ListOffsetsResponseData.ListOffsetsPartitionResponse lookup(
+            final Partition partition, final long timestamp) {
+        if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
+            return answer(Errors.NONE, -1, partition.highWatermark());
+        }
+        if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
+                || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
+            return answer(Errors.NONE, -1, partition.logStartOffset());
+        }
+        if (timestamp < 0) {
+            // MAX_TIMESTAMP and the tiered-storage specs need per-record bookkeeping this broker does not keep.
+            return answer(Errors.UNSUPPORTED_VERSION, -1, -1);
+        }
+        final OptionalLong batchOffset = partition.log().offsetForTimestamp(timestamp);
+        if (batchOffset.isEmpty()) {
+            return answer(Errors.NONE, -1, -1);
+        }
+        try (LogReadResult result = partition.read(batchOffset.getAsLong(), TIMESTAMP_LOOKUP_BYTES)) {
+            final RecordBatch batch = new RecordBatch().wrap(result.records(), 0);
+            final RecordCursor cursor = batch.cursor();
+            while (cursor.next()) {
+                if (cursor.record().timestamp() >= timestamp) {
+                    return answer(
+                            Errors.NONE,
+                            cursor.record().timestamp(),
+                            cursor.record().offset());
+                }
+            }
+        }
+        // The batch's max timestamp qualified, so one of its records must; an empty answer is the safe one.
+        return answer(Errors.NONE, -1, -1);
+    }
+
+    private static ListOffsetsResponseData.ListOffsetsPartitionResponse answer(
+            final Errors error, final long timestamp, final long offset) {
+        return new ListOffsetsResponseData.ListOffsetsPartitionResponse()
+                .setErrorCode(error.code())
+                .setTimestamp(timestamp)
+                .setOffset(offset)
+                .setLeaderEpoch(offset >= 0 ? LEADER_EPOCH : -1);
+    }
+}

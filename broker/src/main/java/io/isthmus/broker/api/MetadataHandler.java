@@ -1,0 +1,129 @@
+package io.isthmus.broker.api;
+
+import io.isthmus.broker.config.Endpoint;
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.MetadataRequest;
+
+/**
+ * Metadata: this broker is the whole cluster and leads every partition. Topics a client asks for that do not
+ * exist are created when {@code auto.create.topics.enable} is on and the request allows it.
+ */
+public final class MetadataHandler implements ApiHandler {
+    private static final int LEADER_EPOCH = 0;
+
+    private final PartitionManager partitions;
+    private final BrokerNode node;
+    private final boolean autoCreateTopics;
+    private final int defaultPartitions;
+
+    public MetadataHandler(
+            final PartitionManager partitions,
+            final BrokerNode node,
+            final boolean autoCreateTopics,
+            final int defaultPartitions) {
+        this.partitions = partitions;
+        this.node = node;
+        this.autoCreateTopics = autoCreateTopics;
+        this.defaultPartitions = defaultPartitions;
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(ApiKeys.METADATA);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        final MetadataRequestData data = ((MetadataRequest) request).data();
+        final Endpoint endpoint = node.endpointFor(context.listenerName());
+        final MetadataResponseData response =
+                new MetadataResponseData().setClusterId(node.clusterId()).setControllerId(node.nodeId());
+        response.brokers()
+                .add(new MetadataResponseData.MetadataResponseBroker()
+                        .setNodeId(node.nodeId())
+                        .setHost(endpoint.host())
+                        .setPort(endpoint.port()));
+        // Version 0 used an empty list for "all topics"; later versions use null.
+        final boolean allTopics = data.topics() == null
+                || (context.apiVersion() == 0 && data.topics().isEmpty());
+        if (allTopics) {
+            for (final TopicInfo topic : partitions.topics().topics()) {
+                response.topics().add(describe(topic));
+            }
+            return CompletableFuture.completedFuture(Response.of(response));
+        }
+        final boolean mayCreate = autoCreateTopics && (context.apiVersion() < 4 || data.allowAutoTopicCreation());
+        for (final MetadataRequestData.MetadataRequestTopic requested : data.topics()) {
+            response.topics().add(lookup(requested, mayCreate));
+        }
+        return CompletableFuture.completedFuture(Response.of(response));
+    }
+
+    private MetadataResponseData.MetadataResponseTopic lookup(
+            final MetadataRequestData.MetadataRequestTopic requested, final boolean mayCreate) {
+        final Uuid id = requested.topicId();
+        if (requested.name() == null && id != null && !Uuid.ZERO_UUID.equals(id)) {
+            return partitions
+                    .topics()
+                    .byId(id)
+                    .map(this::describe)
+                    .orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID));
+        }
+        final String name = requested.name();
+        Optional<TopicInfo> topic = partitions.topics().byName(name);
+        if (topic.isEmpty() && mayCreate) {
+            try {
+                topic = Optional.of(partitions.createTopic(name, defaultPartitions));
+            } catch (final TopicExistsException raced) {
+                topic = partitions.topics().byName(name);
+            } catch (final ApiException e) {
+                return error(name, Uuid.ZERO_UUID, Errors.forException(e));
+            }
+        }
+        return topic.map(this::describe)
+                .orElseGet(() -> error(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+    }
+
+    private MetadataResponseData.MetadataResponseTopic describe(final TopicInfo topic) {
+        final MetadataResponseData.MetadataResponseTopic described = new MetadataResponseData.MetadataResponseTopic()
+                .setName(topic.name())
+                .setTopicId(topic.id())
+                .setIsInternal(false);
+        final List<Integer> replicas = List.of(node.nodeId());
+        for (int p = 0; p < topic.partitions(); p++) {
+            described
+                    .partitions()
+                    .add(new MetadataResponseData.MetadataResponsePartition()
+                            .setPartitionIndex(p)
+                            .setLeaderId(node.nodeId())
+                            .setLeaderEpoch(LEADER_EPOCH)
+                            .setReplicaNodes(replicas)
+                            .setIsrNodes(replicas)
+                            .setOfflineReplicas(List.of()));
+        }
+        return described;
+    }
+
+    private static MetadataResponseData.MetadataResponseTopic error(
+            final String name, final Uuid id, final Errors error) {
+        return new MetadataResponseData.MetadataResponseTopic()
+                .setName(name)
+                .setTopicId(id)
+                .setErrorCode(error.code());
+    }
+}

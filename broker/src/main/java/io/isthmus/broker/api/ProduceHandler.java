@@ -1,0 +1,85 @@
+package io.isthmus.broker.api;
+
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.Partition.ProduceOutcome;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.lang.foreign.MemorySegment;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+
+/**
+ * Produce over TCP: the batches are validated and copied from the request frame straight into the
+ * partition's memory-mapped segment. acks=1 and acks=all are the same on a single broker: the answer goes
+ * out once the bytes are in the log (the page cache, which survives a crash of this process). acks=0 gets no
+ * answer.
+ */
+public final class ProduceHandler implements ApiHandler {
+    private final PartitionManager partitions;
+    private final TopicResolver topics;
+
+    public ProduceHandler(final PartitionManager partitions) {
+        this.partitions = partitions;
+        this.topics = new TopicResolver(partitions.topics());
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(ApiKeys.PRODUCE);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        final ProduceRequestData data = ((ProduceRequest) request).data();
+        final ProduceResponseData response = new ProduceResponseData();
+        for (final ProduceRequestData.TopicProduceData topicData : data.topicData()) {
+            final Optional<TopicInfo> topic = topics.resolve(topicData.name(), topicData.topicId());
+            final ProduceResponseData.TopicProduceResponse topicResponse =
+                    new ProduceResponseData.TopicProduceResponse()
+                            .setName(topicData.name())
+                            .setTopicId(topicData.topicId());
+            response.responses().add(topicResponse);
+            for (final ProduceRequestData.PartitionProduceData partitionData : topicData.partitionData()) {
+                final Optional<Partition> partition =
+                        topic.flatMap(t -> partitions.partition(new TopicPartition(t.name(), partitionData.index())));
+                final ProduceResponseData.PartitionProduceResponse partitionResponse =
+                        new ProduceResponseData.PartitionProduceResponse()
+                                .setIndex(partitionData.index())
+                                .setLogAppendTimeMs(-1);
+                topicResponse.partitionResponses().add(partitionResponse);
+                if (partition.isEmpty()) {
+                    partitionResponse.setErrorCode(
+                            TopicResolver.unknownTopicError(topicData.topicId()).code());
+                    continue;
+                }
+                final ProduceOutcome outcome = append(partition.get(), partitionData);
+                partitionResponse
+                        .setErrorCode(outcome.error().code())
+                        .setErrorMessage(outcome.message())
+                        .setBaseOffset(outcome.baseOffset())
+                        .setLogStartOffset(partition.get().logStartOffset());
+            }
+        }
+        return CompletableFuture.completedFuture(data.acks() == 0 ? Response.NONE : Response.of(response));
+    }
+
+    private static ProduceOutcome append(
+            final Partition partition, final ProduceRequestData.PartitionProduceData data) {
+        if (!(data.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
+            return new ProduceOutcome(Errors.INVALID_RECORD, -1, "a produce request must carry record batches");
+        }
+        // A view of the request frame, no copy: the log validates it and copies it once, into the segment.
+        return partition.appendFromClient(MemorySegment.ofBuffer(records.buffer()));
+    }
+}

@@ -1,0 +1,142 @@
+package io.isthmus.broker.api;
+
+import io.isthmus.broker.group.OffsetStore;
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+
+/**
+ * CreateTopics and DeleteTopics. A single broker holds one replica of everything: a replication factor
+ * other than 1 (or -1, the broker's default) is refused, and so are per-topic configs, which the log does
+ * not keep per topic yet.
+ */
+public final class TopicAdminHandler implements ApiHandler {
+    private final PartitionManager partitions;
+    private final OffsetStore offsets;
+    private final int defaultPartitions;
+
+    public TopicAdminHandler(
+            final PartitionManager partitions, final OffsetStore offsets, final int defaultPartitions) {
+        this.partitions = partitions;
+        this.offsets = offsets;
+        this.defaultPartitions = defaultPartitions;
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        return CompletableFuture.completedFuture(Response.of(
+                switch (request) {
+                    case CreateTopicsRequest create -> create(create.data());
+                    case DeleteTopicsRequest delete -> delete(delete.data(), context.apiVersion());
+                    default -> throw new IllegalArgumentException("not a topic request: " + request.apiKey());
+                }));
+    }
+
+    private CreateTopicsResponseData create(final CreateTopicsRequestData data) {
+        final CreateTopicsResponseData response = new CreateTopicsResponseData();
+        for (final CreateTopicsRequestData.CreatableTopic requested : data.topics()) {
+            final CreateTopicsResponseData.CreatableTopicResult result =
+                    new CreateTopicsResponseData.CreatableTopicResult().setName(requested.name());
+            response.topics().add(result);
+            final int partitionCount = !requested.assignments().isEmpty()
+                    ? requested.assignments().size()
+                    : requested.numPartitions() == -1 ? defaultPartitions : requested.numPartitions();
+            final String refusal = refusal(requested, partitionCount);
+            if (refusal != null) {
+                result.setErrorCode(refusalError(requested).code()).setErrorMessage(refusal);
+                continue;
+            }
+            try {
+                if (data.validateOnly()) {
+                    Topic.validate(requested.name());
+                    if (partitions.topics().byName(requested.name()).isPresent()) {
+                        throw new org.apache.kafka.common.errors.TopicExistsException(
+                                "topic '" + requested.name() + "' already exists");
+                    }
+                    result.setNumPartitions(partitionCount).setReplicationFactor((short) 1);
+                } else {
+                    final TopicInfo created = partitions.createTopic(requested.name(), partitionCount);
+                    result.setTopicId(created.id())
+                            .setNumPartitions(partitionCount)
+                            .setReplicationFactor((short) 1);
+                }
+            } catch (final ApiException e) {
+                result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            }
+        }
+        return response;
+    }
+
+    private String refusal(final CreateTopicsRequestData.CreatableTopic requested, final int partitionCount) {
+        if (requested.replicationFactor() != -1 && requested.replicationFactor() != 1) {
+            return "replication factor " + requested.replicationFactor() + " is larger than the 1 broker available";
+        }
+        if (partitionCount < 1) {
+            return "number of partitions must be at least 1, got " + partitionCount;
+        }
+        if (!requested.configs().isEmpty()) {
+            return "per-topic configs are not supported (got "
+                    + requested.configs().size() + "); the broker's log.* settings apply to every topic";
+        }
+        return null;
+    }
+
+    private static Errors refusalError(final CreateTopicsRequestData.CreatableTopic requested) {
+        if (requested.replicationFactor() != -1 && requested.replicationFactor() != 1) {
+            return Errors.INVALID_REPLICATION_FACTOR;
+        }
+        return requested.configs().isEmpty() ? Errors.INVALID_PARTITIONS : Errors.INVALID_CONFIG;
+    }
+
+    private DeleteTopicsResponseData delete(final DeleteTopicsRequestData data, final short version) {
+        final DeleteTopicsResponseData response = new DeleteTopicsResponseData();
+        if (version < 6) {
+            for (final String name : data.topicNames()) {
+                response.responses().add(deleteOne(name, Uuid.ZERO_UUID));
+            }
+        } else {
+            for (final DeleteTopicsRequestData.DeleteTopicState state : data.topics()) {
+                response.responses().add(deleteOne(state.name(), state.topicId()));
+            }
+        }
+        return response;
+    }
+
+    private DeleteTopicsResponseData.DeletableTopicResult deleteOne(final String name, final Uuid id) {
+        final DeleteTopicsResponseData.DeletableTopicResult result = new DeleteTopicsResponseData.DeletableTopicResult()
+                .setName(name)
+                .setTopicId(id);
+        final Optional<TopicInfo> topic = new TopicResolver(partitions.topics()).resolve(name, id);
+        if (topic.isEmpty()) {
+            return result.setErrorCode(TopicResolver.unknownTopicError(id).code());
+        }
+        try {
+            partitions.deleteTopic(topic.get().name());
+            offsets.deleteTopic(topic.get().name());
+            return result.setName(topic.get().name()).setTopicId(topic.get().id());
+        } catch (final ApiException e) {
+            return result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,233 @@
+package io.isthmus.broker.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The broker's settings, under the names Kafka uses for the same concepts.
+ *
+ * <p>Declared with kafka-clients' {@link ConfigDef}, so types, defaults, validation and documentation come
+ * from one table (printed by {@code ./isthmus broker --help-config}). Log settings ({@code log.*},
+ * {@code flush.*}) are kept verbatim in {@link #originalsStrings()} and interpreted by the log's own
+ * configuration.
+ */
+public final class BrokerConfig extends AbstractConfig {
+    public static final String NODE_ID = "node.id";
+    public static final String LISTENERS = "listeners";
+    public static final String ADVERTISED_LISTENERS = "advertised.listeners";
+    public static final String LOG_DIRS = "log.dirs";
+    public static final String NUM_PARTITIONS = "num.partitions";
+    public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
+    public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
+    public static final String NUM_NETWORK_THREADS = "num.network.threads";
+    public static final String CLUSTER_ID = "cluster.id";
+    public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
+    public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
+    public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+    public static final String MAX_INFLIGHT_REQUESTS_PER_CONNECTION = "isthmus.max.inflight.requests.per.connection";
+
+    public static final ConfigDef DEFINITION = new ConfigDef()
+            .define(NODE_ID, Type.INT, 0, Range.atLeast(0), Importance.HIGH, "The id of this broker.")
+            .define(
+                    LISTENERS,
+                    Type.LIST,
+                    "PLAINTEXT://127.0.0.1:9092",
+                    Importance.HIGH,
+                    "Comma-separated listeners, NAME://host:port. Port 0 picks a free port.")
+            .define(
+                    ADVERTISED_LISTENERS,
+                    Type.LIST,
+                    null,
+                    Importance.MEDIUM,
+                    "Listeners as clients should reach them; defaults to the bound listeners.")
+            .define(
+                    LOG_DIRS,
+                    Type.LIST,
+                    "/tmp/isthmus-logs",
+                    Importance.HIGH,
+                    "Comma-separated directories holding the partition logs.")
+            .define(
+                    NUM_PARTITIONS,
+                    Type.INT,
+                    1,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Partitions of an auto-created topic.")
+            .define(
+                    AUTO_CREATE_TOPICS_ENABLE,
+                    Type.BOOLEAN,
+                    true,
+                    Importance.MEDIUM,
+                    "Create a topic when a client asks for metadata of a topic that does not exist.")
+            .define(
+                    SOCKET_REQUEST_MAX_BYTES,
+                    Type.INT,
+                    100 * 1024 * 1024,
+                    Range.atLeast(1024),
+                    Importance.MEDIUM,
+                    "The largest request frame accepted; a larger size prefix closes the connection.")
+            .define(
+                    NUM_NETWORK_THREADS,
+                    Type.INT,
+                    Math.max(1, Runtime.getRuntime().availableProcessors()),
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "Netty event-loop threads serving connections.")
+            .define(
+                    CLUSTER_ID,
+                    Type.STRING,
+                    "isthmus-cluster",
+                    Importance.LOW,
+                    "The cluster id reported in Metadata and DescribeCluster.")
+            .define(
+                    GROUP_INITIAL_REBALANCE_DELAY_MS,
+                    Type.INT,
+                    0,
+                    Range.atLeast(0),
+                    Importance.LOW,
+                    "How long the first rebalance of an empty group waits for more members.")
+            .define(
+                    GROUP_MIN_SESSION_TIMEOUT_MS,
+                    Type.INT,
+                    6000,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "The smallest session timeout a group member may ask for.")
+            .define(
+                    GROUP_MAX_SESSION_TIMEOUT_MS,
+                    Type.INT,
+                    1800000,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "The largest session timeout a group member may ask for.")
+            .define(
+                    MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                    Type.INT,
+                    64,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "Requests one connection may have in flight before the broker stops reading from it.");
+
+    private BrokerConfig(final Map<String, String> values) {
+        super(DEFINITION, values, false);
+    }
+
+    /** Settings from a map of raw values; unknown keys are kept for the log's configuration. */
+    public static BrokerConfig of(final Map<String, String> values) {
+        return new BrokerConfig(Map.copyOf(values));
+    }
+
+    /**
+     * Settings from an optional properties file, then {@code key=value} overrides in order.
+     *
+     * @throws ConfigException naming the offending file, argument or key
+     */
+    public static BrokerConfig load(final Path file, final List<String> overrides) {
+        final Map<String, String> values = new HashMap<>();
+        if (file != null) {
+            final Properties properties = new Properties();
+            try (Reader reader = Files.newBufferedReader(file)) {
+                properties.load(reader);
+            } catch (final IOException e) {
+                throw new ConfigException("cannot read config file=" + file + ": " + e.getMessage());
+            }
+            properties
+                    .stringPropertyNames()
+                    .forEach(key -> values.put(key, properties.getProperty(key).trim()));
+        }
+        for (final String override : overrides) {
+            final int eq = override.indexOf('=');
+            if (eq <= 0) {
+                throw new ConfigException("expected key=value but got argument='" + override + "'");
+            }
+            values.put(
+                    override.substring(0, eq).trim(), override.substring(eq + 1).trim());
+        }
+        return of(values);
+    }
+
+    public int nodeId() {
+        return getInt(NODE_ID);
+    }
+
+    public List<Endpoint> listeners() {
+        return endpoints(getList(LISTENERS), LISTENERS);
+    }
+
+    /** The advertised listeners, or an empty list when clients should see the bound addresses. */
+    public List<Endpoint> advertisedListeners() {
+        final List<String> advertised = getList(ADVERTISED_LISTENERS);
+        return advertised == null ? List.of() : endpoints(advertised, ADVERTISED_LISTENERS);
+    }
+
+    public List<Path> logDirs() {
+        final List<Path> dirs = new ArrayList<>();
+        for (final String dir : getList(LOG_DIRS)) {
+            dirs.add(Path.of(dir));
+        }
+        if (dirs.isEmpty()) {
+            throw new ConfigException(LOG_DIRS, "", "at least one log directory is needed");
+        }
+        return dirs;
+    }
+
+    public int numPartitions() {
+        return getInt(NUM_PARTITIONS);
+    }
+
+    public boolean autoCreateTopics() {
+        return getBoolean(AUTO_CREATE_TOPICS_ENABLE);
+    }
+
+    public int socketRequestMaxBytes() {
+        return getInt(SOCKET_REQUEST_MAX_BYTES);
+    }
+
+    public int networkThreads() {
+        return getInt(NUM_NETWORK_THREADS);
+    }
+
+    public String clusterId() {
+        return getString(CLUSTER_ID);
+    }
+
+    public int groupInitialRebalanceDelayMs() {
+        return getInt(GROUP_INITIAL_REBALANCE_DELAY_MS);
+    }
+
+    public int groupMinSessionTimeoutMs() {
+        return getInt(GROUP_MIN_SESSION_TIMEOUT_MS);
+    }
+
+    public int groupMaxSessionTimeoutMs() {
+        return getInt(GROUP_MAX_SESSION_TIMEOUT_MS);
+    }
+
+    public int maxInflightRequestsPerConnection() {
+        return getInt(MAX_INFLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    private static List<Endpoint> endpoints(final List<String> specs, final String key) {
+        final List<Endpoint> endpoints = new ArrayList<>();
+        for (final String spec : specs) {
+            endpoints.add(Endpoint.parse(spec, key));
+        }
+        if (endpoints.isEmpty()) {
+            throw new ConfigException(key, "", "at least one listener is needed");
+        }
+        return endpoints;
+    }
+}

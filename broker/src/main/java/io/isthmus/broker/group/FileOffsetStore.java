@@ -1,0 +1,139 @@
+package io.isthmus.broker.group;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Committed offsets, one file per group, each commit replacing the group's file atomically (write a
+ * temporary file, rename it over the old one). The rename completes before the commit is acknowledged, so
+ * an acknowledged commit survives a crash of the broker process; files stay as small as the group's
+ * partition count, however often it commits.
+ *
+ * <p>File format, one partition per line, tab-separated: topic, partition, offset, leader epoch, commit
+ * time, metadata in Base64. File names are the group id in URL-safe Base64, so any group id is a safe name.
+ */
+public final class FileOffsetStore implements OffsetStore {
+    private static final Logger LOG = LoggerFactory.getLogger(FileOffsetStore.class);
+    private static final String SUFFIX = ".offsets";
+
+    private final Path directory;
+    private final Map<String, Map<TopicPartition, CommittedOffset>> groups = new HashMap<>();
+
+    private FileOffsetStore(final Path directory) {
+        this.directory = directory;
+    }
+
+    /** Opens the store in {@code directory} and loads every group's offsets. */
+    public static FileOffsetStore open(final Path directory) {
+        final FileOffsetStore store = new FileOffsetStore(directory);
+        try {
+            Files.createDirectories(directory);
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + SUFFIX)) {
+                for (final Path file : files) {
+                    store.load(file);
+                }
+            }
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot open offset store directory=" + directory, e);
+        }
+        LOG.info("loaded committed offsets of {} groups from {}", store.groups.size(), directory);
+        return store;
+    }
+
+    private void load(final Path file) throws IOException {
+        final String name = file.getFileName().toString();
+        final String groupId = new String(
+                Base64.getUrlDecoder().decode(name.substring(0, name.length() - SUFFIX.length())),
+                StandardCharsets.UTF_8);
+        final Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+        int lineNumber = 0;
+        for (final String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            lineNumber++;
+            if (line.isEmpty()) {
+                continue;
+            }
+            final String[] f = line.split("\t", -1);
+            if (f.length != 6) {
+                throw new IllegalStateException("corrupt offsets file=" + file + ", line=" + lineNumber
+                        + ": expected 6 fields, got " + f.length);
+            }
+            offsets.put(
+                    new TopicPartition(f[0], Integer.parseInt(f[1])),
+                    new CommittedOffset(
+                            Long.parseLong(f[2]),
+                            Integer.parseInt(f[3]),
+                            new String(Base64.getDecoder().decode(f[5]), StandardCharsets.UTF_8),
+                            Long.parseLong(f[4])));
+        }
+        groups.put(groupId, offsets);
+    }
+
+    @Override
+    public synchronized void commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+        final Map<TopicPartition, CommittedOffset> next = new LinkedHashMap<>(groups.getOrDefault(groupId, Map.of()));
+        next.putAll(offsets);
+        write(groupId, next);
+        groups.put(groupId, next);
+    }
+
+    @Override
+    public synchronized Map<TopicPartition, CommittedOffset> committed(final String groupId) {
+        return Map.copyOf(groups.getOrDefault(groupId, Map.of()));
+    }
+
+    @Override
+    public synchronized void deleteTopic(final String topic) {
+        for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
+            final Map<TopicPartition, CommittedOffset> next = new LinkedHashMap<>(group.getValue());
+            if (next.keySet().removeIf(tp -> tp.topic().equals(topic))) {
+                write(group.getKey(), next);
+                group.setValue(next);
+            }
+        }
+    }
+
+    private void write(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+        final StringBuilder text = new StringBuilder();
+        offsets.forEach((tp, offset) -> text.append(tp.topic())
+                .append('\t')
+                .append(tp.partition())
+                .append('\t')
+                .append(offset.offset())
+                .append('\t')
+                .append(offset.leaderEpoch())
+                .append('\t')
+                .append(offset.commitTimestampMs())
+                .append('\t')
+                .append(Base64.getEncoder().encodeToString(offset.metadata().getBytes(StandardCharsets.UTF_8)))
+                .append('\n'));
+        final String fileName =
+                Base64.getUrlEncoder().withoutPadding().encodeToString(groupId.getBytes(StandardCharsets.UTF_8))
+                        + SUFFIX;
+        final Path file = directory.resolve(fileName);
+        final Path temporary = directory.resolve(fileName + ".tmp");
+        try {
+            Files.writeString(temporary, text, StandardCharsets.UTF_8);
+            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(
+                    "cannot store committed offsets of group=" + groupId + " in file=" + file, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        // Every commit is on disk when it returns; nothing is buffered.
+    }
+}

@@ -1,0 +1,404 @@
+package io.isthmus.broker.group;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The classic consumer-group protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and committed offsets,
+ * for the groups of this single broker.
+ *
+ * <p>Each group is guarded by its own monitor, so groups never wait on each other. Rebalance and session
+ * timers run on one scheduler thread. Committed offsets go to an {@link OffsetStore}, which makes them
+ * durable before the commit is acknowledged.
+ */
+public final class GroupCoordinator implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+    private static final long SESSION_CHECK_INTERVAL_MS = 100;
+
+    private final Map<String, ConsumerGroup> groups = new ConcurrentHashMap<>();
+    private final OffsetStore offsets;
+    private final GroupSettings settings;
+    private final LongSupplier clockMs;
+    private final ScheduledExecutorService scheduler;
+
+    public GroupCoordinator(final OffsetStore offsets, final GroupSettings settings) {
+        this(offsets, settings, System::currentTimeMillis);
+    }
+
+    GroupCoordinator(final OffsetStore offsets, final GroupSettings settings, final LongSupplier clockMs) {
+        this.offsets = offsets;
+        this.settings = settings;
+        this.clockMs = clockMs;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            final Thread thread = new Thread(runnable, "isthmus-group-coordinator");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.scheduleWithFixedDelay(
+                this::expireSessions, SESSION_CHECK_INTERVAL_MS, SESSION_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Settings of the coordinator, under Kafka's names.
+     *
+     * @param initialRebalanceDelayMs {@code group.initial.rebalance.delay.ms}
+     * @param minSessionTimeoutMs {@code group.min.session.timeout.ms}
+     * @param maxSessionTimeoutMs {@code group.max.session.timeout.ms}
+     */
+    public record GroupSettings(int initialRebalanceDelayMs, int minSessionTimeoutMs, int maxSessionTimeoutMs) {}
+
+    /** A JoinGroup request, decoded. */
+    public record JoinRequest(
+            String groupId,
+            String memberId,
+            String groupInstanceId,
+            String clientId,
+            String clientHost,
+            int sessionTimeoutMs,
+            int rebalanceTimeoutMs,
+            String protocolType,
+            Map<String, byte[]> protocols,
+            boolean requireKnownMemberId) {}
+
+    public CompletableFuture<JoinResult> join(final JoinRequest request) {
+        if (request.groupId() == null || request.groupId().isEmpty()) {
+            return CompletableFuture.completedFuture(JoinResult.error(Errors.INVALID_GROUP_ID, request.memberId()));
+        }
+        if (request.sessionTimeoutMs() < settings.minSessionTimeoutMs()
+                || request.sessionTimeoutMs() > settings.maxSessionTimeoutMs()) {
+            return CompletableFuture.completedFuture(
+                    JoinResult.error(Errors.INVALID_SESSION_TIMEOUT, request.memberId()));
+        }
+        final ConsumerGroup group = groups.computeIfAbsent(request.groupId(), ConsumerGroup::new);
+        synchronized (group) {
+            if (!group.supports(request.protocolType(), request.protocols().keySet())) {
+                return CompletableFuture.completedFuture(
+                        JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, request.memberId()));
+            }
+            String memberId = request.memberId();
+            if (memberId.isEmpty()) {
+                memberId = request.clientId() + "-" + UUID.randomUUID();
+                if (request.requireKnownMemberId()) {
+                    // KIP-394: the member must come back with this id, so a lost response leaves no ghost.
+                    group.addPendingMemberId(memberId);
+                    return CompletableFuture.completedFuture(JoinResult.error(Errors.MEMBER_ID_REQUIRED, memberId));
+                }
+            } else if (group.member(memberId) == null && !group.hasPendingMemberId(memberId)) {
+                return CompletableFuture.completedFuture(JoinResult.error(Errors.UNKNOWN_MEMBER_ID, memberId));
+            }
+            GroupMember member = group.member(memberId);
+            if (member == null) {
+                member = new GroupMember(memberId, request.groupInstanceId(), request.clientId(), request.clientHost());
+                if (group.isEmpty()) {
+                    group.protocolType = request.protocolType();
+                }
+                group.add(member);
+            } else if (member.pendingJoin != null) {
+                // A retried join replaces the one in flight.
+                member.pendingJoin.complete(JoinResult.error(Errors.UNKNOWN_MEMBER_ID, memberId));
+            }
+            member.sessionTimeoutMs = request.sessionTimeoutMs();
+            member.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
+            member.protocols = new LinkedHashMap<>(request.protocols());
+            member.sessionDeadlineMs = clockMs.getAsLong() + member.sessionTimeoutMs;
+            final CompletableFuture<JoinResult> result = new CompletableFuture<>();
+            member.pendingJoin = result;
+            switch (group.state) {
+                case EMPTY, STABLE, COMPLETING_REBALANCE -> prepareRebalance(group, "member " + memberId + " joined");
+                case PREPARING_REBALANCE -> {
+                    if (group.allMembersJoined() && group.generationId > 0) {
+                        completeJoin(group);
+                    }
+                }
+            }
+            return result;
+        }
+    }
+
+    public CompletableFuture<SyncResult> sync(
+            final String groupId,
+            final int generationId,
+            final String memberId,
+            final Map<String, byte[]> assignments) {
+        final ConsumerGroup group = groups.get(groupId);
+        if (group == null) {
+            return CompletableFuture.completedFuture(SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
+        }
+        synchronized (group) {
+            final GroupMember member = group.member(memberId);
+            if (member == null) {
+                return CompletableFuture.completedFuture(SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
+            }
+            if (generationId != group.generationId) {
+                return CompletableFuture.completedFuture(SyncResult.error(Errors.ILLEGAL_GENERATION));
+            }
+            member.sessionDeadlineMs = clockMs.getAsLong() + member.sessionTimeoutMs;
+            switch (group.state) {
+                case PREPARING_REBALANCE, EMPTY -> {
+                    return CompletableFuture.completedFuture(SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
+                }
+                case STABLE -> {
+                    return CompletableFuture.completedFuture(
+                            new SyncResult(Errors.NONE, group.protocolType, group.protocolName, member.assignment));
+                }
+                case COMPLETING_REBALANCE -> {
+                    final CompletableFuture<SyncResult> result = new CompletableFuture<>();
+                    member.pendingSync = result;
+                    if (memberId.equals(group.leaderId)) {
+                        group.applyAssignment(assignments);
+                        LOG.info(
+                                "group={} generation={} is stable with members={}",
+                                groupId,
+                                group.generationId,
+                                group.members().size());
+                    }
+                    return result;
+                }
+                default -> throw new IllegalStateException("unknown state=" + group.state);
+            }
+        }
+    }
+
+    public Errors heartbeat(final String groupId, final int generationId, final String memberId) {
+        final ConsumerGroup group = groups.get(groupId);
+        if (group == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        synchronized (group) {
+            final GroupMember member = group.member(memberId);
+            if (member == null) {
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
+            member.sessionDeadlineMs = clockMs.getAsLong() + member.sessionTimeoutMs;
+            if (group.state == GroupState.PREPARING_REBALANCE) {
+                return Errors.REBALANCE_IN_PROGRESS;
+            }
+            if (generationId != group.generationId) {
+                return Errors.ILLEGAL_GENERATION;
+            }
+            return Errors.NONE;
+        }
+    }
+
+    /** Removes members; returns each member id's outcome in request order. */
+    public List<Errors> leave(final String groupId, final List<String> memberIds) {
+        final ConsumerGroup group = groups.get(groupId);
+        final List<Errors> outcomes = new ArrayList<>();
+        if (group == null) {
+            memberIds.forEach(id -> outcomes.add(Errors.UNKNOWN_MEMBER_ID));
+            return outcomes;
+        }
+        synchronized (group) {
+            boolean anyLeft = false;
+            for (final String memberId : memberIds) {
+                if (group.member(memberId) == null) {
+                    outcomes.add(Errors.UNKNOWN_MEMBER_ID);
+                } else {
+                    group.remove(memberId);
+                    outcomes.add(Errors.NONE);
+                    anyLeft = true;
+                }
+            }
+            if (anyLeft) {
+                onMembershipShrunk(group, "members " + memberIds + " left");
+            }
+            return outcomes;
+        }
+    }
+
+    /**
+     * Commits offsets for a group member, or for a standalone consumer ({@code generationId < 0}, the
+     * {@code assign()} case) while the group has no members.
+     */
+    public Errors commitOffsets(
+            final String groupId,
+            final int generationId,
+            final String memberId,
+            final Map<TopicPartition, CommittedOffset> committed) {
+        if (groupId == null || groupId.isEmpty()) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        final ConsumerGroup group = groups.computeIfAbsent(groupId, ConsumerGroup::new);
+        synchronized (group) {
+            if (generationId >= 0 || !group.isEmpty()) {
+                final GroupMember member = group.member(memberId);
+                if (member == null) {
+                    return Errors.UNKNOWN_MEMBER_ID;
+                }
+                if (generationId != group.generationId) {
+                    return Errors.ILLEGAL_GENERATION;
+                }
+                if (group.state == GroupState.PREPARING_REBALANCE) {
+                    return Errors.REBALANCE_IN_PROGRESS;
+                }
+                member.sessionDeadlineMs = clockMs.getAsLong() + member.sessionTimeoutMs;
+            }
+            offsets.commit(groupId, committed);
+            return Errors.NONE;
+        }
+    }
+
+    public Map<TopicPartition, CommittedOffset> committedOffsets(final String groupId) {
+        return offsets.committed(groupId);
+    }
+
+    /** A snapshot of one group, for DescribeGroups. */
+    public record GroupDescription(
+            String groupId,
+            GroupState state,
+            String protocolType,
+            String protocolName,
+            List<MemberDescription> members) {}
+
+    public record MemberDescription(
+            String memberId,
+            String groupInstanceId,
+            String clientId,
+            String clientHost,
+            byte[] metadata,
+            byte[] assignment) {}
+
+    public GroupDescription describe(final String groupId) {
+        final ConsumerGroup group = groups.get(groupId);
+        if (group == null) {
+            return new GroupDescription(groupId, GroupState.EMPTY, "", "", List.of());
+        }
+        synchronized (group) {
+            final List<MemberDescription> members = new ArrayList<>();
+            for (final GroupMember member : group.members()) {
+                members.add(new MemberDescription(
+                        member.memberId,
+                        member.groupInstanceId,
+                        member.clientId,
+                        member.clientHost,
+                        group.protocolName == null
+                                ? new byte[0]
+                                : member.protocols.getOrDefault(group.protocolName, new byte[0]),
+                        member.assignment));
+            }
+            return new GroupDescription(
+                    groupId,
+                    group.state,
+                    group.protocolType == null ? "" : group.protocolType,
+                    group.protocolName == null ? "" : group.protocolName,
+                    members);
+        }
+    }
+
+    public List<GroupDescription> listGroups() {
+        final List<GroupDescription> all = new ArrayList<>();
+        for (final String groupId : groups.keySet()) {
+            all.add(describe(groupId));
+        }
+        return all;
+    }
+
+    private void prepareRebalance(final ConsumerGroup group, final String reason) {
+        if (group.state == GroupState.COMPLETING_REBALANCE || group.state == GroupState.STABLE) {
+            group.failPendingSyncs();
+        }
+        final boolean firstJoinOfEmptyGroup = group.state == GroupState.EMPTY;
+        group.state = GroupState.PREPARING_REBALANCE;
+        LOG.info("group={} generation={} rebalancing: {}", group.groupId, group.generationId, reason);
+        if (group.rebalanceTimer != null) {
+            group.rebalanceTimer.cancel(false);
+        }
+        final long delayMs = firstJoinOfEmptyGroup ? settings.initialRebalanceDelayMs() : group.rebalanceTimeoutMs();
+        if (!firstJoinOfEmptyGroup && group.allMembersJoined()) {
+            completeJoin(group);
+            return;
+        }
+        group.rebalanceTimer = scheduler.schedule(() -> onRebalanceTimer(group), delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void onRebalanceTimer(final ConsumerGroup group) {
+        synchronized (group) {
+            if (group.state == GroupState.PREPARING_REBALANCE) {
+                completeJoin(group);
+            }
+        }
+    }
+
+    private void completeJoin(final ConsumerGroup group) {
+        if (group.rebalanceTimer != null) {
+            group.rebalanceTimer.cancel(false);
+            group.rebalanceTimer = null;
+        }
+        group.completeJoin();
+        final long now = clockMs.getAsLong();
+        for (final GroupMember member : group.members()) {
+            member.sessionDeadlineMs = now + member.sessionTimeoutMs;
+        }
+        LOG.info(
+                "group={} generation={} state={} leader={} members={} protocol={}",
+                group.groupId,
+                group.generationId,
+                group.state,
+                group.leaderId,
+                group.members().size(),
+                group.protocolName);
+    }
+
+    private void onMembershipShrunk(final ConsumerGroup group, final String reason) {
+        switch (group.state) {
+            case STABLE, COMPLETING_REBALANCE -> {
+                if (group.isEmpty()) {
+                    group.failPendingSyncs();
+                    group.state = GroupState.EMPTY;
+                    group.generationId++;
+                    LOG.info("group={} is empty: {}", group.groupId, reason);
+                } else {
+                    prepareRebalance(group, reason);
+                }
+            }
+            case PREPARING_REBALANCE -> {
+                if (group.allMembersJoined()) {
+                    completeJoin(group);
+                }
+            }
+            case EMPTY -> {}
+        }
+    }
+
+    private void expireSessions() {
+        final long now = clockMs.getAsLong();
+        for (final ConsumerGroup group : groups.values()) {
+            synchronized (group) {
+                final List<String> expired = new ArrayList<>();
+                for (final GroupMember member : group.members()) {
+                    // A member waiting in JoinGroup is bounded by the rebalance timeout instead.
+                    if (!member.awaitingJoin() && member.sessionDeadlineMs < now) {
+                        expired.add(member.memberId);
+                    }
+                }
+                if (!expired.isEmpty()) {
+                    expired.forEach(group::remove);
+                    onMembershipShrunk(group, "session of members " + expired + " expired");
+                }
+            }
+        }
+    }
+
+    /** Runs the session check now; for tests driving a manual clock. */
+    void expireSessionsNow() {
+        expireSessions();
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+}

@@ -1,0 +1,177 @@
+package io.isthmus.broker.log;
+
+import java.util.Map;
+
+/**
+ * Settings of the partition log, under Kafka's names and with Kafka's defaults unless said otherwise.
+ *
+ * <p>{@code log.preallocate} defaults to {@code true} (Kafka: false): a segment must be mapped at its full size from
+ * the start because RDMA producers write into it and the mapping is registered with the NIC once. The file is sized
+ * with {@code setLength} either way (sparse on most file systems); the flag is kept for familiarity and is reported
+ * back, but the mapping is always full size.
+ *
+ * @param segmentBytes {@code log.segment.bytes}: capacity of one segment file (positions in the offset index are 32
+ *     bit, so at most {@link Integer#MAX_VALUE}).
+ * @param rollMs {@code log.roll.ms}: a non-empty active segment older than this is rolled on the next append.
+ * @param retentionMs {@code log.retention.ms}: sealed segments whose newest batch is older are deleted; -1 keeps all.
+ * @param retentionBytes {@code log.retention.bytes}: oldest sealed segments are deleted while the log is larger; -1
+ *     keeps all.
+ * @param retentionCheckIntervalMs {@code log.retention.check.interval.ms}: how often {@link LogManager} runs retention.
+ * @param indexIntervalBytes {@code log.index.interval.bytes}: bytes appended between two sparse index entries.
+ * @param indexSizeMaxBytes {@code log.index.size.max.bytes}: preallocated size of each index file; a full offset index
+ *     rolls the segment.
+ * @param flushMessages {@code flush.messages}: force the active segment after this many records; {@link Long#MAX_VALUE}
+ *     leaves durability to the page cache (the default, as in Kafka).
+ * @param flushMs {@code flush.ms}: force the active segment when its oldest unflushed append is older than this.
+ * @param flushSchedulerIntervalMs {@code log.flush.scheduler.interval.ms}: how often {@link LogManager} checks {@code
+ *     flush.ms} (isthmus default 1000; only used when {@code flush.ms} is finite).
+ * @param preallocate {@code log.preallocate}.
+ */
+public record LogConfig(
+        int segmentBytes,
+        long rollMs,
+        long retentionMs,
+        long retentionBytes,
+        long retentionCheckIntervalMs,
+        int indexIntervalBytes,
+        int indexSizeMaxBytes,
+        long flushMessages,
+        long flushMs,
+        long flushSchedulerIntervalMs,
+        boolean preallocate) {
+
+    public static final String SEGMENT_BYTES = "log.segment.bytes";
+    public static final String ROLL_MS = "log.roll.ms";
+    public static final String RETENTION_MS = "log.retention.ms";
+    public static final String RETENTION_BYTES = "log.retention.bytes";
+    public static final String RETENTION_CHECK_INTERVAL_MS = "log.retention.check.interval.ms";
+    public static final String INDEX_INTERVAL_BYTES = "log.index.interval.bytes";
+    public static final String INDEX_SIZE_MAX_BYTES = "log.index.size.max.bytes";
+    public static final String FLUSH_MESSAGES = "flush.messages";
+    public static final String FLUSH_MS = "flush.ms";
+    public static final String FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
+    public static final String PREALLOCATE = "log.preallocate";
+
+    public static final int DEFAULT_SEGMENT_BYTES = 1 << 30;
+    public static final long DEFAULT_ROLL_MS = 7L * 24 * 60 * 60 * 1000;
+    public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
+    public static final long DEFAULT_RETENTION_BYTES = -1L;
+    public static final long DEFAULT_RETENTION_CHECK_INTERVAL_MS = 5L * 60 * 1000;
+    public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+    public static final int DEFAULT_INDEX_SIZE_MAX_BYTES = 10 * 1024 * 1024;
+    public static final long DEFAULT_FLUSH_MESSAGES = Long.MAX_VALUE;
+    public static final long DEFAULT_FLUSH_MS = Long.MAX_VALUE;
+    public static final long DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS = 1000L;
+    public static final boolean DEFAULT_PREALLOCATE = true;
+
+    /** Smallest legal segment: room for a few small batches (tests use segments this small to force rolls). */
+    public static final int MIN_SEGMENT_BYTES = 1024;
+
+    /** Smallest legal index: room for a handful of entries of the larger (time) index. */
+    public static final int MIN_INDEX_SIZE_MAX_BYTES = 4 * TimeIndexDescriptor.ENTRY_LENGTH;
+
+    public LogConfig {
+        requireAtLeast(SEGMENT_BYTES, segmentBytes, MIN_SEGMENT_BYTES);
+        requireAtLeast(ROLL_MS, rollMs, 1);
+        requireRetention(RETENTION_MS, retentionMs);
+        requireRetention(RETENTION_BYTES, retentionBytes);
+        requireAtLeast(RETENTION_CHECK_INTERVAL_MS, retentionCheckIntervalMs, 1);
+        requireAtLeast(INDEX_INTERVAL_BYTES, indexIntervalBytes, 0);
+        requireAtLeast(INDEX_SIZE_MAX_BYTES, indexSizeMaxBytes, MIN_INDEX_SIZE_MAX_BYTES);
+        requireAtLeast(FLUSH_MESSAGES, flushMessages, 1);
+        requireAtLeast(FLUSH_MS, flushMs, 0);
+        requireAtLeast(FLUSH_SCHEDULER_INTERVAL_MS, flushSchedulerIntervalMs, 1);
+    }
+
+    /** All defaults. */
+    public static LogConfig defaults() {
+        return from(Map.of());
+    }
+
+    /**
+     * Parses the log settings from a broker or topic configuration map. Keys this record does not know are ignored
+     * (the map usually holds the whole broker configuration); a known key with an illegal value throws {@link
+     * LogConfigException}.
+     */
+    public static LogConfig from(final Map<String, String> props) {
+        return new LogConfig(
+                intValue(props, SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
+                longValue(props, ROLL_MS, DEFAULT_ROLL_MS),
+                longValue(props, RETENTION_MS, DEFAULT_RETENTION_MS),
+                longValue(props, RETENTION_BYTES, DEFAULT_RETENTION_BYTES),
+                longValue(props, RETENTION_CHECK_INTERVAL_MS, DEFAULT_RETENTION_CHECK_INTERVAL_MS),
+                intValue(props, INDEX_INTERVAL_BYTES, DEFAULT_INDEX_INTERVAL_BYTES),
+                intValue(props, INDEX_SIZE_MAX_BYTES, DEFAULT_INDEX_SIZE_MAX_BYTES),
+                longValue(props, FLUSH_MESSAGES, DEFAULT_FLUSH_MESSAGES),
+                longValue(props, FLUSH_MS, DEFAULT_FLUSH_MS),
+                longValue(props, FLUSH_SCHEDULER_INTERVAL_MS, DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS),
+                booleanValue(props, PREALLOCATE, DEFAULT_PREALLOCATE));
+    }
+
+    /** True when neither {@code flush.messages} nor {@code flush.ms} asks for explicit flushes. */
+    public boolean flushLeftToPageCache() {
+        return flushMessages == Long.MAX_VALUE && flushMs == Long.MAX_VALUE;
+    }
+
+    /** Entries the preallocated offset index can hold. */
+    public int maxOffsetIndexEntries() {
+        return indexSizeMaxBytes / OffsetIndexDescriptor.ENTRY_LENGTH;
+    }
+
+    /** Entries the preallocated time index can hold. */
+    public int maxTimeIndexEntries() {
+        return indexSizeMaxBytes / TimeIndexDescriptor.ENTRY_LENGTH;
+    }
+
+    private static int intValue(final Map<String, String> props, final String key, final int defaultValue) {
+        final String raw = props.get(key);
+        if (raw == null) {
+            return defaultValue;
+        }
+        try {
+            return Integer.parseInt(raw.trim());
+        } catch (final NumberFormatException ex) {
+            throw new LogConfigException(
+                    key, raw, "an integer between " + Integer.MIN_VALUE + " and " + Integer.MAX_VALUE);
+        }
+    }
+
+    private static long longValue(final Map<String, String> props, final String key, final long defaultValue) {
+        final String raw = props.get(key);
+        if (raw == null) {
+            return defaultValue;
+        }
+        try {
+            return Long.parseLong(raw.trim());
+        } catch (final NumberFormatException ex) {
+            throw new LogConfigException(key, raw, "a 64-bit integer");
+        }
+    }
+
+    private static boolean booleanValue(final Map<String, String> props, final String key, final boolean defaultValue) {
+        final String raw = props.get(key);
+        if (raw == null) {
+            return defaultValue;
+        }
+        final String value = raw.trim();
+        if ("true".equalsIgnoreCase(value)) {
+            return true;
+        }
+        if ("false".equalsIgnoreCase(value)) {
+            return false;
+        }
+        throw new LogConfigException(key, raw, "true or false");
+    }
+
+    private static void requireAtLeast(final String key, final long value, final long min) {
+        if (value < min) {
+            throw new LogConfigException(key, Long.toString(value), ">= " + min);
+        }
+    }
+
+    private static void requireRetention(final String key, final long value) {
+        if (value < -1) {
+            throw new LogConfigException(key, Long.toString(value), "-1 (unlimited) or >= 0");
+        }
+    }
+}

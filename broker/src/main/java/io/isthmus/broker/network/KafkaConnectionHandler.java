@@ -1,0 +1,303 @@
+package io.isthmus.broker.network;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Kafka connection: decodes request frames, hands them to the {@link RequestDispatcher} and writes the
+ * responses back strictly in request order, however their futures complete. Kafka clients match responses
+ * by order as well as by correlation id.
+ *
+ * <p>Bad input never reaches the dispatcher: an unparseable header or body, or an oversized frame, closes
+ * this connection with the reason logged, and every other connection carries on. A request at a version
+ * this broker does not serve gets UNSUPPORTED_VERSION (ApiVersions answers with the versions it does
+ * serve, as Kafka does, so clients can downgrade).
+ *
+ * <p>Confined to the channel's event loop; futures completing elsewhere hop back onto it.
+ */
+final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaConnectionHandler.class);
+
+    private final RequestDispatcher dispatcher;
+    private final SupportedApis supportedApis;
+    private final NetworkMetrics metrics;
+    private final String listenerName;
+    private final long connectionId;
+    private final int maxInflight;
+    private final ArrayDeque<PendingResponse> pending = new ArrayDeque<>();
+    private boolean readingPaused;
+
+    KafkaConnectionHandler(
+            final RequestDispatcher dispatcher,
+            final SupportedApis supportedApis,
+            final NetworkMetrics metrics,
+            final String listenerName,
+            final long connectionId,
+            final int maxInflight) {
+        this.dispatcher = dispatcher;
+        this.supportedApis = supportedApis;
+        this.metrics = metrics;
+        this.listenerName = listenerName;
+        this.connectionId = connectionId;
+        this.maxInflight = maxInflight;
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx) {
+        metrics.connectionOpened();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx) {
+        metrics.connectionClosed();
+        for (final PendingResponse response : pending) {
+            response.discard();
+        }
+        pending.clear();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
+        final ByteBuf frame = (ByteBuf) msg;
+        final long receivedNanos = System.nanoTime();
+        metrics.recordBytesIn(Integer.BYTES + frame.readableBytes());
+        try {
+            final ByteBuffer buffer = frame.nioBuffer();
+            final RequestHeader header = parseHeader(ctx, buffer);
+            if (header == null) {
+                return;
+            }
+            final PendingResponse response = new PendingResponse(header, receivedNanos);
+            pending.addLast(response);
+            if (!supportedApis.supports(header.apiKey(), header.apiVersion())) {
+                answerUnsupportedVersion(ctx, header, response);
+                return;
+            }
+            final AbstractRequest request;
+            try {
+                request = AbstractRequest.parseRequest(
+                                header.apiKey(), header.apiVersion(), new ByteBufferAccessor(buffer))
+                        .request;
+            } catch (final RuntimeException e) {
+                closeForBadInput(ctx, "malformed " + header.apiKey() + " v" + header.apiVersion() + " body: " + e);
+                return;
+            }
+            final RequestContext context = new RequestContext(
+                    header, connectionId, ctx.channel().remoteAddress(), listenerName, receivedNanos);
+            final CompletableFuture<Response> future;
+            frame.retain(); // produce records are views of the frame until the handler is done with them
+            try {
+                future = dispatcher.dispatch(context, request);
+            } catch (final RuntimeException e) {
+                frame.release();
+                response.failed = true;
+                complete(ctx, response, errorResponse(request, e));
+                return;
+            }
+            future.whenComplete((result, failure) -> {
+                frame.release();
+                response.failed = failure != null;
+                final Response outcome = failure == null ? result : errorResponse(request, unwrap(failure));
+                if (ctx.executor().inEventLoop()) {
+                    complete(ctx, response, outcome);
+                } else {
+                    ctx.executor().execute(() -> complete(ctx, response, outcome));
+                }
+            });
+            if (pending.size() >= maxInflight && !readingPaused) {
+                readingPaused = true;
+                ctx.channel().config().setAutoRead(false);
+            }
+        } finally {
+            ReferenceCountUtil.release(frame);
+        }
+    }
+
+    private RequestHeader parseHeader(final ChannelHandlerContext ctx, final ByteBuffer buffer) {
+        final int start = buffer.position();
+        try {
+            return RequestHeader.parse(buffer);
+        } catch (final RuntimeException e) {
+            // A client newer than us may send ApiVersions at a version whose header we cannot parse; Kafka
+            // answers it in v0 with the versions it serves, and so do we.
+            if (buffer.limit() - start >= 8 && buffer.getShort(start) == ApiKeys.API_VERSIONS.id) {
+                final short version = buffer.getShort(start + 2);
+                final int correlationId = buffer.getInt(start + 4);
+                final RequestHeader v0 = new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, "", correlationId);
+                final PendingResponse response = new PendingResponse(v0, System.nanoTime());
+                pending.addLast(response);
+                LOG.info(
+                        "ApiVersions v{} from {} is newer than this broker serves; answering in v0",
+                        version,
+                        ctx.channel().remoteAddress());
+                complete(ctx, response, Response.of(supportedApis.unsupportedVersionResponse()));
+                return null;
+            }
+            closeForBadInput(ctx, "unparseable request header: " + e);
+            return null;
+        }
+    }
+
+    private void answerUnsupportedVersion(
+            final ChannelHandlerContext ctx, final RequestHeader header, final PendingResponse response) {
+        if (header.apiKey() == ApiKeys.API_VERSIONS) {
+            final RequestHeader v0 =
+                    new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, header.clientId(), header.correlationId());
+            pending.removeLast();
+            final PendingResponse v0Response = new PendingResponse(v0, response.receivedNanos);
+            pending.addLast(v0Response);
+            complete(ctx, v0Response, Response.of(supportedApis.unsupportedVersionResponse()));
+            return;
+        }
+        // Any other API at a version we do not serve: the client ignored our ApiVersions answer, and we
+        // cannot encode a response in a version we do not know. Kafka closes the connection too.
+        closeForBadInput(
+                ctx,
+                "unsupported version: api=" + header.apiKey() + ", version=" + header.apiVersion() + ", supported="
+                        + supportedApis.describe(header.apiKey()));
+    }
+
+    private Response errorResponse(final AbstractRequest request, final Throwable failure) {
+        final Errors error = Errors.forException(failure);
+        if (error == Errors.UNKNOWN_SERVER_ERROR) {
+            LOG.error("{} failed on connection {}", request.apiKey(), connectionId, failure);
+        } else {
+            LOG.debug("{} failed on connection {}: {}", request.apiKey(), connectionId, failure.toString());
+        }
+        try {
+            return Response.of(request.getErrorResponse(0, failure).data());
+        } catch (final UnsupportedVersionException e) {
+            return Response.of(request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception())
+                    .data());
+        }
+    }
+
+    private void complete(final ChannelHandlerContext ctx, final PendingResponse response, final Response outcome) {
+        response.outcome = outcome;
+        if (!ctx.channel().isActive()) {
+            response.discard();
+            return;
+        }
+        boolean wrote = false;
+        while (!pending.isEmpty() && pending.peekFirst().outcome != null) {
+            write(ctx, pending.pollFirst());
+            wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        if (readingPaused && pending.size() < maxInflight) {
+            readingPaused = false;
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    private void write(final ChannelHandlerContext ctx, final PendingResponse response) {
+        final Response outcome = response.outcome;
+        metrics.recordRequest(response.header.apiKey(), System.nanoTime() - response.receivedNanos, response.failed);
+        if (outcome.isNone()) {
+            response.closeLeases();
+            return;
+        }
+        final List<Object> parts;
+        try {
+            parts = ResponseEncoder.encode(ctx.alloc(), response.header, outcome.body());
+        } catch (final RuntimeException e) {
+            response.closeLeases();
+            LOG.error("cannot encode {} response on connection {}", response.header.apiKey(), connectionId, e);
+            ctx.close();
+            return;
+        }
+        long bytes = 0;
+        for (int i = 0; i < parts.size(); i++) {
+            final Object part = parts.get(i);
+            bytes += part instanceof ByteBuf buf ? buf.readableBytes() : ((SegmentFileRegion) part).count();
+            final boolean last = i == parts.size() - 1;
+            final ChannelPromise promise = ctx.newPromise();
+            if (last) {
+                promise.addListener(done -> response.closeLeases());
+            }
+            ctx.write(part, promise);
+        }
+        metrics.recordBytesOut(bytes);
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+        if (cause instanceof TooLongFrameException || cause instanceof CorruptedFrameException) {
+            closeForBadInput(ctx, "bad frame size: " + cause.getMessage());
+        } else if (cause instanceof IOException) {
+            LOG.debug(
+                    "connection {} from {} failed: {}",
+                    connectionId,
+                    ctx.channel().remoteAddress(),
+                    cause.toString());
+            ctx.close();
+        } else {
+            LOG.warn(
+                    "closing connection {} from {}", connectionId, ctx.channel().remoteAddress(), cause);
+            ctx.close();
+        }
+    }
+
+    private void closeForBadInput(final ChannelHandlerContext ctx, final String reason) {
+        metrics.connectionClosedForBadInput();
+        LOG.warn(
+                "closing connection {} from {}: {}", connectionId, ctx.channel().remoteAddress(), reason);
+        ctx.close();
+    }
+
+    private static Throwable unwrap(final Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** A request whose response has not been written yet, in arrival order. */
+    private static final class PendingResponse {
+        final RequestHeader header;
+        final long receivedNanos;
+        Response outcome;
+        boolean failed;
+
+        PendingResponse(final RequestHeader header, final long receivedNanos) {
+            this.header = header;
+            this.receivedNanos = receivedNanos;
+        }
+
+        void discard() {
+            if (outcome != null) {
+                closeLeases();
+            }
+        }
+
+        void closeLeases() {
+            for (final AutoCloseable lease : outcome.leases()) {
+                try {
+                    lease.close();
+                } catch (final Exception e) {
+                    LOG.warn("releasing a lease of a {} response failed", header.apiKey(), e);
+                }
+            }
+        }
+    }
+}

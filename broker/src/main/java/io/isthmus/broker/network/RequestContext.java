@@ -1,0 +1,29 @@
+package io.isthmus.broker.network;
+
+import java.net.SocketAddress;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/**
+ * What a request handler may know about a request besides its body.
+ *
+ * @param header the parsed request header (API key, version, correlation id, client id)
+ * @param connectionId a broker-unique id of the connection, stable for its lifetime
+ * @param clientAddress the peer's address
+ * @param listenerName the listener the request arrived on
+ * @param receivedNanos {@link System#nanoTime()} when the frame was complete
+ */
+public record RequestContext(
+        RequestHeader header, long connectionId, SocketAddress clientAddress, String listenerName, long receivedNanos) {
+    public ApiKeys apiKey() {
+        return header.apiKey();
+    }
+
+    public short apiVersion() {
+        return header.apiVersion();
+    }
+
+    public String clientId() {
+        return header.clientId();
+    }
+}

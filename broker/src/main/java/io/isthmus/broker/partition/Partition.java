@@ -1,0 +1,238 @@
+package io.isthmus.broker.partition;
+
+import io.isthmus.broker.log.AppendInfo;
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.producer.ProducerStateTable;
+import io.isthmus.broker.producer.ProducerStateTable.Verdict;
+import io.isthmus.client.record.InvalidRecordBatchException;
+import io.isthmus.client.record.RecordBatch;
+import io.isthmus.client.record.RecordBatchDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A topic partition as the request handlers see it: its log, the idempotent-producer state that guards
+ * appends against retried duplicates, and the listeners waiting for the next append (long-poll fetches).
+ *
+ * <p>Appends are serialised by one lock so that the duplicate check, the append and the state update are
+ * one step. Reads go straight to the log, which needs no lock.
+ */
+public final class Partition implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
+    private static final int REBUILD_READ_BYTES = 1 << 20;
+
+    private final TopicPartition topicPartition;
+    private final Uuid topicId;
+    private final PartitionLog log;
+    private final ProducerStateTable producers = new ProducerStateTable();
+    private final ReentrantLock appendLock = new ReentrantLock();
+    private final Set<Runnable> appendListeners = ConcurrentHashMap.newKeySet();
+    private final RecordBatch batch = new RecordBatch();
+
+    private Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
+        this.topicPartition = topicPartition;
+        this.topicId = topicId;
+        this.log = log;
+    }
+
+    /** Wraps an opened log and rebuilds producer state from the batches it holds. */
+    public static Partition open(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
+        final Partition partition = new Partition(topicPartition, topicId, log);
+        partition.rebuildProducerState();
+        return partition;
+    }
+
+    /** The outcome of a produce to this partition. */
+    public record ProduceOutcome(Errors error, long baseOffset, String message) {
+        static ProduceOutcome appended(final long baseOffset) {
+            return new ProduceOutcome(Errors.NONE, baseOffset, null);
+        }
+    }
+
+    /**
+     * Appends the batches a client sent, batch by batch, skipping those an idempotent producer already
+     * appended (their original base offset is answered, as Kafka does). Invalid input appends nothing of the
+     * invalid batch and is answered with an error; earlier batches of the same request stay appended.
+     */
+    public ProduceOutcome appendFromClient(final MemorySegment batches) {
+        appendLock.lock();
+        try {
+            long firstOffset = -1;
+            long position = 0;
+            final long size = batches.byteSize();
+            while (position < size) {
+                final long batchSize = batchSize(batches, position);
+                final MemorySegment one = batches.asSlice(position, batchSize);
+                final ProduceOutcome outcome = appendOne(one);
+                if (outcome.error() != Errors.NONE) {
+                    return outcome;
+                }
+                if (firstOffset < 0) {
+                    firstOffset = outcome.baseOffset();
+                }
+                position += batchSize;
+            }
+            return ProduceOutcome.appended(firstOffset);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    private ProduceOutcome appendOne(final MemorySegment one) {
+        batch.wrap(one, 0);
+        final long producerId = batch.producerId();
+        if (producerId >= 0) {
+            final Verdict verdict =
+                    producers.check(producerId, batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
+            switch (verdict) {
+                case Verdict.Duplicate duplicate -> {
+                    LOG.debug(
+                            "{}: duplicate batch of producerId={} sequence={} answered with offset={}",
+                            topicPartition,
+                            producerId,
+                            batch.baseSequence(),
+                            duplicate.firstOffset());
+                    return ProduceOutcome.appended(duplicate.firstOffset());
+                }
+                case Verdict.Reject reject -> {
+                    return new ProduceOutcome(reject.error(), -1, reject.reason());
+                }
+                case Verdict.Append append -> {}
+            }
+        }
+        final short epoch = batch.producerEpoch();
+        final int firstSequence = batch.baseSequence();
+        final int lastSequence = batch.lastSequence();
+        final AppendInfo info;
+        try {
+            info = log.append(one, 0);
+        } catch (final InvalidRecordBatchException e) {
+            LOG.warn("{}: rejected a produced batch: {}", topicPartition, e.getMessage());
+            return new ProduceOutcome(Errors.CORRUPT_MESSAGE, -1, e.getMessage());
+        }
+        if (producerId >= 0) {
+            producers.appended(producerId, epoch, firstSequence, lastSequence, info.firstOffset(), info.lastOffset());
+        }
+        notifyAppendListeners();
+        return ProduceOutcome.appended(info.firstOffset());
+    }
+
+    /**
+     * The size of the batch at {@code position}, bounded by what is there; a header too short to tell is
+     * taken as the rest, which the log's validation then rejects with its reason.
+     */
+    private static long batchSize(final MemorySegment batches, final long position) {
+        final long remaining = batches.byteSize() - position;
+        if (remaining < RecordBatchDescriptor.LOG_OVERHEAD) {
+            return remaining;
+        }
+        final long size = RecordBatchDescriptor.LOG_OVERHEAD
+                + (long) batches.get(RecordBatchDescriptor.INT32, position + RecordBatchDescriptor.LENGTH_OFFSET);
+        return size <= RecordBatchDescriptor.LOG_OVERHEAD || size > remaining ? remaining : size;
+    }
+
+    /** Whole batches from {@code offset}, zero-copy and leased; see {@link PartitionLog#read}. */
+    public LogReadResult read(final long offset, final int maxBytes) {
+        return log.read(offset, maxBytes);
+    }
+
+    /**
+     * Runs {@code listener} once, after the next append (or at once if the log already ends past
+     * {@code offset}). Used by long-poll fetches; a listener that is no longer wanted is removed with
+     * {@link #removeAppendListener}.
+     */
+    public void awaitAppend(final long offset, final Runnable listener) {
+        appendListeners.add(listener);
+        if (log.logEndOffset() > offset && appendListeners.remove(listener)) {
+            listener.run();
+        }
+    }
+
+    public void removeAppendListener(final Runnable listener) {
+        appendListeners.remove(listener);
+    }
+
+    /** Wakes every waiting fetch; also called by appends that bypass {@link #appendFromClient} (RDMA). */
+    public void notifyAppendListeners() {
+        for (final Runnable listener : appendListeners) {
+            if (appendListeners.remove(listener)) {
+                listener.run();
+            }
+        }
+    }
+
+    private void rebuildProducerState() {
+        long offset = log.logStartOffset();
+        final RecordBatch view = new RecordBatch();
+        int batches = 0;
+        while (offset < log.logEndOffset()) {
+            try (LogReadResult result = log.read(offset, REBUILD_READ_BYTES)) {
+                if (result.isEmpty()) {
+                    break;
+                }
+                final MemorySegment records = result.records();
+                long position = 0;
+                while (position < records.byteSize()) {
+                    view.wrap(records, position);
+                    if (view.producerId() >= 0) {
+                        producers.appended(
+                                view.producerId(),
+                                view.producerEpoch(),
+                                view.baseSequence(),
+                                view.lastSequence(),
+                                view.baseOffset(),
+                                view.lastOffset());
+                    }
+                    batches++;
+                    position += view.sizeInBytes();
+                }
+                offset = result.nextOffset();
+            }
+        }
+        if (producers.producerCount() > 0) {
+            LOG.info(
+                    "{}: rebuilt state of {} idempotent producers from {} batches",
+                    topicPartition,
+                    producers.producerCount(),
+                    batches);
+        }
+    }
+
+    public TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    public Uuid topicId() {
+        return topicId;
+    }
+
+    public PartitionLog log() {
+        return log;
+    }
+
+    public long logEndOffset() {
+        return log.logEndOffset();
+    }
+
+    public long highWatermark() {
+        return log.highWatermark();
+    }
+
+    public long logStartOffset() {
+        return log.logStartOffset();
+    }
+
+    @Override
+    public void close() {
+        notifyAppendListeners();
+        log.close();
+    }
+}

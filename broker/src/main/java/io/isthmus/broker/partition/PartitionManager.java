@@ -1,0 +1,100 @@
+package io.isthmus.broker.partition;
+
+import io.isthmus.broker.log.LogManager;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.topic.TopicRegistry;
+import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every partition of this broker: the {@link TopicRegistry} says which topics exist, the {@link LogManager}
+ * holds their logs. Topic creation registers the topic first, then creates its logs; deletion unregisters
+ * first, then deletes them. A crash between the two steps is repaired at start: a registered partition
+ * without a log gets an empty one, and a log no registered topic owns is deleted.
+ */
+public final class PartitionManager implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionManager.class);
+
+    private final LogManager logs;
+    private final TopicRegistry topics;
+    private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+
+    private PartitionManager(final LogManager logs, final TopicRegistry topics) {
+        this.logs = logs;
+        this.topics = topics;
+    }
+
+    /** Opens (and recovers) every log, then reconciles them with the registry. */
+    public static PartitionManager start(final LogManager logs, final TopicRegistry topics) throws IOException {
+        logs.startup();
+        final PartitionManager manager = new PartitionManager(logs, topics);
+        for (final TopicInfo topic : topics.topics()) {
+            manager.openPartitions(topic);
+        }
+        for (final io.isthmus.broker.log.TopicPartition stray : logs.logs().keySet()) {
+            if (!manager.partitions.containsKey(new TopicPartition(stray.topic(), stray.partition()))) {
+                LOG.warn("deleting log {}: no registered topic owns it (a deletion interrupted by a crash)", stray);
+                logs.deleteLog(stray);
+            }
+        }
+        LOG.info("{} topics with {} partitions online", topics.topics().size(), manager.partitions.size());
+        return manager;
+    }
+
+    public TopicRegistry topics() {
+        return topics;
+    }
+
+    public Optional<Partition> partition(final TopicPartition topicPartition) {
+        return Optional.ofNullable(partitions.get(topicPartition));
+    }
+
+    public Collection<Partition> partitions() {
+        return partitions.values();
+    }
+
+    /** Creates a topic and its empty partitions; see {@link TopicRegistry#create} for the errors. */
+    public synchronized TopicInfo createTopic(final String name, final int partitionCount) {
+        final TopicInfo topic = topics.create(name, partitionCount);
+        openPartitions(topic);
+        LOG.info("created topic={} id={} partitions={}", name, topic.id(), partitionCount);
+        return topic;
+    }
+
+    /** Deletes a topic and its logs; see {@link TopicRegistry#delete} for the errors. */
+    public synchronized TopicInfo deleteTopic(final String name) {
+        final TopicInfo topic = topics.delete(name);
+        for (int p = 0; p < topic.partitions(); p++) {
+            final Partition removed = partitions.remove(new TopicPartition(name, p));
+            if (removed != null) {
+                removed.notifyAppendListeners();
+            }
+            logs.deleteLog(new io.isthmus.broker.log.TopicPartition(name, p));
+        }
+        LOG.info("deleted topic={} id={}", name, topic.id());
+        return topic;
+    }
+
+    private void openPartitions(final TopicInfo topic) {
+        for (int p = 0; p < topic.partitions(); p++) {
+            final PartitionLog log = logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(topic.name(), p));
+            final TopicPartition topicPartition = new TopicPartition(topic.name(), p);
+            partitions.put(topicPartition, Partition.open(topicPartition, topic.id(), log));
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (final Partition partition : partitions.values()) {
+            partition.notifyAppendListeners();
+        }
+        logs.close();
+    }
+}

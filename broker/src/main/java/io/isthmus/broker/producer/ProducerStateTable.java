@@ -1,0 +1,105 @@
+package io.isthmus.broker.producer;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Idempotent-producer state of one partition: per producer id, its epoch and its last
+ * {@value #CACHED_BATCHES} appended batches, which is what kafka-clients may retry (it keeps at most five
+ * requests in flight per connection with idempotence on).
+ *
+ * <p>A retried batch that was already appended is recognised by its sequence range and answered with its
+ * original offsets instead of being appended twice. Guarded by the owning partition's append lock.
+ */
+public final class ProducerStateTable {
+    public static final int CACHED_BATCHES = 5;
+
+    private final Map<Long, ProducerEntry> entries = new HashMap<>();
+
+    /** The verdict on a batch about to be appended. */
+    public sealed interface Verdict {
+        /** Append it. */
+        record Append() implements Verdict {}
+
+        /** Already appended: answer with these offsets, append nothing. */
+        record Duplicate(long firstOffset, long lastOffset) implements Verdict {}
+
+        /** Refuse it with this Kafka error and reason. */
+        record Reject(Errors error, String reason) implements Verdict {}
+    }
+
+    private static final Verdict APPEND = new Verdict.Append();
+
+    private record AppendedBatch(int firstSequence, int lastSequence, long firstOffset, long lastOffset) {}
+
+    private static final class ProducerEntry {
+        short epoch;
+        final ArrayDeque<AppendedBatch> batches = new ArrayDeque<>(CACHED_BATCHES);
+    }
+
+    /** Checks a batch of an idempotent producer ({@code producerId >= 0}) against what was appended before. */
+    public Verdict check(final long producerId, final short epoch, final int firstSequence, final int lastSequence) {
+        final ProducerEntry entry = entries.get(producerId);
+        if (entry == null) {
+            // Unknown producer (new, or its state predates the log start): accept what it sends first.
+            return APPEND;
+        }
+        if (epoch < entry.epoch) {
+            return new Verdict.Reject(
+                    Errors.INVALID_PRODUCER_EPOCH,
+                    "producer epoch is stale: producerId=" + producerId + ", epoch=" + epoch + ", current="
+                            + entry.epoch);
+        }
+        if (epoch > entry.epoch) {
+            return firstSequence == 0
+                    ? APPEND
+                    : new Verdict.Reject(
+                            Errors.OUT_OF_ORDER_SEQUENCE_NUMBER,
+                            "a new producer epoch must start at sequence 0: producerId=" + producerId + ", epoch="
+                                    + epoch + ", sequence=" + firstSequence);
+        }
+        for (final AppendedBatch batch : entry.batches) {
+            if (batch.firstSequence() == firstSequence && batch.lastSequence() == lastSequence) {
+                return new Verdict.Duplicate(batch.firstOffset(), batch.lastOffset());
+            }
+        }
+        final AppendedBatch last = entry.batches.peekLast();
+        if (last != null && firstSequence != nextSequence(last.lastSequence())) {
+            return new Verdict.Reject(
+                    Errors.OUT_OF_ORDER_SEQUENCE_NUMBER,
+                    "sequence gap: producerId=" + producerId + ", epoch=" + epoch + ", expected="
+                            + nextSequence(last.lastSequence()) + ", got=" + firstSequence);
+        }
+        return APPEND;
+    }
+
+    /** Records an appended batch; called for batches appended by clients and for batches found in the log at start. */
+    public void appended(
+            final long producerId,
+            final short epoch,
+            final int firstSequence,
+            final int lastSequence,
+            final long firstOffset,
+            final long lastOffset) {
+        final ProducerEntry entry = entries.computeIfAbsent(producerId, id -> new ProducerEntry());
+        if (epoch != entry.epoch) {
+            entry.epoch = epoch;
+            entry.batches.clear();
+        }
+        if (entry.batches.size() == CACHED_BATCHES) {
+            entry.batches.pollFirst();
+        }
+        entry.batches.addLast(new AppendedBatch(firstSequence, lastSequence, firstOffset, lastOffset));
+    }
+
+    public int producerCount() {
+        return entries.size();
+    }
+
+    /** Sequences wrap from {@link Integer#MAX_VALUE} to 0, as in Kafka. */
+    private static int nextSequence(final int sequence) {
+        return sequence == Integer.MAX_VALUE ? 0 : sequence + 1;
+    }
+}

@@ -1,0 +1,488 @@
+package io.isthmus.broker.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.isthmus.client.record.InvalidRecordBatchException;
+import io.isthmus.client.record.RecordBatchDescriptor;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.Channels;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionLogTest {
+    private static final long T0 = 1_700_000_000_000L;
+
+    @TempDir
+    Path tmp;
+
+    private final MutableClock clock = new MutableClock(T0);
+    private final SegmentIdAllocator ids = new SegmentIdAllocator();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (final AutoCloseable closeable : toClose.reversed()) {
+            closeable.close();
+        }
+    }
+
+    private LogConfig smallConfig(final Map<String, String> extra) {
+        final Map<String, String> props = new java.util.HashMap<>(Map.of(
+                LogConfig.SEGMENT_BYTES, "8192",
+                LogConfig.INDEX_INTERVAL_BYTES, "512",
+                LogConfig.INDEX_SIZE_MAX_BYTES, "4096"));
+        props.putAll(extra);
+        return LogConfig.from(props);
+    }
+
+    private PartitionLog open(final LogConfig config) throws IOException {
+        final PartitionLog log = PartitionLog.open(tmp.resolve("topic-0"), config, ids, clock);
+        toClose.add(log);
+        return log;
+    }
+
+    /** Appends {@code batches} batches of {@code recordsPerBatch}; value i is "value-i" and lands at offset i. */
+    private static void appendSequential(
+            final PartitionLog log, final int batches, final int recordsPerBatch, final long timestamp) {
+        for (int b = 0; b < batches; b++) {
+            final long first = log.logEndOffset();
+            final AppendInfo info =
+                    log.append(TestBatches.segment(TestBatches.batch(first, recordsPerBatch, timestamp)), 3);
+            assertThat(info.firstOffset()).isEqualTo(first);
+            assertThat(info.lastOffset()).isEqualTo(first + recordsPerBatch - 1);
+        }
+    }
+
+    private static List<String> readAll(final PartitionLog log, final long from, final int maxBytes) {
+        final List<String> values = new ArrayList<>();
+        long offset = from;
+        while (offset < log.logEndOffset()) {
+            try (LogReadResult result = log.read(offset, maxBytes)) {
+                assertThat(result.isEmpty()).isFalse();
+                values.addAll(TestBatches.values(result.records()));
+                assertThat(result.nextOffset()).isGreaterThan(offset);
+                offset = result.nextOffset();
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void shouldRoundTripAcrossSeveralRolls() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+
+        appendSequential(log, 200, 5, T0);
+
+        assertThat(log.logEndOffset()).isEqualTo(1000);
+        assertThat(log.highWatermark()).isEqualTo(1000);
+        assertThat(log.segments()).hasSizeGreaterThan(3);
+        assertThat(log.segments().stream().filter(LogSegment::isSealed))
+                .hasSize(log.segments().size() - 1);
+        final List<String> values = readAll(log, 0, 1024);
+        assertThat(values).hasSize(1000);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(values.get(i)).isEqualTo("value-" + i);
+        }
+    }
+
+    @Test
+    void shouldAssignOffsetsAndLeaderEpochInPlaceKeepingTheCrcValid() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 3, 4, T0);
+
+        try (LogReadResult result = log.read(4, 100_000)) {
+            final MemorySegment records = result.records();
+            assertThat(RecordBatchDescriptor.baseOffset(records, 0)).isEqualTo(4);
+            assertThat(records.get(RecordBatchDescriptor.INT32, RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET))
+                    .isEqualTo(3);
+            assertThat(TestBatches.allCrcsValid(records)).isTrue();
+            assertThat(TestBatches.offsets(records)).containsExactly(4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L);
+        }
+    }
+
+    @Test
+    void shouldReturnTheBatchContainingAnOffsetInTheMiddleOfIt() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 60, 10, T0);
+
+        try (LogReadResult result = log.read(437, 1)) {
+            assertThat(result.firstOffset()).isEqualTo(430);
+            assertThat(result.nextOffset()).isEqualTo(440);
+            assertThat(TestBatches.offsets(result.records())).first().isEqualTo(430L);
+            assertThat(TestBatches.values(result.records())).contains("value-437");
+        }
+    }
+
+    @Test
+    void shouldBoundReadsByMaxBytesButAlwaysReturnOneWholeBatch() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 10, 5, T0);
+        final long[] sizes = new long[4];
+        for (int b = 0; b < 4; b++) {
+            try (LogReadResult one = log.read(b * 5L, 1)) {
+                sizes[b] = one.sizeInBytes();
+                assertThat(TestBatches.offsets(one.records()))
+                        .hasSize(5)
+                        .first()
+                        .isEqualTo(b * 5L);
+            }
+        }
+
+        try (LogReadResult three = log.read(0, (int) (sizes[0] + sizes[1] + sizes[2] + sizes[3] / 2))) {
+            assertThat(three.sizeInBytes()).isEqualTo(sizes[0] + sizes[1] + sizes[2]);
+            assertThat(three.nextOffset()).isEqualTo(15);
+        }
+    }
+
+    @Test
+    void shouldFindOffsetForTimestamp() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        for (int b = 0; b < 200; b++) {
+            final long first = log.logEndOffset();
+            log.append(TestBatches.segment(TestBatches.batch(first, 3, T0 + b * 10L)), 0);
+        }
+        assertThat(log.segments()).hasSizeGreaterThan(2);
+
+        assertThat(log.offsetForTimestamp(T0 + 555)).hasValue(168); // batch 56 (ts T0+560) starts at offset 168
+        assertThat(log.offsetForTimestamp(T0 + 560)).hasValue(168);
+        assertThat(log.offsetForTimestamp(T0 - 1)).hasValue(0);
+        assertThat(log.offsetForTimestamp(T0 + 1500)).hasValue(450);
+        assertThat(log.offsetForTimestamp(T0 + 1990)).hasValue(597);
+        assertThat(log.offsetForTimestamp(T0 + 1991)).isEmpty();
+        assertThat(log.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP)).hasValue(600);
+        assertThat(log.offsetForTimestamp(PartitionLog.EARLIEST_TIMESTAMP)).hasValue(0);
+    }
+
+    @Test
+    void shouldThrowOffsetOutOfRangeOutsideTheLogAndReturnEmptyAtTheEnd() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 4, 5, T0);
+
+        try (LogReadResult atEnd = log.read(20, 1000)) {
+            assertThat(atEnd.isEmpty()).isTrue();
+            assertThat(atEnd.nextOffset()).isEqualTo(20);
+            assertThat(atEnd.highWatermark()).isEqualTo(20);
+        }
+        assertThatThrownBy(() -> log.read(21, 1000))
+                .isInstanceOf(OffsetOutOfRangeException.class)
+                .hasMessageContaining("offset=21")
+                .hasMessageContaining("logEndOffset=20");
+        assertThatThrownBy(() -> log.read(-1, 1000)).isInstanceOf(OffsetOutOfRangeException.class);
+    }
+
+    @Test
+    void shouldRejectAnInvalidBatchAndAppendNothing() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 2, 5, T0);
+        final byte[] good = TestBatches.batch(10, 5, T0);
+        final byte[] bad = TestBatches.batch(15, 5, T0);
+        bad[bad.length - 1] ^= 0x5a;
+        final byte[] both = new byte[good.length + bad.length];
+        System.arraycopy(good, 0, both, 0, good.length);
+        System.arraycopy(bad, 0, both, good.length, bad.length);
+        final long positionBefore = log.activeSegment().committedPosition();
+
+        assertThatThrownBy(() -> log.append(TestBatches.segment(both), 0))
+                .isInstanceOf(InvalidRecordBatchException.class)
+                .hasMessageContaining("CRC_MISMATCH");
+
+        assertThat(log.logEndOffset()).isEqualTo(10);
+        assertThat(log.activeSegment().committedPosition()).isEqualTo(positionBefore);
+    }
+
+    @Test
+    void shouldRejectABatchLargerThanASegment() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        final byte[] huge = TestBatches.batch(0, 400, T0);
+        assertThat(huge.length).isGreaterThan(8192);
+
+        assertThatThrownBy(() -> log.append(TestBatches.segment(huge), 0))
+                .isInstanceOf(RecordBatchTooLargeException.class)
+                .hasMessageContaining("log.segment.bytes=8192");
+        assertThat(log.logEndOffset()).isZero();
+    }
+
+    @Test
+    void shouldRollWhenTheSegmentIsOlderThanRollMs() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.ROLL_MS, "1000")));
+        appendSequential(log, 2, 1, T0);
+        final LogSegment first = log.activeSegment();
+
+        clock.advance(1001);
+        appendSequential(log, 1, 1, T0);
+
+        assertThat(first.isSealed()).isTrue();
+        assertThat(log.activeSegment().baseOffset()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldCommitBatchesWrittenInPlaceAtTheTail() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 2, 5, T0);
+        final byte[] batch = TestBatches.batch(10, 4, T0);
+
+        final AppendInfo info;
+        try (SegmentLease lease = log.acquireActiveSegment()) {
+            final LogSegment segment = lease.segment();
+            final long tail = segment.committedPosition();
+            // What a one-sided RDMA WRITE does: bytes land at the tail, the broker CPU has not seen them.
+            MemorySegment.copy(batch, 0, lease.memory(), ValueLayout.JAVA_BYTE, tail, batch.length);
+            assertThat(log.logEndOffset()).isEqualTo(10);
+
+            info = log.commitWritten(segment.id(), tail, batch.length, 7);
+
+            assertThat(info.position()).isEqualTo((int) tail);
+            assertThat(segment.committedPosition()).isEqualTo(tail + batch.length);
+        }
+        assertThat(info.firstOffset()).isEqualTo(10);
+        assertThat(info.lastOffset()).isEqualTo(13);
+        assertThat(log.logEndOffset()).isEqualTo(14);
+        try (LogReadResult result = log.read(10, 10_000)) {
+            assertThat(TestBatches.offsets(result.records())).containsExactly(10L, 11L, 12L, 13L);
+            assertThat(TestBatches.values(result.records()))
+                    .containsExactly("value-10", "value-11", "value-12", "value-13");
+        }
+        appendSequential(log, 1, 2, T0);
+        assertThat(log.logEndOffset()).isEqualTo(16);
+    }
+
+    @Test
+    void shouldRejectABatchWithBadCrcWrittenInPlaceAndCommitNothing() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 1, 5, T0);
+        final byte[] batch = TestBatches.batch(5, 4, T0);
+        batch[RecordBatchDescriptor.RECORDS_OFFSET + 3] ^= 0x01;
+
+        try (SegmentLease lease = log.acquireActiveSegment()) {
+            final LogSegment segment = lease.segment();
+            final long tail = segment.committedPosition();
+            MemorySegment.copy(batch, 0, lease.memory(), ValueLayout.JAVA_BYTE, tail, batch.length);
+
+            assertThatThrownBy(() -> log.commitWritten(segment.id(), tail, batch.length, 0))
+                    .isInstanceOf(InvalidRecordBatchException.class)
+                    .hasMessageContaining("CRC_MISMATCH");
+
+            assertThat(segment.committedPosition()).isEqualTo(tail);
+            assertThat(lease.slice(tail, batch.length).toArray(ValueLayout.JAVA_BYTE))
+                    .containsOnly((byte) 0);
+        }
+        assertThat(log.logEndOffset()).isEqualTo(5);
+        appendSequential(log, 1, 3, T0);
+        try (LogReadResult result = log.read(5, 10_000)) {
+            assertThat(TestBatches.values(result.records())).containsExactly("value-5", "value-6", "value-7");
+        }
+    }
+
+    @Test
+    void shouldRefuseInPlaceCommitsThatAreNotAtTheActiveTail() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 1, 5, T0);
+        final LogSegment first = log.activeSegment();
+        final long tail = first.committedPosition();
+
+        assertThatThrownBy(() -> log.commitWritten(first.id(), tail + 8, 100, 0))
+                .isInstanceOf(SegmentNotWritableException.class)
+                .hasMessageContaining("committedPosition=" + tail);
+
+        log.roll();
+        assertThat(first.isSealed()).isTrue();
+        assertThatThrownBy(() -> log.commitWritten(first.id(), tail, 100, 0))
+                .isInstanceOf(SegmentNotWritableException.class)
+                .hasMessageContaining("not the active one");
+    }
+
+    @Test
+    void shouldLetConcurrentReadersSeeOnlyWholeValidBatchesInOrderWithoutGaps() throws Exception {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.SEGMENT_BYTES, "65536")));
+        final int batches = 3000;
+        final AtomicBoolean done = new AtomicBoolean();
+        final CountDownLatch start = new CountDownLatch(1);
+        final ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            final List<Future<Long>> readers = new ArrayList<>();
+            for (int r = 0; r < 3; r++) {
+                readers.add(pool.submit(() -> {
+                    start.await();
+                    long next = 0;
+                    long reads = 0;
+                    while (!done.get() || next < log.logEndOffset()) {
+                        try (LogReadResult result = log.read(next, 2048)) {
+                            if (result.isEmpty()) {
+                                Thread.onSpinWait();
+                                continue;
+                            }
+                            final MemorySegment records = result.records();
+                            if (!TestBatches.allCrcsValid(records)) {
+                                throw new AssertionError("torn or corrupt batch at offset " + next);
+                            }
+                            for (final long offset : TestBatches.offsets(records)) {
+                                if (offset != next) {
+                                    throw new AssertionError("expected offset " + next + " but saw " + offset);
+                                }
+                                next++;
+                            }
+                            if (next != result.nextOffset()) {
+                                throw new AssertionError("nextOffset " + result.nextOffset() + " vs " + next);
+                            }
+                            reads++;
+                        }
+                    }
+                    return next * 1_000_000 + Math.min(reads, 999_999);
+                }));
+            }
+            start.countDown();
+            for (int b = 0; b < batches; b++) {
+                log.append(TestBatches.segment(TestBatches.batch(log.logEndOffset(), 1 + b % 7, T0)), 0);
+            }
+            done.set(true);
+            final long end = log.logEndOffset();
+            for (final Future<Long> reader : readers) {
+                assertThat(reader.get(60, TimeUnit.SECONDS) / 1_000_000).isEqualTo(end);
+            }
+            assertThat(log.segments()).hasSizeGreaterThan(2);
+        } finally {
+            done.set(true);
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldDeleteExpiredSegmentsWhileALeasedSliceStaysReadableUntilReleased() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.RETENTION_MS, "60000")));
+        appendSequential(log, 100, 5, T0);
+        clock.advance(120_000);
+        appendSequential(log, 100, 5, clock.millis());
+        final long oldSegments =
+                log.segments().stream().filter(s -> s.maxTimestamp() == T0).count();
+        assertThat(oldSegments).isGreaterThan(1);
+        final LogReadResult leased = log.read(0, 1);
+        final MemorySegment slice = leased.records();
+        final LogSegment leasedSegment = leased.segment();
+        final Path deletedFile =
+                leasedSegment.logFile().resolveSibling(leasedSegment.logFile().getFileName() + ".deleted");
+
+        final int deleted = log.deleteOldSegments();
+
+        assertThat(deleted).isEqualTo((int) oldSegments);
+        assertThat(log.logStartOffset())
+                .isEqualTo(log.segments().iterator().next().baseOffset());
+        assertThat(log.segments()).allMatch(s -> s.maxTimestamp() > T0);
+        assertThatThrownBy(() -> log.read(0, 1)).isInstanceOf(OffsetOutOfRangeException.class);
+        assertThat(leasedSegment.isDeleted()).isTrue();
+        assertThat(Files.exists(deletedFile)).isTrue();
+        // Still leased: readable, intact.
+        assertThat(TestBatches.values(slice)).containsExactly("value-0", "value-1", "value-2", "value-3", "value-4");
+
+        leased.close();
+
+        assertThatThrownBy(() -> slice.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+        assertThat(Files.exists(deletedFile)).isFalse();
+        assertThat(leasedSegment.tryAcquire()).isNull();
+        assertThat(readAll(log, log.logStartOffset(), 4096)).hasSize((int) (1000 - log.logStartOffset()));
+    }
+
+    @Test
+    void shouldDeleteOldestSegmentsBeyondRetentionBytesButNeverTheActiveOne() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.RETENTION_BYTES, "10000")));
+        appendSequential(log, 200, 5, T0);
+
+        log.deleteOldSegments();
+
+        final long size = log.sizeInBytes();
+        assertThat(size).isGreaterThanOrEqualTo(10000 - 8192).isLessThan(10000 + 8192);
+        assertThat(log.segments()).contains(log.activeSegment());
+        assertThat(readAll(log, log.logStartOffset(), 8192)).last().isEqualTo("value-999");
+
+        final PartitionLog tiny = PartitionLog.open(
+                tmp.resolve("tiny-0"), smallConfig(Map.of(LogConfig.RETENTION_BYTES, "0")), ids, clock);
+        toClose.add(tiny);
+        appendSequential(tiny, 100, 5, T0);
+        tiny.deleteOldSegments();
+        assertThat(tiny.segments()).containsExactly(tiny.activeSegment());
+        assertThat(tiny.logStartOffset()).isEqualTo(tiny.activeSegment().baseOffset());
+    }
+
+    @Test
+    void shouldFlushAfterFlushMessagesRecords() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.FLUSH_MESSAGES, "10", LogConfig.FLUSH_MS, "500")));
+        appendSequential(log, 1, 6, T0);
+        assertThat(log.unflushedRecords()).isEqualTo(6);
+
+        appendSequential(log, 1, 6, T0);
+        assertThat(log.unflushedRecords()).isZero();
+
+        appendSequential(log, 1, 2, T0);
+        assertThat(log.flushIfDue()).isFalse();
+        clock.advance(500);
+        assertThat(log.flushIfDue()).isTrue();
+        assertThat(log.unflushedRecords()).isZero();
+    }
+
+    @Test
+    void shouldReopenAfterCleanShutdownAndContinueAppending() throws IOException {
+        final LogConfig config = smallConfig(Map.of());
+        final Path dir = tmp.resolve("topic-0");
+        try (PartitionLog log = PartitionLog.open(dir, config, ids, clock)) {
+            appendSequential(log, 50, 5, T0);
+        }
+        assertThat(dir.resolve(LogFileNames.CLEAN_SHUTDOWN_FILE)).exists();
+        assertThat(ids.allocatedCount()).isZero();
+
+        final PartitionLog reopened = open(config);
+
+        assertThat(dir.resolve(LogFileNames.CLEAN_SHUTDOWN_FILE)).doesNotExist();
+        assertThat(reopened.logEndOffset()).isEqualTo(250);
+        appendSequential(reopened, 10, 5, T0);
+        final List<String> values = readAll(reopened, 0, 2048);
+        assertThat(values).hasSize(300);
+        assertThat(values.get(299)).isEqualTo("value-299");
+        assertThat(reopened.offsetForTimestamp(T0)).hasValue(0);
+    }
+
+    @Test
+    void shouldTransferReadBytesFromTheFile() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 5, 5, T0);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        try (LogReadResult result = log.read(10, 100_000)) {
+            final long sent = result.transferTo(Channels.newChannel(out));
+            assertThat(sent).isEqualTo(result.sizeInBytes());
+            assertThat(out.toByteArray()).isEqualTo(result.records().toArray(ValueLayout.JAVA_BYTE));
+        }
+        assertThat(TestBatches.values(MemorySegment.ofArray(out.toByteArray())))
+                .startsWith("value-10")
+                .endsWith("value-24");
+    }
+
+    @Test
+    void shouldExposeSegmentIdentityForRdmaRegistration() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 40, 5, T0);
+
+        final List<Integer> segmentIds =
+                log.segments().stream().map(LogSegment::id).toList();
+        assertThat(segmentIds).doesNotHaveDuplicates().allMatch(id -> id >= 0 && id < 65536);
+        try (SegmentLease lease = log.acquireActiveSegment()) {
+            assertThat(lease.memory().byteSize()).isEqualTo(8192);
+            assertThat(lease.memory().address()).isEqualTo(lease.segment().address());
+            assertThat(lease.segment().isSealed()).isFalse();
+        }
+    }
+}

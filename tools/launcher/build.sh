@@ -1,0 +1,78 @@
+# shellcheck shell=bash
+# Incremental build: runs Maven only when a pom or a source file changed since the last good build.
+
+readonly BUILD_STAMP="$ISTHMUS_HOME/target/isthmus-build.stamp"
+readonly BUILD_LOG="$ISTHMUS_HOME/target/isthmus-build.log"
+
+# JDK 23+ warns about Maven's own use of sun.misc.Unsafe; JDK 22 refuses the flag that silences it.
+maven_opts() {
+    local version
+    version=$(jdk_feature_version "$JAVA_HOME")
+    if [ "$version" -ge 23 ]; then
+        echo "--sun-misc-unsafe-memory-access=allow ${MAVEN_OPTS:-}"
+    else
+        echo "${MAVEN_OPTS:-}"
+    fi
+}
+
+# Runs the Maven wrapper with the chosen JDK; every argument is passed on.
+mvnw() {
+    MAVEN_OPTS=$(maven_opts) "$ISTHMUS_HOME/mvnw" -B -ntp -f "$ISTHMUS_HOME/pom.xml" "$@"
+}
+
+sources_changed() {
+    [ -f "$BUILD_STAMP" ] || return 0
+    local newer
+    newer=$(find "$ISTHMUS_HOME" \
+        \( -name target -o -name .git -o -name .cache -o -name node_modules \) -prune -o \
+        \( -name pom.xml -o -path '*/src/*' -o -path '*/.mvn/*' \) -type f -newer "$BUILD_STAMP" -print -quit)
+    [ -n "$newer" ]
+}
+
+# Runs Maven with the given goals, showing one progress line per module; the full log goes to $BUILD_LOG.
+# On failure, prints the errors and returns Maven's status.
+maven_with_progress() {
+    local label=$1
+    shift
+    mkdir -p "$(dirname "$BUILD_LOG")"
+    local status=0
+    mvnw "$@" > "$BUILD_LOG" 2>&1 &
+    local pid=$!
+    local shown=""
+    while kill -0 "$pid" 2> /dev/null; do
+        local module
+        module=$(grep -o 'Building isthmus[-a-z]* .*\[[0-9]*/[0-9]*\]' "$BUILD_LOG" 2> /dev/null | tail -n 1 | sed 's/ [0-9.]*-SNAPSHOT */ /; s/Building //')
+        if [ -n "$module" ] && [ "$module" != "$shown" ]; then
+            echo "isthmus: $label $module" >&2
+            shown=$module
+        fi
+        sleep 1
+    done
+    wait "$pid" || status=$?
+    if [ "$status" -ne 0 ]; then
+        echo "isthmus: $label failed; the errors (full log: $BUILD_LOG):" >&2
+        grep -E '^\[ERROR\]|FAIL|Tests run:.*Fail' "$BUILD_LOG" | grep -v '^\[ERROR\] *$' | head -n 60 >&2
+    fi
+    return "$status"
+}
+
+# Builds every module when sources changed since the last good build. Quiet when nothing changed.
+ensure_built() {
+    sources_changed || return 0
+    maven_with_progress "building" install -DskipTests -Dspotless.check.skip=true || return 1
+    touch "$BUILD_STAMP"
+}
+
+# Prints the run-time class path of a module (its classes followed by its dependencies).
+module_classpath() {
+    local module_dir="$ISTHMUS_HOME/$1"
+    echo "$module_dir/target/classes:$(cat "$module_dir/target/runtime.classpath")"
+}
+
+# Runs a Java main class from a module, with the flags every isthmus JVM needs.
+run_java() {
+    local module=$1 main_class=$2
+    shift 2
+    exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${ISTHMUS_JAVA_OPTS:-} \
+        -cp "$(module_classpath "$module")" "$main_class" "$@"
+}
