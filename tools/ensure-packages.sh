@@ -12,10 +12,20 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 echo "isthmus: installing ${missing[*]}" >&2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 # The package lists on a fresh machine are empty or stale; refresh them at most once an hour.
 stamp=/var/lib/apt/periodic/isthmus-update-stamp
 if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +60 2>/dev/null)" ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    if ! DEBIAN_FRONTEND=noninteractive apt-get update -q > "$log" 2>&1; then
+        cat "$log" >&2
+        echo "isthmus: apt-get update failed" >&2
+        exit 1
+    fi
     mkdir -p "$(dirname "$stamp")" && touch "$stamp"
 fi
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" > "$log" 2>&1; then
+    cat "$log" >&2
+    echo "isthmus: installing ${missing[*]} failed" >&2
+    exit 1
+fi

@@ -6,7 +6,7 @@
 
 # Debian packages the test suites need on the host: rdma-core headers and a C compiler for the
 # struct-layout test, the verbs runtime for availability checks, kcat as a non-Java Kafka client.
-readonly TEST_PACKAGES=(gcc libibverbs-dev librdmacm-dev libibverbs1 librdmacm1 ibverbs-providers)
+readonly TEST_PACKAGES=(gcc libibverbs-dev librdmacm-dev libibverbs1 librdmacm1 ibverbs-providers kcat)
 
 TOTAL_PASSED=0
 TOTAL_FAILED=0
@@ -53,13 +53,20 @@ run_maven_suites() {
     for dir in "${module_dirs[@]}"; do
         local tests failures errors skipped
         read -r tests failures errors skipped < <(junit_xml_counts "$ISTHMUS_HOME/$dir/target/surefire-reports")
-        record_suite "$(basename "$dir")" $((tests - failures - errors - skipped)) $((failures + errors)) "$skipped"
+        record_suite "$(module_suite_name "$dir")" $((tests - failures - errors - skipped)) $((failures + errors)) "$skipped"
     done
     if [ "$maven_status" -ne 0 ]; then
         record_suite build 0 1 0 "maven exited $maven_status, see $BUILD_LOG"
     else
         touch "$BUILD_STAMP"
     fi
+}
+
+# A module's suite name: its artifactId without the "isthmus-" prefix (src/test is isthmus-e2e: "e2e").
+module_suite_name() {
+    local artifact
+    artifact=$(grep -m 1 '^    <artifactId>' "$ISTHMUS_HOME/$1/pom.xml" | sed 's/.*<artifactId>\(.*\)<\/artifactId>.*/\1/')
+    echo "${artifact#isthmus-}"
 }
 
 # Module directories in reactor order, read from the root pom (and nested aggregator poms).

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -227,7 +228,12 @@ public final class FetchHandler implements ApiHandler {
             if (timeout != null) {
                 timeout.cancel(false);
             }
-            delayed.execute(this::attempt);
+            try {
+                delayed.execute(this::attempt);
+            } catch (final RejectedExecutionException shuttingDown) {
+                // The broker is closing: its server no longer answers anyone, so neither does this fetch.
+                result.cancel(false);
+            }
         }
     }
 }

@@ -25,6 +25,8 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
  */
 public final class ListOffsetsHandler implements ApiHandler {
     private static final int LEADER_EPOCH = 0;
+    /** The first ListOffsets version whose response carries a leader epoch. */
+    private static final short FIRST_VERSION_WITH_LEADER_EPOCH = 4;
     /** Enough to hold the batch that holds the target record. */
     private static final int TIMESTAMP_LOOKUP_BYTES = 1;
 
@@ -50,12 +52,15 @@ public final class ListOffsetsHandler implements ApiHandler {
             for (final ListOffsetsRequestData.ListOffsetsPartition requested : topic.partitions()) {
                 final Optional<Partition> partition =
                         partitions.partition(new TopicPartition(topic.name(), requested.partitionIndex()));
-                topicResponse
-                        .partitions()
-                        .add(partition
-                                .map(p -> lookup(p, requested.timestamp()))
-                                .orElseGet(() -> answer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1))
-                                .setPartitionIndex(requested.partitionIndex()));
+                final ListOffsetsResponseData.ListOffsetsPartitionResponse answer = partition
+                        .map(p -> lookup(p, requested.timestamp()))
+                        .orElseGet(() -> answer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1))
+                        .setPartitionIndex(requested.partitionIndex());
+                if (context.apiVersion() < FIRST_VERSION_WITH_LEADER_EPOCH) {
+                    // Older versions have no such field, and the generated encoder refuses a non-default value.
+                    answer.setLeaderEpoch(-1);
+                }
+                topicResponse.partitions().add(answer);
             }
         }
         return CompletableFuture.completedFuture(Response.of(response));

@@ -26,6 +26,9 @@ import org.apache.kafka.common.requests.ProduceRequest;
  * answer.
  */
 public final class ProduceHandler implements ApiHandler {
+    /** The first Produce version whose response carries the log start offset. */
+    private static final short FIRST_VERSION_WITH_LOG_START_OFFSET = 5;
+
     private final PartitionManager partitions;
     private final TopicResolver topics;
 
@@ -67,8 +70,10 @@ public final class ProduceHandler implements ApiHandler {
                 partitionResponse
                         .setErrorCode(outcome.error().code())
                         .setErrorMessage(outcome.message())
-                        .setBaseOffset(outcome.baseOffset())
-                        .setLogStartOffset(partition.get().logStartOffset());
+                        .setBaseOffset(outcome.baseOffset());
+                if (context.apiVersion() >= FIRST_VERSION_WITH_LOG_START_OFFSET) {
+                    partitionResponse.setLogStartOffset(partition.get().logStartOffset());
+                }
             }
         }
         return CompletableFuture.completedFuture(data.acks() == 0 ? Response.NONE : Response.of(response));

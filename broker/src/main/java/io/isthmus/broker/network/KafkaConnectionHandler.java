@@ -117,6 +117,14 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             future.whenComplete((result, failure) -> {
                 frame.release();
+                if (!ctx.channel().isActive()) {
+                    // Nobody to answer (the client left, or the broker is closing): just free what it holds.
+                    if (result != null) {
+                        response.outcome = result;
+                        response.closeLeases();
+                    }
+                    return;
+                }
                 response.failed = failure != null;
                 final Response outcome = failure == null ? result : errorResponse(request, unwrap(failure));
                 if (ctx.executor().inEventLoop()) {

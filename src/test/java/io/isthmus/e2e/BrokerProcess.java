@@ -1,0 +1,90 @@
+package io.isthmus.e2e;
+
+import io.isthmus.broker.BrokerMain;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** A broker in a child JVM started through its real entry point, so a test can kill -9 it. */
+final class BrokerProcess implements AutoCloseable {
+    private final Process process;
+
+    private BrokerProcess(final Process process) {
+        this.process = process;
+    }
+
+    /** Starts {@code BrokerMain} and waits until it prints that it listens. */
+    static BrokerProcess start(final Path logDir, final int port, final String... settings) throws IOException {
+        final List<String> command = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                BrokerMain.class.getName(),
+                "listeners=PLAINTEXT://127.0.0.1:" + port,
+                "log.dirs=" + logDir));
+        command.addAll(List.of(settings));
+        final Process process =
+                new ProcessBuilder(command).redirectErrorStream(true).start();
+        final BufferedReader output =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        final CompletableFuture<Void> listening = new CompletableFuture<>();
+        final StringBuilder seen = new StringBuilder();
+        final Thread reader = new Thread(() -> {
+            try {
+                String line;
+                while ((line = output.readLine()) != null) {
+                    synchronized (seen) {
+                        seen.append(line).append('\n');
+                    }
+                    if (line.startsWith("isthmus broker listening on")) {
+                        listening.complete(null);
+                    }
+                }
+            } catch (final IOException closed) {
+                // The process died; the waiting side reports it.
+            }
+            listening.completeExceptionally(new IllegalStateException("broker exited before listening"));
+        });
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            listening.get(60, TimeUnit.SECONDS);
+        } catch (final Exception e) {
+            process.destroyForcibly();
+            synchronized (seen) {
+                throw new IllegalStateException("broker did not start: " + e + "\n" + seen, e);
+            }
+        }
+        return new BrokerProcess(process);
+    }
+
+    /** SIGKILL: no shutdown hook runs, nothing is flushed by the broker. */
+    void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM: the broker shuts down cleanly. */
+    int terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("broker ignored SIGTERM for 30 s");
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill9();
+        }
+    }
+}
