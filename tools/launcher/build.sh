@@ -41,7 +41,7 @@ maven_with_progress() {
     local shown=""
     while kill -0 "$pid" 2> /dev/null; do
         local module
-        module=$(grep -o 'Building isthmus[-a-z]* .*\[[0-9]*/[0-9]*\]' "$BUILD_LOG" 2> /dev/null | tail -n 1 | sed 's/ [0-9.]*-SNAPSHOT */ /; s/Building //')
+        module=$(grep -o 'Building isthmus[-a-z0-9]* .*\[[0-9]*/[0-9]*\]' "$BUILD_LOG" 2> /dev/null | tail -n 1 | sed 's/ [0-9.]*-SNAPSHOT */ /; s/Building //')
         if [ -n "$module" ] && [ "$module" != "$shown" ]; then
             echo "isthmus: $label $module" >&2
             shown=$module
