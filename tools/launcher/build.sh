@@ -15,9 +15,16 @@ maven_opts() {
     fi
 }
 
+# The local Maven repository follows $HOME, as users expect. Maven itself would take the JVM's
+# user.home, which comes from the password database and ignores $HOME.
+maven_repository() {
+    echo "${ISTHMUS_MAVEN_REPO:-$HOME/.m2/repository}"
+}
+
 # Runs the Maven wrapper with the chosen JDK; every argument is passed on.
 mvnw() {
-    MAVEN_OPTS=$(maven_opts) "$ISTHMUS_HOME/mvnw" -B -ntp -f "$ISTHMUS_HOME/pom.xml" "$@"
+    MAVEN_OPTS=$(maven_opts) "$ISTHMUS_HOME/mvnw" -B -ntp -Dmaven.repo.local="$(maven_repository)" \
+        -f "$ISTHMUS_HOME/pom.xml" "$@"
 }
 
 sources_changed() {
@@ -36,7 +43,9 @@ maven_with_progress() {
     shift
     mkdir -p "$(dirname "$BUILD_LOG")"
     local status=0
-    mvnw "$@" > "$BUILD_LOG" 2>&1 &
+    # Truncated here, not by the background redirection, so no line of the previous build is shown.
+    : > "$BUILD_LOG"
+    mvnw "$@" >> "$BUILD_LOG" 2>&1 &
     local pid=$!
     local shown=""
     while kill -0 "$pid" 2> /dev/null; do

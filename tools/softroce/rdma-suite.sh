@@ -49,13 +49,14 @@ done
 
 # The console launcher: the local Maven repository has it on a developer machine; elsewhere Maven
 # copies it once into our cache (outside the repository).
-console_jar=$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$console_version/$console_name
+maven_repo=${ISTHMUS_MAVEN_REPO:-$HOME/.m2/repository}
+console_jar=$maven_repo/org/junit/platform/junit-platform-console-standalone/$console_version/$console_name
 if [ ! -f "$console_jar" ]; then
     cache=${XDG_CACHE_HOME:-$HOME/.cache}/isthmus/softroce/junit
     console_jar=$cache/$console_name
     if [ ! -f "$console_jar" ]; then
         mkdir -p "$cache"
-        (cd "$project_root" && ./mvnw -q -B -ntp dependency:copy \
+        (cd "$project_root" && ./mvnw -q -B -ntp -Dmaven.repo.local="$maven_repo" dependency:copy \
             -Dartifact=org.junit.platform:junit-platform-console-standalone:$console_version \
             -DoutputDirectory="$cache") >&2 || die "cannot fetch $console_name with Maven"
     fi

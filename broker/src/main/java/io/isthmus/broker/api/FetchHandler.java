@@ -162,10 +162,19 @@ public final class FetchHandler implements ApiHandler {
             attempt.waitOn.add(new Waiting(partition, fetchPartition.fetchOffset()));
             return;
         }
+        if (attempt.bytes > 0 && result.sizeInBytes() > Math.min(partitionMax, remaining)) {
+            // The log always returns at least one batch; only the response's first batch may exceed the limits
+            // (KIP-74), so a later partition whose next batch does not fit gets no records.
+            result.close();
+            return;
+        }
         response.setRecords(
                 new FileRegionRecords(result.fileChannel(), result.filePosition(), (int) result.sizeInBytes()));
         attempt.leases.add(result);
         attempt.bytes += result.sizeInBytes();
+        // Still under min.bytes: only new data can help, so this partition waits at its log end, never at
+        // bytes it could already read (the partition limit held them back), which would wake it at once.
+        attempt.waitOn.add(new Waiting(partition, partition.logEndOffset()));
     }
 
     private static void setOffsets(final FetchResponseData.PartitionData response, final Partition partition) {
@@ -197,6 +206,10 @@ public final class FetchHandler implements ApiHandler {
         }
 
         private void attempt() {
+            if (result.isDone()) {
+                // A wake-up left over from an earlier round, after the answer went out.
+                return;
+            }
             final Attempt attempt;
             try {
                 attempt = read(data, byTopicId);
@@ -206,7 +219,9 @@ public final class FetchHandler implements ApiHandler {
             }
             final long remainingNanos = deadlineNanos - System.nanoTime();
             if (attempt.isAnswer(data) || remainingNanos <= 0) {
-                result.complete(attempt.toResponse());
+                if (!result.complete(attempt.toResponse())) {
+                    attempt.release();
+                }
                 return;
             }
             attempt.release();

@@ -258,12 +258,15 @@ public final class GroupHandler implements ApiHandler {
                             .add(groupTopic(name, topicId(name), partitions, committed)));
                 } else {
                     for (final OffsetFetchRequestData.OffsetFetchRequestTopics topic : group.topics()) {
-                        final String name = resolve(topic.name(), topic.topicId())
-                                .map(TopicRegistry.TopicInfo::name)
-                                .orElse(topic.name());
-                        groupResponse
-                                .topics()
-                                .add(groupTopic(name, topic.topicId(), topic.partitionIndexes(), committed));
+                        final Optional<TopicRegistry.TopicInfo> known = resolve(topic.name(), topic.topicId());
+                        final String name =
+                                known.map(TopicRegistry.TopicInfo::name).orElse(topic.name());
+                        final OffsetFetchResponseData.OffsetFetchResponseTopics answer =
+                                groupTopic(name, topic.topicId(), topic.partitionIndexes(), committed);
+                        if (known.isEmpty() && !Uuid.ZERO_UUID.equals(topic.topicId())) {
+                            answer.partitions().forEach(p -> p.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                        }
+                        groupResponse.topics().add(answer);
                     }
                 }
                 response.groups().add(groupResponse);

@@ -18,6 +18,7 @@ import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 
@@ -62,9 +63,9 @@ public final class TopicAdminHandler implements ApiHandler {
             final int partitionCount = !requested.assignments().isEmpty()
                     ? requested.assignments().size()
                     : requested.numPartitions() == -1 ? defaultPartitions : requested.numPartitions();
-            final String refusal = refusal(requested, partitionCount);
+            final ApiError refusal = refusal(requested, partitionCount);
             if (refusal != null) {
-                result.setErrorCode(refusalError(requested).code()).setErrorMessage(refusal);
+                result.setErrorCode(refusal.error().code()).setErrorMessage(refusal.message());
                 continue;
             }
             try {
@@ -88,25 +89,24 @@ public final class TopicAdminHandler implements ApiHandler {
         return response;
     }
 
-    private String refusal(final CreateTopicsRequestData.CreatableTopic requested, final int partitionCount) {
+    /** Why this broker cannot create the topic as asked, or null if it can. */
+    private static ApiError refusal(final CreateTopicsRequestData.CreatableTopic requested, final int partitionCount) {
         if (requested.replicationFactor() != -1 && requested.replicationFactor() != 1) {
-            return "replication factor " + requested.replicationFactor() + " is larger than the 1 broker available";
+            return new ApiError(
+                    Errors.INVALID_REPLICATION_FACTOR,
+                    "replication factor " + requested.replicationFactor() + " is larger than the 1 broker available");
         }
         if (partitionCount < 1) {
-            return "number of partitions must be at least 1, got " + partitionCount;
+            return new ApiError(
+                    Errors.INVALID_PARTITIONS, "number of partitions must be at least 1, got " + partitionCount);
         }
         if (!requested.configs().isEmpty()) {
-            return "per-topic configs are not supported (got "
-                    + requested.configs().size() + "); the broker's log.* settings apply to every topic";
+            return new ApiError(
+                    Errors.INVALID_CONFIG,
+                    "per-topic configs are not supported (got "
+                            + requested.configs().size() + "); the broker's log.* settings apply to every topic");
         }
         return null;
-    }
-
-    private static Errors refusalError(final CreateTopicsRequestData.CreatableTopic requested) {
-        if (requested.replicationFactor() != -1 && requested.replicationFactor() != 1) {
-            return Errors.INVALID_REPLICATION_FACTOR;
-        }
-        return requested.configs().isEmpty() ? Errors.INVALID_PARTITIONS : Errors.INVALID_CONFIG;
     }
 
     private DeleteTopicsResponseData delete(final DeleteTopicsRequestData data, final short version) {

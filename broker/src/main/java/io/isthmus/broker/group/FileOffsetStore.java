@@ -7,9 +7,13 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -21,12 +25,14 @@ import org.slf4j.LoggerFactory;
  * an acknowledged commit survives a crash of the broker process; files stay as small as the group's
  * partition count, however often it commits.
  *
- * <p>File format, one partition per line, tab-separated: topic, partition, offset, leader epoch, commit
- * time, metadata in Base64. File names are the group id in URL-safe Base64, so any group id is a safe name.
+ * <p>File format: a first line {@code group<TAB><group id in Base64>}, then one partition per line,
+ * tab-separated: topic, partition, offset, leader epoch, commit time, metadata in Base64. File names are the
+ * SHA-256 of the group id, so a group id of any length or alphabet is a safe name.
  */
 public final class FileOffsetStore implements OffsetStore {
     private static final Logger LOG = LoggerFactory.getLogger(FileOffsetStore.class);
     private static final String SUFFIX = ".offsets";
+    private static final String GROUP_LINE_PREFIX = "group\t";
 
     private final Path directory;
     private final Map<String, Map<TopicPartition, CommittedOffset>> groups = new HashMap<>();
@@ -53,13 +59,17 @@ public final class FileOffsetStore implements OffsetStore {
     }
 
     private void load(final Path file) throws IOException {
-        final String name = file.getFileName().toString();
+        final List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        if (lines.isEmpty() || !lines.getFirst().startsWith(GROUP_LINE_PREFIX)) {
+            throw new IllegalStateException("corrupt offsets file=" + file + ", line=1: expected '" + GROUP_LINE_PREFIX
+                    + "<group id in Base64>'");
+        }
         final String groupId = new String(
-                Base64.getUrlDecoder().decode(name.substring(0, name.length() - SUFFIX.length())),
+                Base64.getDecoder().decode(lines.getFirst().substring(GROUP_LINE_PREFIX.length())),
                 StandardCharsets.UTF_8);
         final Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
-        int lineNumber = 0;
-        for (final String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        int lineNumber = 1;
+        for (final String line : lines.subList(1, lines.size())) {
             lineNumber++;
             if (line.isEmpty()) {
                 continue;
@@ -105,7 +115,9 @@ public final class FileOffsetStore implements OffsetStore {
     }
 
     private void write(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
-        final StringBuilder text = new StringBuilder();
+        final StringBuilder text = new StringBuilder(GROUP_LINE_PREFIX)
+                .append(Base64.getEncoder().encodeToString(groupId.getBytes(StandardCharsets.UTF_8)))
+                .append('\n');
         offsets.forEach((tp, offset) -> text.append(tp.topic())
                 .append('\t')
                 .append(tp.partition())
@@ -118,9 +130,7 @@ public final class FileOffsetStore implements OffsetStore {
                 .append('\t')
                 .append(Base64.getEncoder().encodeToString(offset.metadata().getBytes(StandardCharsets.UTF_8)))
                 .append('\n'));
-        final String fileName =
-                Base64.getUrlEncoder().withoutPadding().encodeToString(groupId.getBytes(StandardCharsets.UTF_8))
-                        + SUFFIX;
+        final String fileName = fileNameOf(groupId);
         final Path file = directory.resolve(fileName);
         final Path temporary = directory.resolve(fileName + ".tmp");
         try {
@@ -129,6 +139,21 @@ public final class FileOffsetStore implements OffsetStore {
         } catch (final IOException e) {
             throw new UncheckedIOException(
                     "cannot store committed offsets of group=" + groupId + " in file=" + file, e);
+        }
+    }
+
+    /**
+     * A fixed-length name whatever the group id: SHA-256 in hex. The id itself is the file's first line, so a
+     * group id of any length or alphabet never meets a file-name limit.
+     */
+    private static String fileNameOf(final String groupId) {
+        try {
+            return HexFormat.of()
+                            .formatHex(MessageDigest.getInstance("SHA-256")
+                                    .digest(groupId.getBytes(StandardCharsets.UTF_8)))
+                    + SUFFIX;
+        } catch (final NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
         }
     }
 

@@ -241,7 +241,9 @@ public final class GroupCoordinator implements AutoCloseable {
                 if (generationId != group.generationId) {
                     return Errors.ILLEGAL_GENERATION;
                 }
-                if (group.state == GroupState.PREPARING_REBALANCE) {
+                // As in Kafka: while PREPARING_REBALANCE the generation is still current, and an eager consumer
+                // commits in onPartitionsRevoked before rejoining; after the join the new assignment is unknown.
+                if (group.state == GroupState.COMPLETING_REBALANCE) {
                     return Errors.REBALANCE_IN_PROGRESS;
                 }
                 member.sessionDeadlineMs = clockMs.getAsLong() + member.sessionTimeoutMs;

@@ -67,11 +67,17 @@ public final class TopicRegistry {
                         continue;
                     }
                     final String[] fields = line.split(" ", 3);
-                    if (fields.length != 3) {
-                        throw new IllegalStateException("corrupt topic registry: file=" + file + ", line=" + lineNumber
-                                + ", text='" + line + "'");
+                    try {
+                        if (fields.length != 3) {
+                            throw new IllegalArgumentException("expected <topic id> <partitions> <name>");
+                        }
+                        topics.add(new TopicInfo(fields[2], Uuid.fromString(fields[0]), Integer.parseInt(fields[1])));
+                    } catch (final IllegalArgumentException e) {
+                        throw new IllegalStateException(
+                                "corrupt topic registry: file=" + file + ", line=" + lineNumber + ", text='" + line
+                                        + "': " + e.getMessage(),
+                                e);
                     }
-                    topics.add(new TopicInfo(fields[2], Uuid.fromString(fields[0]), Integer.parseInt(fields[1])));
                 }
             }
         } catch (final IOException e) {

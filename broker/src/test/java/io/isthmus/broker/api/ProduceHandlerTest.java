@@ -1,0 +1,187 @@
+package io.isthmus.broker.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.testkit.KafkaBatches;
+import io.isthmus.broker.testkit.TestPartitions;
+import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProduceHandlerTest {
+    /** The last version that names topics; later ones carry topic ids. */
+    private static final short BY_NAME = 12;
+
+    private static final short BY_ID = 13;
+
+    @TempDir
+    Path tmp;
+
+    private PartitionManager partitions;
+    private ProduceHandler handler;
+    private TopicInfo orders;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        partitions = TestPartitions.start(tmp);
+        orders = partitions.createTopic("orders", 2);
+        handler = new ProduceHandler(partitions);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        partitions.close();
+    }
+
+    private static ProduceRequestData request(
+            final short acks,
+            final String topic,
+            final Uuid topicId,
+            final int partition,
+            final MemoryRecords records) {
+        final ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000);
+        final ProduceRequestData.TopicProduceData topicData =
+                new ProduceRequestData.TopicProduceData().setName(topic).setTopicId(topicId);
+        topicData
+                .partitionData()
+                .add(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(partition)
+                        .setRecords(records));
+        data.topicData().add(topicData);
+        return data;
+    }
+
+    private ProduceResponseData.PartitionProduceResponse produce(
+            final short version,
+            final String topic,
+            final Uuid topicId,
+            final int partition,
+            final MemoryRecords records)
+            throws Exception {
+        final ProduceResponseData response = Requests.body(
+                handler, ApiKeys.PRODUCE, version, request((short) -1, topic, topicId, partition, records));
+        return response.responses().iterator().next().partitionResponses().getFirst();
+    }
+
+    private Partition partition(final int index) {
+        return partitions.partition(new TopicPartition("orders", index)).orElseThrow();
+    }
+
+    private java.util.List<String> values(final int index) {
+        final Partition partition = partition(index);
+        try (LogReadResult result = partition.read(partition.logStartOffset(), Integer.MAX_VALUE)) {
+            return KafkaBatches.values(result.records());
+        }
+    }
+
+    @Test
+    void shouldAppendAndAnswerTheBaseOffset() throws Exception {
+        produce(BY_NAME, "orders", Uuid.ZERO_UUID, 1, KafkaBatches.plain("a", 2, 1L));
+
+        final ProduceResponseData.PartitionProduceResponse response =
+                produce(BY_NAME, "orders", Uuid.ZERO_UUID, 1, KafkaBatches.plain("b", 3, 1L));
+
+        assertThat(response.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(response.index()).isEqualTo(1);
+        assertThat(response.baseOffset()).isEqualTo(2);
+        assertThat(response.logStartOffset()).isZero();
+        assertThat(response.logAppendTimeMs()).isEqualTo(-1);
+        assertThat(values(1)).containsExactly("a-0", "a-1", "b-0", "b-1", "b-2");
+        assertThat(partition(0).logEndOffset()).isZero();
+    }
+
+    @Test
+    void shouldAppendByTopicId() throws Exception {
+        final ProduceResponseData.PartitionProduceResponse response =
+                produce(BY_ID, null, orders.id(), 0, KafkaBatches.plain("a", 2, 1L));
+
+        assertThat(response.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(values(0)).containsExactly("a-0", "a-1");
+    }
+
+    @Test
+    void shouldAnswerUnknownTopicOrPartition() throws Exception {
+        assertThat(produce(BY_NAME, "missing", Uuid.ZERO_UUID, 0, KafkaBatches.plain("a", 1, 1L))
+                        .errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(produce(BY_NAME, "orders", Uuid.ZERO_UUID, 2, KafkaBatches.plain("a", 1, 1L))
+                        .errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(produce(BY_ID, null, Uuid.randomUuid(), 0, KafkaBatches.plain("a", 1, 1L))
+                        .errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_ID.code());
+    }
+
+    @Test
+    void shouldAnswerCorruptMessageForABadCrcAndAppendNothing() throws Exception {
+        final byte[] bytes = KafkaBatches.bytes(KafkaBatches.plain("a", 3, 1L));
+        bytes[bytes.length - 2] ^= 0x01;
+
+        final ProduceResponseData.PartitionProduceResponse response =
+                produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)));
+
+        assertThat(response.errorCode()).isEqualTo(Errors.CORRUPT_MESSAGE.code());
+        assertThat(response.errorMessage()).isNotBlank();
+        assertThat(partition(0).logEndOffset()).isZero();
+    }
+
+    @Test
+    void shouldAnswerNothingForAcksZeroButAppend() throws Exception {
+        final Response response = Requests.handle(
+                handler,
+                ApiKeys.PRODUCE,
+                BY_NAME,
+                request((short) 0, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.plain("a", 2, 1L)));
+
+        assertThat(response).isSameAs(Response.NONE);
+        assertThat(values(0)).containsExactly("a-0", "a-1");
+    }
+
+    @Test
+    void shouldAnswerARetriedIdempotentBatchWithItsOriginalOffset() throws Exception {
+        produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.plain("before", 4, 1L));
+        final long original = produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(9, (short) 0, 0, 3))
+                .baseOffset();
+
+        final ProduceResponseData.PartitionProduceResponse retried =
+                produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(9, (short) 0, 0, 3));
+
+        assertThat(original).isEqualTo(4);
+        assertThat(retried.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(retried.baseOffset()).isEqualTo(4);
+        assertThat(partition(0).logEndOffset()).isEqualTo(7);
+    }
+
+    @Test
+    void shouldAnswerOutOfOrderSequenceForAGap() throws Exception {
+        produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(9, (short) 0, 0, 3));
+
+        final ProduceResponseData.PartitionProduceResponse response =
+                produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(9, (short) 0, 10, 1));
+
+        assertThat(response.errorCode()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code());
+        assertThat(partition(0).logEndOffset()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldRefuseAPartitionWithoutRecords() throws Exception {
+        assertThat(produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, MemoryRecords.EMPTY)
+                        .errorCode())
+                .isEqualTo(Errors.INVALID_RECORD.code());
+    }
+}

@@ -1,0 +1,136 @@
+package io.isthmus.broker.partition;
+
+import static io.isthmus.broker.testkit.KafkaBatches.plain;
+import static io.isthmus.broker.testkit.KafkaBatches.segment;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.isthmus.broker.log.LogManager;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.testkit.TestPartitions;
+import io.isthmus.broker.topic.TopicRegistry;
+import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionManagerTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shouldCreateEveryPartitionOfATopic() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            final TopicInfo topic = manager.createTopic("orders", 3);
+
+            assertThat(manager.partitions()).hasSize(3);
+            for (int p = 0; p < 3; p++) {
+                final Partition partition =
+                        manager.partition(new TopicPartition("orders", p)).orElseThrow();
+                assertThat(partition.topicId()).isEqualTo(topic.id());
+                assertThat(partition.logEndOffset()).isZero();
+            }
+            assertThat(manager.partition(new TopicPartition("orders", 3))).isEmpty();
+            assertThat(manager.topics().byName("orders")).contains(topic);
+        }
+    }
+
+    @Test
+    void shouldRefuseADuplicateOrInvalidTopicAndCreateNoLog() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            manager.createTopic("orders", 1);
+
+            assertThatThrownBy(() -> manager.createTopic("orders", 2)).isInstanceOf(TopicExistsException.class);
+            assertThatThrownBy(() -> manager.createTopic("bad name", 1)).isInstanceOf(InvalidTopicException.class);
+
+            assertThat(manager.partitions()).hasSize(1);
+            assertThat(tmp.resolve("orders-1")).doesNotExist();
+        }
+    }
+
+    @Test
+    void shouldDeleteATopicWithItsLogsAndWakeWaitingFetches() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            manager.createTopic("orders", 2);
+            final Partition p0 =
+                    manager.partition(new TopicPartition("orders", 0)).orElseThrow();
+            p0.appendFromClient(segment(plain("x", 2, 1L)));
+            final AtomicInteger woken = new AtomicInteger();
+            p0.awaitAppend(2, woken::incrementAndGet);
+
+            manager.deleteTopic("orders");
+
+            assertThat(woken).hasValue(1);
+            assertThat(manager.partitions()).isEmpty();
+            assertThat(manager.topics().byName("orders")).isEmpty();
+            assertThat(tmp.resolve("orders-0")).doesNotExist();
+            assertThat(tmp.resolve("orders-1")).doesNotExist();
+            assertThatThrownBy(() -> manager.deleteTopic("orders"))
+                    .isInstanceOf(UnknownTopicOrPartitionException.class);
+        }
+        try (PartitionManager reopened = TestPartitions.start(tmp)) {
+            assertThat(reopened.partitions()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldReopenTopicsWithTheirData() throws Exception {
+        final TopicInfo created;
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            created = manager.createTopic("orders", 2);
+            manager.partition(new TopicPartition("orders", 1))
+                    .orElseThrow()
+                    .appendFromClient(segment(plain("x", 4, 1L)));
+        }
+
+        try (PartitionManager reopened = TestPartitions.start(tmp)) {
+            final Partition p1 =
+                    reopened.partition(new TopicPartition("orders", 1)).orElseThrow();
+            assertThat(p1.logEndOffset()).isEqualTo(4);
+            assertThat(p1.topicId()).isEqualTo(created.id());
+            assertThat(reopened.partitions()).hasSize(2);
+        }
+    }
+
+    @Test
+    void shouldDeleteALogThatNoRegisteredTopicOwnsAtStart() throws Exception {
+        // A crash after the registry forgot the topic but before its logs were deleted.
+        final LogManager logs =
+                LogManager.fromConfig(Map.of(LogManager.LOG_DIRS, tmp.toString()), InstantSource.system());
+        logs.startup();
+        final PartitionLog stray = logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition("stray", 0));
+        stray.append(segment(plain("x", 1, 1L)), 0);
+        logs.close();
+        assertThat(tmp.resolve("stray-0")).isDirectory();
+
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            assertThat(manager.partitions()).isEmpty();
+            assertThat(tmp.resolve("stray-0")).doesNotExist();
+        }
+    }
+
+    @Test
+    void shouldGiveARegisteredTopicWhoseLogsAreMissingEmptyLogs() throws Exception {
+        // A crash after the topic was registered but before its logs were created.
+        final TopicInfo registered = TopicRegistry.open(tmp).create("orders", 2);
+        assertThat(Files.exists(tmp.resolve("orders-0"))).isFalse();
+
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            assertThat(manager.partitions()).hasSize(2);
+            final Partition p0 =
+                    manager.partition(new TopicPartition("orders", 0)).orElseThrow();
+            assertThat(p0.logEndOffset()).isZero();
+            assertThat(p0.topicId()).isEqualTo(registered.id());
+            assertThat(p0.appendFromClient(segment(plain("x", 1, 1L))).baseOffset())
+                    .isZero();
+        }
+    }
+}

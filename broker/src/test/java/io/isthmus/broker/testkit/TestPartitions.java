@@ -1,0 +1,21 @@
+package io.isthmus.broker.testkit;
+
+import io.isthmus.broker.log.LogManager;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.topic.TopicRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.Map;
+
+/** Partitions over a test's directory, wired as the broker wires them (metadata in the first log dir). */
+public final class TestPartitions {
+    private TestPartitions() {}
+
+    public static PartitionManager start(final Path logDir) throws IOException {
+        final LogManager logs = LogManager.fromConfig(
+                Map.of(LogManager.LOG_DIRS, logDir.toString(), "log.segment.bytes", Integer.toString(1024 * 1024)),
+                InstantSource.system());
+        return PartitionManager.start(logs, TopicRegistry.open(logDir));
+    }
+}
