@@ -22,6 +22,8 @@ import io.isthmus.broker.metrics.BrokerMetricsMBean;
 import io.isthmus.broker.network.KafkaServer;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIdAllocator;
+import io.isthmus.broker.rdma.RdmaService;
+import io.isthmus.broker.rdma.RdmaSettings;
 import io.isthmus.broker.topic.TopicRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -56,6 +58,7 @@ public final class Broker implements AutoCloseable {
     private final GroupCoordinator coordinator;
     private final ScheduledExecutorService delayedFetches;
     private final KafkaServer server;
+    private final RdmaService rdma;
     private final BrokerMetricsMBean metrics;
     private final BrokerNode node;
 
@@ -66,6 +69,7 @@ public final class Broker implements AutoCloseable {
             final GroupCoordinator coordinator,
             final ScheduledExecutorService delayedFetches,
             final KafkaServer server,
+            final RdmaService rdma,
             final BrokerMetricsMBean metrics,
             final BrokerNode node) {
         this.config = config;
@@ -74,6 +78,7 @@ public final class Broker implements AutoCloseable {
         this.coordinator = coordinator;
         this.delayedFetches = delayedFetches;
         this.server = server;
+        this.rdma = rdma;
         this.metrics = metrics;
         this.node = node;
     }
@@ -99,9 +104,11 @@ public final class Broker implements AutoCloseable {
         });
         final BrokerNode node = new BrokerNode(config.nodeId(), config.clusterId());
 
+        final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions);
+
         final AtomicReference<RequestRouter> router = new AtomicReference<>();
         final List<ApiHandler> handlers = List.of(
-                new ApiVersionsHandler(() -> router.get().apiVersions()),
+                new ApiVersionsHandler(() -> rdma.advertise(router.get().apiVersions())),
                 new MetadataHandler(partitions, node, config.autoCreateTopics(), config.numPartitions()),
                 new ProduceHandler(partitions),
                 new FetchHandler(partitions, delayedFetches),
@@ -120,8 +127,10 @@ public final class Broker implements AutoCloseable {
                     config.socketRequestMaxBytes(),
                     config.maxInflightRequestsPerConnection(),
                     router.get(),
-                    router.get());
+                    router.get(),
+                    rdma.controlHandler());
         } catch (final RuntimeException | InterruptedException e) {
+            rdma.close();
             coordinator.close();
             delayedFetches.shutdownNow();
             partitions.close();
@@ -131,7 +140,20 @@ public final class Broker implements AutoCloseable {
         node.advertise(advertised.isEmpty() ? reachable(server.boundEndpoints()) : advertised);
         final BrokerMetricsMBean metrics = BrokerMetricsMBean.register(server.metrics(), partitions);
         LOG.info("broker {} started: listeners={}, log.dirs={}", config.nodeId(), node.endpoints(), config.logDirs());
-        return new Broker(config, partitions, offsets, coordinator, delayedFetches, server, metrics, node);
+        return new Broker(config, partitions, offsets, coordinator, delayedFetches, server, rdma, metrics, node);
+    }
+
+    /**
+     * A broker for one process's own use: loopback only, on a free port, over {@code logDir}, with
+     * {@code overrides} on top (Kafka-style keys). The demo and the tests start brokers this way.
+     */
+    public static Broker startEmbedded(final Path logDir, final Map<String, String> overrides)
+            throws IOException, InterruptedException {
+        final Map<String, String> settings = new HashMap<>();
+        settings.put(BrokerConfig.LISTENERS, "PLAINTEXT://127.0.0.1:0");
+        settings.put(BrokerConfig.LOG_DIRS, logDir.toString());
+        settings.putAll(overrides);
+        return start(BrokerConfig.of(settings));
     }
 
     /** A listener bound to the wildcard address is advertised under this host's name. */
@@ -196,6 +218,11 @@ public final class Broker implements AutoCloseable {
         return server;
     }
 
+    /** The RDMA datapaths: running, or off with the reason. */
+    public RdmaService rdma() {
+        return rdma;
+    }
+
     public BrokerConfig config() {
         return config;
     }
@@ -206,6 +233,7 @@ public final class Broker implements AutoCloseable {
         LOG.info("broker {} shutting down", config.nodeId());
         metrics.close();
         server.close();
+        rdma.close();
         coordinator.close();
         delayedFetches.shutdownNow();
         delayedFetches.awaitTermination(5, TimeUnit.SECONDS);

@@ -52,7 +52,7 @@ class KafkaClientsCompatibilityTest {
 
     @BeforeAll
     void startBroker(@TempDir final Path dir) throws Exception {
-        broker = TestBroker.start(dir);
+        broker = Broker.startEmbedded(dir, Map.of("log.segment.bytes", "8388608", "num.network.threads", "2"));
     }
 
     @AfterAll

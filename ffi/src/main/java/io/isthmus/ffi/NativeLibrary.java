@@ -110,4 +110,18 @@ public enum NativeLibrary {
     public static Linker linker() {
         return LINKER;
     }
+
+    /**
+     * For {@code catch (Throwable t) { throw rethrow(t); }} around {@code invokeExact}: unchecked throwables
+     * pass unchanged, a checked one (no downcall declares any) is wrapped.
+     */
+    public static RuntimeException rethrow(final Throwable t) {
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException("downcall failed", t);
+    }
 }

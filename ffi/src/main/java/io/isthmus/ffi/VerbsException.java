@@ -53,4 +53,16 @@ public class VerbsException extends RuntimeException {
     public String errnoName() {
         return Errno.name(errno);
     }
+
+    /**
+     * Throws naming the verb when a call that returns non-zero and sets errno failed (most control verbs and
+     * every rdma_cm call); the errno comes from the call's captured state, the return code when errno is 0.
+     */
+    public static void checkErrno(
+            final int rc, final java.lang.foreign.MemorySegment capture, final String verb, final String context) {
+        if (rc != 0) {
+            final int errno = NativeLibrary.errno(capture);
+            throw new VerbsException(verb, errno != 0 ? errno : Math.abs(rc), context);
+        }
+    }
 }

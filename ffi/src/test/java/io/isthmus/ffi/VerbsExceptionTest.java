@@ -1,7 +1,14 @@
 package io.isthmus.ffi;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 class VerbsExceptionTest {
@@ -21,5 +28,32 @@ class VerbsExceptionTest {
     void shouldOmitEmptyContext() {
         assertThat(new VerbsException("rdma_create_event_channel", 19, ""))
                 .hasMessage("rdma_create_event_channel failed: ENODEV (No such device), errno=19");
+    }
+
+    @Test
+    void shouldThrowTheCapturedErrnoOnlyWhenACallFailed() {
+        try (Arena arena = Arena.ofConfined()) {
+            final StructLayout layout = Linker.Option.captureStateLayout();
+            final MemorySegment capture = arena.allocate(layout);
+            capture.set(ValueLayout.JAVA_INT, layout.byteOffset(MemoryLayout.PathElement.groupElement("errno")), 22);
+
+            VerbsException.checkErrno(0, capture, "rdma_listen", "backlog=8");
+            assertThatThrownBy(() -> VerbsException.checkErrno(-1, capture, "rdma_listen", "backlog=8"))
+                    .isInstanceOfSatisfying(
+                            VerbsException.class, e -> assertThat(e.errnoName()).isEqualTo("EINVAL"))
+                    .hasMessageContaining("rdma_listen failed")
+                    .hasMessageContaining("backlog=8");
+        }
+    }
+
+    @Test
+    void shouldFallBackToTheReturnCodeWhenNoErrnoWasSet() {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment capture = arena.allocate(Linker.Option.captureStateLayout());
+
+            assertThatThrownBy(() -> VerbsException.checkErrno(-12, capture, "ibv_modify_qp", ""))
+                    .isInstanceOfSatisfying(
+                            VerbsException.class, e -> assertThat(e.errno()).isEqualTo(12));
+        }
     }
 }

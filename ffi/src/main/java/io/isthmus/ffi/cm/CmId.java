@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
+import io.isthmus.ffi.VerbsException;
 import io.isthmus.ffi.layout.IbvQpCap;
 import io.isthmus.ffi.layout.IbvQpInitAttr;
 import io.isthmus.ffi.layout.RdmaCmId;
@@ -47,10 +48,10 @@ public final class CmId extends NativeResource {
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Rdmacm.CREATE_ID.invokeExact(
                     capture, channel.address(), out, MemorySegment.NULL, portSpace.value());
-            Rdmacm.check(rc, capture, "rdma_create_id", "port_space=" + portSpace);
+            VerbsException.checkErrno(rc, capture, "rdma_create_id", "port_space=" + portSpace);
             return new CmId(channel, out.get(ADDRESS, 0));
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -129,13 +130,13 @@ public final class CmId extends NativeResource {
             options.writeTo(attr);
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Rdmacm.CREATE_QP.invokeExact(capture, id, pd.address(), attr);
-            Rdmacm.check(rc, capture, "rdma_create_qp", details() + ", " + options);
+            VerbsException.checkErrno(rc, capture, "rdma_create_qp", details() + ", " + options);
             MemorySegment qp = id.get(ADDRESS, RdmaCmId.QP);
             int maxInline = attr.get(ValueLayout.JAVA_INT, IbvQpInitAttr.CAP + IbvQpCap.MAX_INLINE_DATA);
             queuePair = pd.adoptQueuePair(qp, options, maxInline, ignored -> destroyQueuePair());
             return queuePair;
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -143,7 +144,7 @@ public final class CmId extends NativeResource {
         try {
             Rdmacm.DESTROY_QP.invokeExact(id);
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -183,9 +184,10 @@ public final class CmId extends NativeResource {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(arena);
             int rc = body.invoke(capture, arena);
-            Rdmacm.check(rc, capture, verb, details() + (context.toString().isEmpty() ? "" : ", " + context));
+            VerbsException.checkErrno(
+                    rc, capture, verb, details() + (context.toString().isEmpty() ? "" : ", " + context));
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -207,9 +209,9 @@ public final class CmId extends NativeResource {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Rdmacm.DESTROY_ID.invokeExact(capture, id);
-            Rdmacm.check(rc, capture, "rdma_destroy_id", details());
+            VerbsException.checkErrno(rc, capture, "rdma_destroy_id", details());
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }

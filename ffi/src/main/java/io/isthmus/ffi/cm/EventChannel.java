@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import io.isthmus.ffi.FileDescriptors;
 import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
+import io.isthmus.ffi.VerbsException;
 import io.isthmus.ffi.layout.RdmaCmEvent;
 import io.isthmus.ffi.layout.RdmaEventChannel;
 import java.lang.foreign.Arena;
@@ -38,7 +39,7 @@ public final class EventChannel extends NativeResource {
             }
             return new EventChannel(channel);
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -77,7 +78,7 @@ public final class EventChannel extends NativeResource {
             MemorySegment out = call.allocate(ADDRESS);
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Rdmacm.GET_CM_EVENT.invokeExact(capture, channel, out);
-            Rdmacm.check(rc, capture, "rdma_get_cm_event", details());
+            VerbsException.checkErrno(rc, capture, "rdma_get_cm_event", details());
             MemorySegment event = out.get(ADDRESS, 0).reinterpret(RdmaCmEvent.LAYOUT.byteSize());
             CmEvent copy;
             try {
@@ -98,11 +99,11 @@ public final class EventChannel extends NativeResource {
                 copy = new CmEvent(type, status, id, listenId, privateData);
             } finally {
                 int ack = (int) Rdmacm.ACK_CM_EVENT.invokeExact(capture, event);
-                Rdmacm.check(ack, capture, "rdma_ack_cm_event", details());
+                VerbsException.checkErrno(ack, capture, "rdma_ack_cm_event", details());
             }
             return copy;
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -133,7 +134,7 @@ public final class EventChannel extends NativeResource {
         try {
             Rdmacm.DESTROY_EVENT_CHANNEL.invokeExact(channel);
         } catch (Throwable t) {
-            throw Rdmacm.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }

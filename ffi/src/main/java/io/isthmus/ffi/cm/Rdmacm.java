@@ -6,9 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.RdmaUnavailableException;
-import io.isthmus.ffi.VerbsException;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /** The exported functions of {@code librdmacm.so.1}, bound once; all but the void ones capture errno. */
@@ -49,22 +47,5 @@ final class Rdmacm {
 
     private static MethodHandle errno(String name, FunctionDescriptor descriptor) {
         return LIB.downcallCapturingErrno(name, descriptor);
-    }
-
-    static void check(int rc, MemorySegment capture, String verb, String context) {
-        if (rc != 0) {
-            int errno = NativeLibrary.errno(capture);
-            throw new VerbsException(verb, errno != 0 ? errno : Math.abs(rc), context);
-        }
-    }
-
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException("downcall failed", t);
     }
 }

@@ -25,23 +25,4 @@ final class Calls {
             throw new VerbsException(verb, Math.abs(rc), context);
         }
     }
-
-    /** Throws when a verb returning -1 and setting errno failed. */
-    static void checkErrno(int rc, MemorySegment capture, String verb, String context) {
-        if (rc != 0) {
-            int errno = NativeLibrary.errno(capture);
-            throw new VerbsException(verb, errno != 0 ? errno : Math.abs(rc), context);
-        }
-    }
-
-    /** Wraps a checked throwable escaping {@code invokeExact}. */
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException("downcall failed", t);
-    }
 }

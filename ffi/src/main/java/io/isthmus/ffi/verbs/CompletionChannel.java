@@ -3,6 +3,7 @@ package io.isthmus.ffi.verbs;
 import io.isthmus.ffi.FileDescriptors;
 import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
+import io.isthmus.ffi.VerbsException;
 import io.isthmus.ffi.layout.IbvCompChannel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -63,7 +64,7 @@ public final class CompletionChannel extends NativeResource {
             MemorySegment contextOut = call.allocate(ValueLayout.ADDRESS);
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Ibv.GET_CQ_EVENT.invokeExact(capture, channel, cqOut, contextOut);
-            Calls.checkErrno(rc, capture, "ibv_get_cq_event", details());
+            VerbsException.checkErrno(rc, capture, "ibv_get_cq_event", details());
             long cqAddress = cqOut.get(ValueLayout.ADDRESS, 0).address();
             CompletionQueue cq = queues.get(cqAddress);
             if (cq == null) {
@@ -73,7 +74,7 @@ public final class CompletionChannel extends NativeResource {
             cq.eventReceived();
             return cq;
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -87,9 +88,9 @@ public final class CompletionChannel extends NativeResource {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Ibv.DESTROY_COMP_CHANNEL.invokeExact(capture, channel);
-            Calls.checkErrno(rc, capture, "ibv_destroy_comp_channel", details());
+            VerbsException.checkErrno(rc, capture, "ibv_destroy_comp_channel", details());
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.isthmus.ffi.verbs;
 
+import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
 import io.isthmus.ffi.VerbsException;
 import io.isthmus.ffi.layout.IbvCq;
@@ -69,7 +70,7 @@ public final class CompletionQueue extends NativeResource {
         try {
             n = (int) pollCq.invokeExact(max, completions.segment());
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
         if (n < 0) {
             throw new VerbsException("ibv_poll_cq", -n, details());
@@ -87,7 +88,7 @@ public final class CompletionQueue extends NativeResource {
         try {
             rc = (int) reqNotifyCq.invokeExact(solicitedOnly ? 1 : 0);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
         Calls.checkCode(rc, "ibv_req_notify_cq", details());
     }
@@ -103,7 +104,7 @@ public final class CompletionQueue extends NativeResource {
             try {
                 Ibv.ACK_CQ_EVENTS.invokeExact(cq, unacknowledgedEvents);
             } catch (Throwable t) {
-                throw Calls.rethrow(t);
+                throw NativeLibrary.rethrow(t);
             }
             unacknowledgedEvents = 0;
         }
@@ -128,7 +129,7 @@ public final class CompletionQueue extends NativeResource {
             int rc = (int) Ibv.DESTROY_CQ.invokeExact(cq);
             Calls.checkCode(rc, "ibv_destroy_cq", details());
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }

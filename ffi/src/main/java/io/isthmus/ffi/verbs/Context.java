@@ -9,6 +9,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import io.isthmus.ffi.FileDescriptors;
 import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
+import io.isthmus.ffi.VerbsException;
 import io.isthmus.ffi.layout.IbvAsyncEvent;
 import io.isthmus.ffi.layout.IbvContext;
 import io.isthmus.ffi.layout.IbvDevice;
@@ -106,7 +107,7 @@ public final class Context extends NativeResource {
                     attr.get(JAVA_INT, IbvDeviceAttr.MAX_SRQ_SGE),
                     Byte.toUnsignedInt(attr.get(JAVA_BYTE, IbvDeviceAttr.PHYS_PORT_CNT)));
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -130,7 +131,7 @@ public final class Context extends NativeResource {
                     Short.toUnsignedInt(attr.get(JAVA_SHORT, IbvPortAttr.LID)),
                     LinkLayer.of(attr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER)));
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -141,11 +142,11 @@ public final class Context extends NativeResource {
             MemorySegment gid = call.allocate(IbvGid.LAYOUT);
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Ibv.QUERY_GID.invokeExact(capture, context, (byte) port, index, gid);
-            Calls.checkErrno(
+            VerbsException.checkErrno(
                     rc, capture, "ibv_query_gid", "device=" + deviceName + ", port=" + port + ", index=" + index);
             return Gid.read(gid, IbvGid.RAW);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -158,7 +159,7 @@ public final class Context extends NativeResource {
             Calls.checkPointer(pd, capture, "ibv_alloc_pd", "device=" + deviceName);
             return new ProtectionDomain(this, pd);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -171,7 +172,7 @@ public final class Context extends NativeResource {
             Calls.checkPointer(channel, capture, "ibv_create_comp_channel", "device=" + deviceName);
             return new CompletionChannel(this, channel);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -201,7 +202,7 @@ public final class Context extends NativeResource {
                     "device=" + deviceName + ", cqe=" + entries + ", comp_vector=" + completionVector);
             return new CompletionQueue(this, channel, cq, true);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -226,7 +227,7 @@ public final class Context extends NativeResource {
             MemorySegment event = call.allocate(IbvAsyncEvent.LAYOUT);
             MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
             int rc = (int) Ibv.GET_ASYNC_EVENT.invokeExact(capture, context, event);
-            Calls.checkErrno(rc, capture, "ibv_get_async_event", "device=" + deviceName);
+            VerbsException.checkErrno(rc, capture, "ibv_get_async_event", "device=" + deviceName);
             AsyncEventType type = AsyncEventType.of(event.get(JAVA_INT, IbvAsyncEvent.EVENT_TYPE));
             boolean portEvent = type == AsyncEventType.PORT_ACTIVE
                     || type == AsyncEventType.PORT_ERR
@@ -241,7 +242,7 @@ public final class Context extends NativeResource {
             Ibv.ACK_ASYNC_EVENT.invokeExact(event);
             return result;
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -257,9 +258,9 @@ public final class Context extends NativeResource {
             try (Arena call = Arena.ofConfined()) {
                 MemorySegment capture = NativeLibrary.allocateErrnoCapture(call);
                 int rc = (int) Ibv.CLOSE_DEVICE.invokeExact(capture, context);
-                Calls.checkErrno(rc, capture, "ibv_close_device", "device=" + deviceName);
+                VerbsException.checkErrno(rc, capture, "ibv_close_device", "device=" + deviceName);
             } catch (Throwable t) {
-                throw Calls.rethrow(t);
+                throw NativeLibrary.rethrow(t);
             }
         }
     }

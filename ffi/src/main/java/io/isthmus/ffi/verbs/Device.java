@@ -30,7 +30,7 @@ public final class Device {
             Calls.checkPointer(context, capture, "ibv_open_device", "device=" + name);
             return new Context(context, name, true);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 

@@ -47,7 +47,7 @@ public final class DeviceList extends NativeResource {
             }
             return new DeviceList(list, count.get(ValueLayout.JAVA_INT, 0));
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -81,7 +81,7 @@ public final class DeviceList extends NativeResource {
         try {
             Ibv.FREE_DEVICE_LIST.invokeExact(list);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }

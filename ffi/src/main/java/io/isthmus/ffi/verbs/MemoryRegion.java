@@ -1,5 +1,6 @@
 package io.isthmus.ffi.verbs;
 
+import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
 import io.isthmus.ffi.layout.IbvMr;
 import java.lang.foreign.MemorySegment;
@@ -69,7 +70,7 @@ public final class MemoryRegion extends NativeResource {
             int rc = (int) Ibv.DEREG_MR.invokeExact(mr);
             Calls.checkCode(rc, "ibv_dereg_mr", details());
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }

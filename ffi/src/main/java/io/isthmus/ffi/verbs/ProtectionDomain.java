@@ -63,7 +63,7 @@ public final class ProtectionDomain extends NativeResource {
             }
             return new MemoryRegion(this, mr, segment, accessFlags);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -80,7 +80,7 @@ public final class ProtectionDomain extends NativeResource {
             int maxInline = attr.get(ValueLayout.JAVA_INT, IbvQpInitAttr.CAP + IbvQpCap.MAX_INLINE_DATA);
             return new QueuePair(this, options, qp, maxInline, ProtectionDomain::destroyQueuePair, true);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -111,7 +111,7 @@ public final class ProtectionDomain extends NativeResource {
                     "device=" + context.deviceName() + ", max_wr=" + maxWr + ", max_sge=" + maxSge);
             return new SharedReceiveQueue(this, srq, maxSge);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -120,7 +120,7 @@ public final class ProtectionDomain extends NativeResource {
             int rc = (int) Ibv.DESTROY_QP.invokeExact(qp);
             Calls.checkCode(rc, "ibv_destroy_qp", "qp=" + qp);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -135,7 +135,7 @@ public final class ProtectionDomain extends NativeResource {
             int rc = (int) Ibv.DEALLOC_PD.invokeExact(pd);
             Calls.checkCode(rc, "ibv_dealloc_pd", details());
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }

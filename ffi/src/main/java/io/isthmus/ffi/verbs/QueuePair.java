@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
 import io.isthmus.ffi.VerbsException;
 import io.isthmus.ffi.layout.IbvQp;
@@ -113,7 +114,7 @@ public final class QueuePair extends NativeResource {
         try {
             rc = (int) postSend.invokeExact(head, badSendWr);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
         if (rc != 0) {
             throw postFailure(
@@ -132,7 +133,7 @@ public final class QueuePair extends NativeResource {
         try {
             rc = (int) postRecv.invokeExact(head, badRecvWr);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
         if (rc != 0) {
             throw postFailure(
@@ -156,7 +157,7 @@ public final class QueuePair extends NativeResource {
             int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, attr, attributes.mask());
             Calls.checkCode(rc, "ibv_modify_qp", details() + ", " + attributes);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -236,7 +237,7 @@ public final class QueuePair extends NativeResource {
                     attr.get(JAVA_INT, IbvQpAttr.CAP + IbvQpCap.MAX_SEND_WR),
                     attr.get(JAVA_INT, IbvQpAttr.CAP + IbvQpCap.MAX_INLINE_DATA));
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 

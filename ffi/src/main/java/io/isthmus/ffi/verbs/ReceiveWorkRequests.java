@@ -18,10 +18,11 @@ public final class ReceiveWorkRequests {
     private final MemorySegment sges;
     private final int capacity;
     private final int maxSge;
-    private int linked = -1;
+    private final WorkRequestArray array;
 
     private ReceiveWorkRequests(MemorySegment requests, MemorySegment sges, int capacity, int maxSge) {
         this.requests = requests;
+        this.array = new WorkRequestArray(requests, capacity, IbvRecvWr.SIZE, IbvRecvWr.NEXT);
         this.sges = sges;
         this.capacity = capacity;
         this.maxSge = maxSge;
@@ -92,28 +93,14 @@ public final class ReceiveWorkRequests {
     }
 
     MemorySegment chain(int count) {
-        if (count != linked) {
-            if (count < 1 || count > capacity) {
-                throw new IndexOutOfBoundsException("count=" + count + ", capacity=" + capacity);
-            }
-            for (int i = 0; i < count - 1; i++) {
-                requests.set(JAVA_LONG, offset(i) + IbvRecvWr.NEXT, requests.address() + offset(i + 1));
-            }
-            requests.set(JAVA_LONG, offset(count - 1) + IbvRecvWr.NEXT, 0L);
-            linked = count;
-        }
-        return requests;
+        return array.chain(count);
     }
 
     int indexOf(long address) {
-        long delta = address - requests.address();
-        return delta >= 0 && delta < capacity * IbvRecvWr.SIZE ? (int) (delta / IbvRecvWr.SIZE) : -1;
+        return array.indexOf(address);
     }
 
     private long offset(int index) {
-        if (index < 0 || index >= capacity) {
-            throw new IndexOutOfBoundsException("index=" + index + ", capacity=" + capacity);
-        }
-        return index * IbvRecvWr.SIZE;
+        return array.offset(index);
     }
 }

@@ -33,10 +33,11 @@ public final class SendWorkRequests {
     private final MemorySegment sges;
     private final int capacity;
     private final int maxSge;
-    private int linked = -1;
+    private final WorkRequestArray array;
 
     private SendWorkRequests(MemorySegment requests, MemorySegment sges, int capacity, int maxSge) {
         this.requests = requests;
+        this.array = new WorkRequestArray(requests, capacity, IbvSendWr.SIZE, IbvSendWr.NEXT);
         this.sges = sges;
         this.capacity = capacity;
         this.maxSge = maxSge;
@@ -195,29 +196,15 @@ public final class SendWorkRequests {
      * returns the head; relinks only when {@code count} changed since the previous call.
      */
     MemorySegment chain(int count) {
-        if (count != linked) {
-            if (count < 1 || count > capacity) {
-                throw new IndexOutOfBoundsException("count=" + count + ", capacity=" + capacity);
-            }
-            for (int i = 0; i < count - 1; i++) {
-                requests.set(JAVA_LONG, offset(i) + IbvSendWr.NEXT, requests.address() + offset(i + 1));
-            }
-            requests.set(JAVA_LONG, offset(count - 1) + IbvSendWr.NEXT, 0L);
-            linked = count;
-        }
-        return requests;
+        return array.chain(count);
     }
 
     /** The index of the request at native address {@code address}, or -1. */
     int indexOf(long address) {
-        long delta = address - requests.address();
-        return delta >= 0 && delta < capacity * IbvSendWr.SIZE ? (int) (delta / IbvSendWr.SIZE) : -1;
+        return array.indexOf(address);
     }
 
     private long offset(int index) {
-        if (index < 0 || index >= capacity) {
-            throw new IndexOutOfBoundsException("index=" + index + ", capacity=" + capacity);
-        }
-        return index * IbvSendWr.SIZE;
+        return array.offset(index);
     }
 }

@@ -2,6 +2,7 @@ package io.isthmus.ffi.verbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
+import io.isthmus.ffi.NativeLibrary;
 import io.isthmus.ffi.NativeResource;
 import io.isthmus.ffi.VerbsException;
 import io.isthmus.ffi.layout.IbvSrq;
@@ -42,7 +43,7 @@ public final class SharedReceiveQueue extends NativeResource {
         try {
             rc = (int) postSrqRecv.invokeExact(head, badRecvWr);
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
         if (rc != 0) {
             throw new VerbsException(
@@ -65,7 +66,7 @@ public final class SharedReceiveQueue extends NativeResource {
             int rc = (int) Ibv.DESTROY_SRQ.invokeExact(srq);
             Calls.checkCode(rc, "ibv_destroy_srq", details());
         } catch (Throwable t) {
-            throw Calls.rethrow(t);
+            throw NativeLibrary.rethrow(t);
         }
     }
 }
