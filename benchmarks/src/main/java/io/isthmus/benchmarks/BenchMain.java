@@ -1,0 +1,67 @@
+package io.isthmus.benchmarks;
+
+import io.isthmus.benchmarks.harness.BenchCase;
+import io.isthmus.benchmarks.harness.BenchPlan;
+import io.isthmus.benchmarks.harness.BenchRun;
+import io.isthmus.benchmarks.harness.ResultsDirectory;
+import io.isthmus.benchmarks.harness.client.ClientLibrary;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./isthmus bench [--quick] [--only NAME] [--out DIR]}: the side-by-side harness. Starts an Apache Kafka 4.4.0
+ * KRaft broker and an isthmus broker, each in its own JVM, runs every workload against both with clients in their
+ * own JVMs, measures this machine's memcpy and loopback TCP limits, and writes {@code results.json}, {@code report.md}
+ * and PNG plots. Progress goes to stderr; stdout ends with exactly one {@code bench: ...} line.
+ */
+@Command(
+        name = "isthmus bench",
+        mixinStandardHelpOptions = true,
+        description = "Compares isthmus with Apache Kafka 4.4.0 side by side and writes a report with plots.")
+public final class BenchMain implements Callable<Integer> {
+    @Option(names = "--quick", description = "Smoke run: fewer records and configurations, under three minutes.")
+    private boolean quick;
+
+    @Option(
+            names = "--only",
+            paramLabel = "NAME",
+            split = ",",
+            description =
+                    "Only these groups: produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out, limits.")
+    private List<String> only = new ArrayList<>();
+
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description =
+                    "Output directory (default benchmarks/results/<timestamp>, or quick-<timestamp> with --quick).")
+    private Path out;
+
+    @Option(names = "--client", defaultValue = "kafka-clients", description = "Client library: ${DEFAULT-VALUE}.")
+    private String client;
+
+    public static void main(final String[] args) {
+        System.exit(new CommandLine(new BenchMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final BenchPlan plan = BenchPlan.of(quick, only);
+        final Path dir = out != null ? out.toAbsolutePath() : ResultsDirectory.fresh(quick ? "quick-" : "");
+        final BenchRun run = new BenchRun(plan, ClientLibrary.ofLabel(client), dir);
+        final BenchRun.Outcome outcome = run.execute();
+        System.out.println(outcome.markdown());
+        final List<BenchCase> failedCases = outcome.failedCases();
+        if (!failedCases.isEmpty()) {
+            System.err.println(
+                    "bench: " + failedCases.size() + " case(s) failed on at least one broker, see report.md");
+        }
+        System.out.println(outcome.summaryLine());
+        return failedCases.isEmpty() ? 0 : 1;
+    }
+}

@@ -1,0 +1,47 @@
+package io.isthmus.benchmarks.harness;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One measured configuration, run once against each broker on a fresh topic.
+ *
+ * @param id unique, stable key in results.json (and the topic name's stem)
+ * @param group the workload family, as {@code --only} names it
+ * @param workload the client runner's workload
+ * @param params what varies between cases of a group, for the report and the plots
+ * @param partitions partitions of the case's topic
+ * @param clientArgs the client runner's arguments, without bootstrap, topic and client library
+ * @param preloadRecords records a produce run writes into the topic first (consume cases), 0 for none
+ * @param timeout how long the client may take
+ */
+public record BenchCase(
+        String id,
+        String group,
+        String workload,
+        Map<String, Object> params,
+        int partitions,
+        List<String> clientArgs,
+        long preloadRecords,
+        Duration timeout) {
+
+    public BenchCase {
+        params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        clientArgs = List.copyOf(clientArgs);
+    }
+
+    /** The params as {@code key=value} text, in order. */
+    public String describe() {
+        final List<String> parts = new ArrayList<>();
+        params.forEach((key, value) -> parts.add(key + "=" + value));
+        return String.join(" ", parts);
+    }
+
+    /** An integer parameter. */
+    public int intParam(final String key) {
+        return ((Number) params.get(key)).intValue();
+    }
+}

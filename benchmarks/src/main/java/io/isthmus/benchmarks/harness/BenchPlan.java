@@ -1,0 +1,247 @@
+package io.isthmus.benchmarks.harness;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The cases of a run: {@code --quick} (a smoke run under three minutes on two cores: fewer records, fewer
+ * configurations) or the full run the README reports. Groups, as {@code --only} names them: {@value #PRODUCE},
+ * {@value #CONSUME}, {@value #PRODUCE_LATENCY}, {@value #E2E_LATENCY}, {@value #IDLE_FETCH}, {@value #FAN_OUT}, and
+ * {@value #LIMITS} (the physical probes, which run in the harness itself).
+ */
+public final class BenchPlan {
+    public static final String PRODUCE = "produce";
+    public static final String CONSUME = "consume";
+    public static final String PRODUCE_LATENCY = "produce-latency";
+    public static final String E2E_LATENCY = "e2e-latency";
+    public static final String IDLE_FETCH = "idle-fetch";
+    public static final String FAN_OUT = "fan-out";
+    public static final String LIMITS = "limits";
+    public static final List<String> GROUPS =
+            List.of(PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, LIMITS);
+
+    /** Recommended producer batching for throughput runs. */
+    static final int LINGER_MS = 5;
+
+    static final int BATCH_BYTES = 64 * 1024;
+
+    private final boolean quick;
+    private final Set<String> groups;
+    private final List<BenchCase> cases;
+
+    private BenchPlan(final boolean quick, final Set<String> groups) {
+        this.quick = quick;
+        this.groups = groups;
+        this.cases = build();
+    }
+
+    /** The plan for {@code quick} or the full run, with only the named groups ({@code null} or empty: all). */
+    public static BenchPlan of(final boolean quick, final List<String> only) {
+        if (only == null || only.isEmpty()) {
+            return new BenchPlan(quick, Set.copyOf(GROUPS));
+        }
+        for (final String group : only) {
+            if (!GROUPS.contains(group)) {
+                throw new IllegalArgumentException(
+                        "unknown group: " + group + " (known: " + String.join(", ", GROUPS) + ")");
+            }
+        }
+        return new BenchPlan(quick, Set.copyOf(only));
+    }
+
+    public boolean quick() {
+        return quick;
+    }
+
+    public boolean includes(final String group) {
+        return groups.contains(group);
+    }
+
+    public List<BenchCase> cases() {
+        return cases;
+    }
+
+    /** Seconds each physical probe runs. */
+    public double limitSeconds() {
+        return quick ? 1.0 : 3.0;
+    }
+
+    /** The settings that vary with the plan, for results.json. */
+    public Map<String, Object> describe() {
+        final Map<String, Object> map = new LinkedHashMap<>();
+        map.put("quick", quick);
+        map.put("groups", GROUPS.stream().filter(groups::contains).toList());
+        map.put(
+                "producer_batching",
+                "linger.ms=" + LINGER_MS + " batch.size=" + BATCH_BYTES
+                        + " compression=none, idempotence only with acks=all");
+        map.put("latency_producer", "linger.ms=0 max.in.flight.requests.per.connection=1 acks=1");
+        map.put(
+                "consumer",
+                "assign() all partitions from the beginning, no group, default fetch sizes, check.crcs=true");
+        return map;
+    }
+
+    private List<BenchCase> build() {
+        final List<BenchCase> all = new ArrayList<>();
+        final int[] sizes = {100, 1024, 16384};
+        final int[] partitionCounts = quick ? new int[] {1} : new int[] {1, 4};
+        final String[] acksValues = quick ? new String[] {"1"} : new String[] {"1", "all"};
+        if (groups.contains(PRODUCE)) {
+            for (final int size : sizes) {
+                for (final int partitions : partitionCounts) {
+                    for (final String acks : acksValues) {
+                        all.add(throughputCase(PRODUCE, "produce", size, partitions, acks, 0));
+                    }
+                }
+            }
+        }
+        if (groups.contains(CONSUME)) {
+            final int[] consumeSizes = quick ? new int[] {100, 1024} : sizes;
+            for (final int size : consumeSizes) {
+                for (final int partitions : partitionCounts) {
+                    all.add(throughputCase(CONSUME, "consume", size, partitions, "1", throughputRecords(size)));
+                }
+            }
+        }
+        if (groups.contains(PRODUCE_LATENCY)) {
+            final int records = quick ? 2_000 : 20_000;
+            for (final String acks : acksValues) {
+                final Map<String, Object> params = new LinkedHashMap<>();
+                params.put("record_bytes", 100);
+                params.put("acks", acks);
+                params.put("records", records);
+                all.add(new BenchCase(
+                        "produce-latency-100B-acks" + acks,
+                        PRODUCE_LATENCY,
+                        "produce-latency",
+                        params,
+                        1,
+                        List.of("--records", Integer.toString(records), "--record-bytes", "100", "--acks", acks),
+                        0,
+                        Duration.ofSeconds(180)));
+            }
+        }
+        if (groups.contains(E2E_LATENCY)) {
+            final int[] rates = quick ? new int[] {1_000} : new int[] {1_000, 10_000};
+            final double seconds = quick ? 3 : 15;
+            for (final int rate : rates) {
+                final Map<String, Object> params = new LinkedHashMap<>();
+                params.put("record_bytes", 100);
+                params.put("rate_per_s", rate);
+                params.put("seconds", seconds);
+                all.add(new BenchCase(
+                        "e2e-latency-100B-rate" + rate,
+                        E2E_LATENCY,
+                        "e2e-latency",
+                        params,
+                        1,
+                        List.of(
+                                "--record-bytes", "100",
+                                "--rate", Integer.toString(rate),
+                                "--duration-s", Double.toString(seconds),
+                                "--acks", "1",
+                                "--fetch-max-wait-ms", "500"),
+                        0,
+                        Duration.ofSeconds(180)));
+            }
+        }
+        if (groups.contains(IDLE_FETCH)) {
+            final double seconds = quick ? 3 : 10;
+            final List<int[]> variants = quick
+                    ? List.of(new int[] {4, 0})
+                    : List.of(new int[] {1, 0}, new int[] {4, 0}, new int[] {16, 0}, new int[] {16, 500});
+            for (final int[] variant : variants) {
+                final Map<String, Object> params = new LinkedHashMap<>();
+                params.put("consumers", variant[0]);
+                params.put("fetch_max_wait_ms", variant[1]);
+                params.put("seconds", seconds);
+                all.add(new BenchCase(
+                        "idle-fetch-c" + variant[0] + "-wait" + variant[1],
+                        IDLE_FETCH,
+                        "idle-fetch",
+                        params,
+                        1,
+                        List.of(
+                                "--consumers", Integer.toString(variant[0]),
+                                "--fetch-max-wait-ms", Integer.toString(variant[1]),
+                                "--duration-s", Double.toString(seconds)),
+                        0,
+                        Duration.ofSeconds(180)));
+            }
+        }
+        if (groups.contains(FAN_OUT)) {
+            final int[] consumerCounts = quick ? new int[] {1, 4} : new int[] {1, 4, 16};
+            final int records = quick ? 20_000 : 200_000;
+            for (final int consumers : consumerCounts) {
+                final Map<String, Object> params = new LinkedHashMap<>();
+                params.put("consumers", consumers);
+                params.put("record_bytes", 1024);
+                params.put("records", records);
+                all.add(new BenchCase(
+                        "fan-out-1KiB-c" + consumers,
+                        FAN_OUT,
+                        "fan-out",
+                        params,
+                        1,
+                        List.of(
+                                "--consumers", Integer.toString(consumers),
+                                "--records", Integer.toString(records),
+                                "--record-bytes", "1024",
+                                "--acks", "1",
+                                "--linger-ms", Integer.toString(LINGER_MS),
+                                "--batch-bytes", Integer.toString(BATCH_BYTES)),
+                        0,
+                        Duration.ofSeconds(300)));
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    private BenchCase throughputCase(
+            final String group,
+            final String workload,
+            final int size,
+            final int partitions,
+            final String acks,
+            final long preload) {
+        final long records = throughputRecords(size);
+        final Map<String, Object> params = new LinkedHashMap<>();
+        params.put("record_bytes", size);
+        params.put("partitions", partitions);
+        if (group.equals(PRODUCE)) {
+            params.put("acks", acks);
+        }
+        params.put("records", records);
+        final String id =
+                group + "-" + sizeLabel(size) + "-p" + partitions + (group.equals(PRODUCE) ? "-acks" + acks : "");
+        final List<String> args = new ArrayList<>(List.of(
+                "--record-bytes", Integer.toString(size),
+                "--partitions", Integer.toString(partitions),
+                "--acks", acks,
+                "--linger-ms", Integer.toString(LINGER_MS),
+                "--batch-bytes", Integer.toString(BATCH_BYTES)));
+        if (preload == 0) {
+            // A consume case learns its record count from the preload (warmup records included).
+            args.addAll(List.of("--records", Long.toString(records)));
+        }
+        return new BenchCase(id, group, workload, params, partitions, args, preload, Duration.ofSeconds(300));
+    }
+
+    /** About 20-64 MB per case in a quick run, 200-650 MB in a full one. */
+    private long throughputRecords(final int size) {
+        return switch (size) {
+            case 100 -> quick ? 200_000 : 2_000_000;
+            case 1024 -> quick ? 40_000 : 500_000;
+            default -> quick ? 3_000 : 40_000;
+        };
+    }
+
+    static String sizeLabel(final int size) {
+        return size % 1024 == 0 ? (size / 1024) + "KiB" : size + "B";
+    }
+}

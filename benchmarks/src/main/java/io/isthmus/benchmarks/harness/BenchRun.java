@@ -1,0 +1,241 @@
+package io.isthmus.benchmarks.harness;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.isthmus.benchmarks.harness.client.ClientLibrary;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One harness run: probes the limits, starts both brokers, runs every case of the plan against each (alternating which
+ * broker goes first, so that a drift in machine load does not favour one), stops them, and writes {@code results.json},
+ * {@code report.md} and the plots into the output directory.
+ */
+public final class BenchRun {
+    private final BenchPlan plan;
+    private final ClientLibrary client;
+    private final Path dir;
+    private final Progress progress;
+
+    public BenchRun(final BenchPlan plan, final ClientLibrary client, final Path dir) {
+        this.plan = plan;
+        this.client = client;
+        this.dir = dir;
+        this.progress = new Progress(plan.cases().size() * BrokerKind.values().length);
+    }
+
+    public Outcome execute() throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        final Path logs = Files.createDirectories(dir.resolve("logs"));
+        final String started = LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME);
+        final MachineInfo machine = MachineInfo.collect();
+        Map<String, Object> limits = Map.of();
+        if (plan.includes(BenchPlan.LIMITS)) {
+            progress.note("measuring memcpy and loopback TCP bandwidth");
+            limits = PhysicalLimits.measure(plan.limitSeconds());
+            progress.note(String.format(
+                    Locale.ROOT,
+                    "limits: memcpy %.2f GB/s, TCP loopback %.2f GB/s",
+                    limits.get("memcpy_gb_per_s"),
+                    limits.get("tcp_loopback_gb_per_s")));
+        }
+        final Path dataRoot = dataRoot();
+        final List<CaseOutcome> outcomes = new ArrayList<>();
+        final Map<String, Object> brokerTotals = new LinkedHashMap<>();
+        try {
+            if (!plan.cases().isEmpty()) {
+                runCases(dataRoot, logs, outcomes, brokerTotals);
+            }
+        } finally {
+            BrokerUnderTest.deleteTree(dataRoot);
+        }
+        final List<String> plots = plots(outcomes);
+        final List<String> settings = settings(dataRoot);
+        final Report report = new Report(plan.quick(), started, machine, limits, outcomes, plots, settings);
+        final String resultsPath = dir.toString();
+        final String markdown = report.markdown(resultsPath);
+        Files.writeString(dir.resolve("report.md"), markdown);
+        final Map<String, Object> json = new LinkedHashMap<>();
+        json.put("started", started);
+        json.put("machine", machine.asMap());
+        json.put("plan", plan.describe());
+        json.put("client_library", client.label());
+        json.put("settings", settings);
+        json.put("broker_jvm_options", BrokerSettings.brokerJvmOptions());
+        json.put("client_jvm_options", BrokerSettings.clientJvmOptions());
+        json.put("limits", limits);
+        json.put("brokers", brokerTotals);
+        json.put("cases", outcomes.stream().map(CaseOutcome::asMap).toList());
+        json.put("plots", Plots.describe());
+        json.put("summary", report.summary());
+        json.put("summary_line", report.summaryLine(resultsPath));
+        new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(dir.resolve("results.json").toFile(), json);
+        progress.note("wrote " + dir.resolve("report.md") + " and results.json");
+        return new Outcome(markdown, report.summaryLine(resultsPath), outcomes);
+    }
+
+    private void runCases(
+            final Path dataRoot,
+            final Path logs,
+            final List<CaseOutcome> outcomes,
+            final Map<String, Object> brokerTotals)
+            throws IOException, InterruptedException {
+        final Map<BrokerKind, BrokerUnderTest> brokers = new EnumMap<>(BrokerKind.class);
+        final Map<BrokerKind, CaseRunner> runners = new EnumMap<>(BrokerKind.class);
+        try {
+            for (final BrokerKind kind : BrokerKind.values()) {
+                progress.note("starting " + kind.label() + " broker");
+                final long start = System.nanoTime();
+                final BrokerUnderTest broker = BrokerUnderTest.start(kind, dataRoot, logs);
+                brokers.put(kind, broker);
+                runners.put(kind, new CaseRunner(broker, client, logs));
+                final Map<String, Object> totals = new LinkedHashMap<>();
+                totals.put("startup_s", (System.nanoTime() - start) / 1e9);
+                totals.put("pid", broker.pid());
+                totals.put("log_dir", broker.logDir().toString());
+                brokerTotals.put(kind.label(), totals);
+                progress.note(String.format(
+                        Locale.ROOT,
+                        "%s broker up on %s in %.1f s",
+                        kind.label(),
+                        broker.bootstrap(),
+                        (System.nanoTime() - start) / 1e9));
+            }
+            int index = 0;
+            for (final BenchCase benchCase : plan.cases()) {
+                final List<BrokerKind> order = index++ % 2 == 0
+                        ? List.of(BrokerKind.ISTHMUS, BrokerKind.KAFKA)
+                        : List.of(BrokerKind.KAFKA, BrokerKind.ISTHMUS);
+                final Map<BrokerKind, Map<String, Object>> results = new EnumMap<>(BrokerKind.class);
+                for (final BrokerKind kind : order) {
+                    progress.begin(kind.label() + " " + benchCase.id());
+                    final Map<String, Object> result = runners.get(kind).run(benchCase);
+                    results.put(kind, result);
+                    progress.end(headline(benchCase, result));
+                }
+                outcomes.add(new CaseOutcome(benchCase, results));
+            }
+        } finally {
+            for (final BrokerKind kind : BrokerKind.values()) {
+                final CaseRunner runner = runners.get(kind);
+                if (runner != null) {
+                    runner.close();
+                }
+                final BrokerUnderTest broker = brokers.get(kind);
+                if (broker != null) {
+                    @SuppressWarnings("unchecked")
+                    final Map<String, Object> totals = (Map<String, Object>) brokerTotals.get(kind.label());
+                    totals.put("cpu_s_total", broker.cpuTime().toMillis() / 1000.0);
+                    broker.close();
+                }
+            }
+        }
+    }
+
+    private static String headline(final BenchCase benchCase, final Map<String, Object> result) {
+        if (result.containsKey("error")) {
+            return "FAILED: " + result.get("error");
+        }
+        final String[] keys = CaseOutcome.headlineKeys(benchCase.group());
+        final StringBuilder text = new StringBuilder();
+        for (final String key : keys) {
+            if (result.get(key) instanceof Number number) {
+                text.append(String.format(Locale.ROOT, "%s=%.2f ", key, number.doubleValue()));
+            }
+        }
+        if (result.get("broker_cpu_s") instanceof Number cpu) {
+            text.append(String.format(Locale.ROOT, "broker_cpu_s=%.2f", cpu.doubleValue()));
+        }
+        return text.toString().trim();
+    }
+
+    private List<String> plots(final List<CaseOutcome> outcomes) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        final List<String> plots = new ArrayList<>();
+        addIfWritten(plots, Plots.throughputVsRecordSize(outcomes, dir));
+        addIfWritten(
+                plots,
+                Plots.latencyCdf(
+                        outcomes,
+                        BenchPlan.PRODUCE_LATENCY,
+                        "Produce latency CDF, unbatched (linger.ms=0, 1 in flight, 100 B records)",
+                        dir));
+        addIfWritten(
+                plots,
+                Plots.latencyCdf(
+                        outcomes,
+                        BenchPlan.E2E_LATENCY,
+                        "End-to-end latency CDF at a fixed offered rate (100 B records)",
+                        dir));
+        addIfWritten(plots, Plots.fanOutScaling(outcomes, dir));
+        return plots;
+    }
+
+    private static void addIfWritten(final List<String> plots, final String plot) {
+        if (plot != null) {
+            plots.add(plot);
+        }
+    }
+
+    private List<String> settings(final Path dataRoot) {
+        return List.of(
+                "Brokers: isthmus (this repository, `BrokerMain`) and Apache Kafka 4.4.0 (KRaft, broker and controller"
+                        + " in one process, `KafkaBrokerMain`), each in its own JVM, one at a time per case, both"
+                        + " running for the whole run.",
+                "One broker each on 127.0.0.1, replication factor 1 for every topic (Kafka's internal topics"
+                        + " included), a fresh topic per case, deleted after it.",
+                "Log directories on the same file system for both: " + dataRoot.getParent()
+                        + (dataRoot.startsWith("/dev/shm") ? " (tmpfs)" : " (no tmpfs here)") + ".",
+                "Flush: neither broker forces writes (isthmus: flush.messages/flush.ms unset; Kafka:"
+                        + " log.flush.interval.* unset). Both rely on the page cache, which survives a broker crash.",
+                "Segments 1 GiB (both defaults); threads: each broker's defaults (isthmus one event loop per core;"
+                        + " Kafka 3 network and 8 I/O threads).",
+                "Broker JVM options (both): `" + String.join(" ", BrokerSettings.brokerJvmOptions()) + "`.",
+                "Clients: " + client.label() + " 4.4.0, one JVM per workload run (`ClientRunnerMain`), options `"
+                        + String.join(" ", BrokerSettings.clientJvmOptions()) + "`.",
+                "Producer batching for throughput: linger.ms=5, batch.size=64 KiB, no compression; idempotence on"
+                        + " only with acks=all. Latency producer: linger.ms=0, max.in.flight=1.",
+                "Consumers: assign() to all partitions from the beginning, no group, default fetch sizes, CRC"
+                        + " checks on.",
+                "CPU time: utime+stime from /proc/<pid>/stat, sampled when the client prints its phase markers,"
+                        + " so only the measured part of a workload counts. Heap bytes per record: HotSpot's"
+                        + " per-thread allocation counters (ThreadMXBean) in the client JVM.",
+                "Cases alternate which broker runs first; each case runs once (no repetitions): compare ratios,"
+                        + " and repeat a full run before quoting a number.");
+    }
+
+    private static Path dataRoot() throws IOException {
+        final Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+            return Files.createTempDirectory(shm, "isthmus-bench-");
+        }
+        return Files.createTempDirectory("isthmus-bench-");
+    }
+
+    /** The run's report, summary line, and which cases failed. */
+    public record Outcome(String markdown, String summaryLine, List<CaseOutcome> outcomes) {
+        public List<io.isthmus.benchmarks.harness.BenchCase> failedCases() {
+            final List<BenchCase> failed = new ArrayList<>();
+            for (final CaseOutcome outcome : outcomes) {
+                for (final BrokerKind kind : BrokerKind.values()) {
+                    if (outcome.of(kind).containsKey("error")) {
+                        failed.add(outcome.benchCase());
+                        break;
+                    }
+                }
+            }
+            return failed;
+        }
+    }
+}

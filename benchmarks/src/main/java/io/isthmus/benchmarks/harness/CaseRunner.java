@@ -1,0 +1,178 @@
+package io.isthmus.benchmarks.harness;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isthmus.benchmarks.harness.client.ClientLibrary;
+import io.isthmus.benchmarks.harness.client.ClientRunnerMain;
+import io.isthmus.benchmarks.harness.client.WorkloadContext;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * Runs one case against one broker: creates a fresh topic, preloads it if the case asks, starts the client runner in
+ * its own JVM, samples the broker's and the client's CPU time on the client's phase markers, parses the result line,
+ * and deletes the topic again so that tmpfs holds one case's data at a time.
+ */
+final class CaseRunner implements AutoCloseable {
+    private static final TypeReference<Map<String, Object>> JSON_MAP = new TypeReference<>() {};
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
+
+    private final BrokerUnderTest broker;
+    private final ClientLibrary client;
+    private final Path logs;
+    private final Admin admin;
+    private final ObjectMapper json = new ObjectMapper();
+    private int runs;
+
+    CaseRunner(final BrokerUnderTest broker, final ClientLibrary client, final Path logs) {
+        this.broker = broker;
+        this.client = client;
+        this.logs = logs;
+        final Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        props.put(
+                AdminClientConfig.CLIENT_ID_CONFIG,
+                "bench-admin-" + broker.kind().label());
+        this.admin = Admin.create(props);
+    }
+
+    /** The case's figures on this broker, the client's and the broker's phase CPU included. */
+    Map<String, Object> run(final BenchCase benchCase) throws IOException, InterruptedException {
+        final String topic = ("bench-" + benchCase.id()).replaceAll("[^a-zA-Z0-9._-]", "_");
+        createTopic(topic, benchCase.partitions());
+        try {
+            final List<String> args = new ArrayList<>(benchCase.clientArgs());
+            if (benchCase.preloadRecords() > 0) {
+                final List<String> preloadArgs = new ArrayList<>(benchCase.clientArgs());
+                preloadArgs.addAll(List.of("--records", Long.toString(benchCase.preloadRecords())));
+                final Map<String, Object> preload =
+                        runClient(benchCase.id() + "-preload", "produce", topic, preloadArgs, benchCase.timeout());
+                if (preload.containsKey("error")) {
+                    return preload;
+                }
+                args.addAll(List.of("--records", preload.get("records_total").toString()));
+            }
+            return runClient(benchCase.id(), benchCase.workload(), topic, args, benchCase.timeout());
+        } finally {
+            deleteTopic(topic);
+        }
+    }
+
+    private Map<String, Object> runClient(
+            final String name,
+            final String workload,
+            final String topic,
+            final List<String> caseArgs,
+            final Duration timeout)
+            throws IOException, InterruptedException {
+        final List<String> args = new ArrayList<>(List.of(
+                "--workload", workload,
+                "--client", client.label(),
+                "--bootstrap", broker.bootstrap(),
+                "--topic", topic,
+                "--timeout-s", Long.toString(timeout.toSeconds())));
+        args.addAll(caseArgs);
+        final PhaseCpu phase = new PhaseCpu(broker);
+        final Path log = logs.resolve(
+                String.format("%03d-%s-%s.log", ++runs, broker.kind().label(), name));
+        final Map<String, Object> result;
+        try (ChildJvm jvm = ChildJvm.start(
+                name, BrokerSettings.clientJvmOptions(), ClientRunnerMain.class.getName(), args, log, phase::onLine)) {
+            final CompletableFuture<String> line = jvm.expectLine(ClientRunnerMain.RESULT_PREFIX);
+            final String resultLine = jvm.awaitLine(line, timeout.plusSeconds(60));
+            jvm.waitForExit(Duration.ofSeconds(60));
+            result = new LinkedHashMap<>(
+                    json.readValue(resultLine.substring(ClientRunnerMain.RESULT_PREFIX.length()), JSON_MAP));
+        } catch (final IOException e) {
+            final Map<String, Object> failure = new LinkedHashMap<>();
+            failure.put("workload", workload);
+            failure.put("error", e.getMessage());
+            return failure;
+        }
+        result.put("client_log", logs.getParent().relativize(log).toString());
+        phase.putInto(result);
+        return result;
+    }
+
+    private void createTopic(final String topic, final int partitions) throws IOException, InterruptedException {
+        try {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (final ExecutionException | TimeoutException e) {
+            throw new IOException(
+                    "create topic " + topic + " on " + broker.kind().label() + ": " + e, e);
+        }
+    }
+
+    private void deleteTopic(final String topic) throws IOException, InterruptedException {
+        try {
+            admin.deleteTopics(List.of(topic)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (final ExecutionException | TimeoutException e) {
+            throw new IOException(
+                    "delete topic " + topic + " on " + broker.kind().label() + ": " + e, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Broker and client CPU time between the client's {@link WorkloadContext#PHASE_BEGIN} and {@link
+     * WorkloadContext#PHASE_END} lines (sampled on the harness's reader thread as the lines arrive).
+     */
+    private static final class PhaseCpu {
+        private final BrokerUnderTest broker;
+        private volatile Duration brokerBegin;
+        private volatile Duration brokerEnd;
+        private volatile Duration clientBegin;
+        private volatile Duration clientEnd;
+        private volatile long wallBegin;
+        private volatile long wallEnd;
+
+        PhaseCpu(final BrokerUnderTest broker) {
+            this.broker = broker;
+        }
+
+        void onLine(final String line, final long clientPid) {
+            if (line.equals(WorkloadContext.PHASE_BEGIN)) {
+                brokerBegin = broker.cpuTime();
+                clientBegin = ProcessCpu.of(clientPid);
+                wallBegin = System.nanoTime();
+            } else if (line.equals(WorkloadContext.PHASE_END)) {
+                brokerEnd = broker.cpuTime();
+                clientEnd = ProcessCpu.of(clientPid);
+                wallEnd = System.nanoTime();
+            }
+        }
+
+        void putInto(final Map<String, Object> result) {
+            if (brokerBegin == null || brokerEnd == null) {
+                return;
+            }
+            final double wall = (wallEnd - wallBegin) / 1e9;
+            final double brokerCpu = (brokerEnd.toMillis() - brokerBegin.toMillis()) / 1000.0;
+            final double clientCpu = (clientEnd.toMillis() - clientBegin.toMillis()) / 1000.0;
+            result.put("phase_wall_s", wall);
+            result.put("broker_cpu_s", brokerCpu);
+            result.put("broker_cpu_cores", brokerCpu / wall);
+            result.put("client_cpu_s", clientCpu);
+            result.put("client_cpu_cores", clientCpu / wall);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.isthmus.benchmarks.harness.client;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The client side of the harness, one workload per JVM: runs it and prints one line {@value #RESULT_PREFIX}{@code
+ * {json}}, with an {@code error} field and exit status 1 if it failed. Never run by hand in the normal course: {@code
+ * BenchMain} starts it.
+ */
+@Command(name = "bench-client", mixinStandardHelpOptions = true, description = "Runs one benchmark workload.")
+public final class ClientRunnerMain implements Callable<Integer> {
+    public static final String RESULT_PREFIX = "result ";
+
+    @Option(
+            names = "--workload",
+            required = true,
+            description = "produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out")
+    private String workload;
+
+    @Option(
+            names = "--client",
+            defaultValue = "kafka-clients",
+            description = "Client library (default ${DEFAULT-VALUE}).")
+    private String client;
+
+    @Option(names = "--bootstrap", required = true)
+    private String bootstrap;
+
+    @Option(names = "--topic", required = true)
+    private String topic;
+
+    @Option(names = "--partitions", defaultValue = "1")
+    private int partitions;
+
+    @Option(names = "--records", defaultValue = "100000")
+    private long records;
+
+    @Option(names = "--record-bytes", defaultValue = "100")
+    private int recordBytes;
+
+    @Option(names = "--acks", defaultValue = "1")
+    private String acks;
+
+    @Option(names = "--linger-ms", defaultValue = "5")
+    private int lingerMs;
+
+    @Option(names = "--batch-bytes", defaultValue = "65536")
+    private int batchBytes;
+
+    @Option(names = "--max-in-flight", defaultValue = "5")
+    private int maxInFlight;
+
+    @Option(names = "--fetch-max-wait-ms", defaultValue = "500")
+    private int fetchMaxWaitMs;
+
+    @Option(names = "--consumers", defaultValue = "1")
+    private int consumers;
+
+    @Option(names = "--rate", defaultValue = "1000", description = "Offered records per second (e2e-latency).")
+    private int rate;
+
+    @Option(names = "--duration-s", defaultValue = "5")
+    private double durationSeconds;
+
+    @Option(names = "--timeout-s", defaultValue = "300")
+    private int timeoutSeconds;
+
+    public static void main(final String[] args) {
+        System.exit(new CommandLine(new ClientRunnerMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final ObjectMapper json = new ObjectMapper();
+        final WorkloadContext context = new WorkloadContext(
+                ClientLibrary.ofLabel(client),
+                new ClientSettings(
+                        bootstrap, topic, partitions, acks, lingerMs, batchBytes, maxInFlight, fetchMaxWaitMs),
+                records,
+                recordBytes,
+                consumers,
+                rate,
+                durationSeconds,
+                Instant.now().plus(Duration.ofSeconds(timeoutSeconds)));
+        try {
+            final Map<String, Object> result = new LinkedHashMap<>();
+            result.put("workload", workload);
+            result.put("client", client);
+            result.putAll(workload(workload).run(context));
+            System.out.println(RESULT_PREFIX + json.writeValueAsString(result));
+            return 0;
+        } catch (final Exception e) {
+            final Map<String, Object> failure = new LinkedHashMap<>();
+            failure.put("workload", workload);
+            failure.put("client", client);
+            failure.put("error", e.toString() + (e.getCause() != null ? " caused by " + e.getCause() : ""));
+            System.out.println(RESULT_PREFIX + json.writeValueAsString(failure));
+            return 1;
+        }
+    }
+
+    static Workload workload(final String name) {
+        return switch (name) {
+            case "produce" -> new ProduceThroughputWorkload();
+            case "consume" -> new ConsumeThroughputWorkload();
+            case "produce-latency" -> new ProduceLatencyWorkload();
+            case "e2e-latency" -> new EndToEndLatencyWorkload();
+            case "idle-fetch" -> new IdleFetchWorkload();
+            case "fan-out" -> new FanOutWorkload();
+            default -> throw new IllegalArgumentException("unknown workload: " + name);
+        };
+    }
+}

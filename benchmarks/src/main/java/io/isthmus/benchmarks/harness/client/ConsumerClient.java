@@ -1,0 +1,27 @@
+package io.isthmus.benchmarks.harness.client;
+
+import java.time.Duration;
+
+/** What a workload needs from a consumer: read every partition of one topic from the beginning, without a group. */
+public interface ConsumerClient extends AutoCloseable {
+    /**
+     * Polls once, handing each record to {@code sink}; returns the number of records. May return 0 after {@code
+     * timeout}.
+     */
+    int poll(Duration timeout, RecordSink sink);
+
+    /** Fetch requests this consumer has sent so far (empty ones included). */
+    long fetchRequests();
+
+    @Override
+    void close();
+
+    /**
+     * Receives a record's value as its size and its first eight bytes (big-endian, 0 if shorter): what throughput and
+     * latency workloads look at, and what a zero-copy consumer can hand over without materialising the value.
+     */
+    @FunctionalInterface
+    interface RecordSink {
+        void onRecord(int valueSize, long firstLong);
+    }
+}

@@ -1,0 +1,53 @@
+package io.isthmus.benchmarks.harness.client;
+
+import java.util.Properties;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** kafka-clients' {@link KafkaProducer}, uncompressed, idempotent exactly when {@code acks=all}. */
+final class KafkaProducerClient implements ProducerClient {
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final String topic;
+
+    KafkaProducerClient(final ClientSettings settings, final String clientId) {
+        final Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ProducerConfig.ACKS_CONFIG, settings.acks());
+        // Idempotence requires acks=all; with acks=1 it is off, as an application asking for acks=1 would have it.
+        props.put(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                Boolean.toString(settings.acks().equals("all")));
+        props.put(ProducerConfig.LINGER_MS_CONFIG, settings.lingerMs());
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, settings.batchBytes());
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, settings.maxInFlight());
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 256L << 20);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        this.producer = new KafkaProducer<>(props);
+        this.topic = settings.topic();
+    }
+
+    @Override
+    public void send(final byte[] value, final Acknowledgement listener) {
+        producer.send(new ProducerRecord<>(topic, value), (metadata, error) -> listener.onCompletion(error));
+    }
+
+    @Override
+    public void sendAndWait(final byte[] value) throws Exception {
+        producer.send(new ProducerRecord<>(topic, value)).get();
+    }
+
+    @Override
+    public void flush() {
+        producer.flush();
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+}
