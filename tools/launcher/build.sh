@@ -82,6 +82,11 @@ module_classpath() {
 run_java() {
     local module=$1 main_class=$2
     shift 2
-    exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${ISTHMUS_JAVA_OPTS:-} \
+    local flags=(--enable-native-access=ALL-UNNAMED)
+    # Third-party libraries (Kafka's, Netty's) still touch sun.misc.Unsafe; JDK 23+ warns unless allowed,
+    # and JDK 22 refuses the flag.
+    [ "$(jdk_feature_version "$JAVA_HOME")" -ge 23 ] && flags+=(--sun-misc-unsafe-memory-access=allow)
+    # shellcheck disable=SC2086 # ISTHMUS_JAVA_OPTS is a list of JVM flags on purpose
+    exec "$JAVA_HOME/bin/java" "${flags[@]}" ${ISTHMUS_JAVA_OPTS:-} \
         -cp "$(module_classpath "$module")" "$main_class" "$@"
 }

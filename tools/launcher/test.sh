@@ -51,6 +51,8 @@ run_maven_suites() {
     maven_with_progress "testing" install -Dmaven.test.failure.ignore=true || maven_status=$?
 
     for dir in "${module_dirs[@]}"; do
+        # A module without tests of its own (benchmarks) is no suite.
+        [ -d "$ISTHMUS_HOME/$dir/src/test" ] || [ "$dir" = src/test ] || continue
         local tests failures errors skipped
         read -r tests failures errors skipped < <(junit_xml_counts "$ISTHMUS_HOME/$dir/target/surefire-reports")
         record_suite "$(module_suite_name "$dir")" $((tests - failures - errors - skipped)) $((failures + errors)) "$skipped"

@@ -38,6 +38,16 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String MAX_INFLIGHT_REQUESTS_PER_CONNECTION = "isthmus.max.inflight.requests.per.connection";
+    public static final String RDMA_ENABLED = "rdma.enabled";
+    public static final String RDMA_DEVICE = "rdma.device";
+    public static final String RDMA_PORT = "rdma.port";
+    public static final String RDMA_GID_INDEX = "rdma.gid.index";
+    public static final String RDMA_CQ_SIZE = "rdma.cq.size";
+    public static final String RDMA_QP_MAX_SEND_WR = "rdma.qp.max.send.wr";
+    public static final String RDMA_QP_MAX_RECV_WR = "rdma.qp.max.recv.wr";
+    public static final String RDMA_PRODUCE_CREDITS = "rdma.produce.credits";
+    public static final String RDMA_MAX_CONNECTIONS = "rdma.max.connections";
+    public static final String RDMA_SLOTS_PER_CONNECTION = "rdma.slots.per.connection";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(NODE_ID, Type.INT, 0, Range.atLeast(0), Importance.HIGH, "The id of this broker.")
@@ -119,7 +129,70 @@ public final class BrokerConfig extends AbstractConfig {
                     64,
                     Range.atLeast(1),
                     Importance.LOW,
-                    "Requests one connection may have in flight before the broker stops reading from it.");
+                    "Requests one connection may have in flight before the broker stops reading from it.")
+            .define(
+                    RDMA_ENABLED,
+                    Type.BOOLEAN,
+                    false,
+                    Importance.HIGH,
+                    "Serve the RDMA datapaths (one-sided produce and consume). Without a usable device the broker"
+                            + " logs why and serves TCP only.")
+            .define(
+                    RDMA_DEVICE,
+                    Type.STRING,
+                    null,
+                    Importance.MEDIUM,
+                    "The RDMA device to use, e.g. mlx5_0 or rxe0; the first device when unset.")
+            .define(RDMA_PORT, Type.INT, 1, Range.atLeast(1), Importance.LOW, "The device port to use.")
+            .define(
+                    RDMA_GID_INDEX,
+                    Type.INT,
+                    1,
+                    Range.atLeast(0),
+                    Importance.MEDIUM,
+                    "The GID table index of the port; on RoCE v2 the IPv4-mapped GID, usually 1.")
+            .define(
+                    RDMA_CQ_SIZE,
+                    Type.INT,
+                    16384,
+                    Range.atLeast(64),
+                    Importance.LOW,
+                    "Entries of the broker's completion queue. Connections are refused rather than let it overflow.")
+            .define(
+                    RDMA_QP_MAX_SEND_WR,
+                    Type.INT,
+                    64,
+                    Range.atLeast(4),
+                    Importance.LOW,
+                    "Send queue depth of each client's queue pair (acknowledgements).")
+            .define(
+                    RDMA_QP_MAX_RECV_WR,
+                    Type.INT,
+                    256,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "Receive queue depth of each client's queue pair: the most produce credits a client can get.")
+            .define(
+                    RDMA_PRODUCE_CREDITS,
+                    Type.INT,
+                    32,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "Produce WRITE WITH IMMs a client may have unacknowledged (receives kept posted for it).")
+            .define(
+                    RDMA_MAX_CONNECTIONS,
+                    Type.INT,
+                    64,
+                    Range.between(1, 65535),
+                    Importance.LOW,
+                    "RDMA clients served at once; each owns a range of the metadata slot region.")
+            .define(
+                    RDMA_SLOTS_PER_CONNECTION,
+                    Type.INT,
+                    64,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "Metadata slots per RDMA client: the partitions one consumer connection can read at once.");
 
     private BrokerConfig(final Map<String, String> values) {
         super(DEFINITION, values, false);
@@ -218,6 +291,10 @@ public final class BrokerConfig extends AbstractConfig {
 
     public int maxInflightRequestsPerConnection() {
         return getInt(MAX_INFLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    public boolean rdmaEnabled() {
+        return getBoolean(RDMA_ENABLED);
     }
 
     private static List<Endpoint> endpoints(final List<String> specs, final String key) {

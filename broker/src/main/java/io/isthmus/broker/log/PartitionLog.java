@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -65,6 +66,8 @@ public final class PartitionLog implements AutoCloseable {
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     private final ReentrantLock appendLock = new ReentrantLock();
     private final BatchDecompressor decompressor = new BatchDecompressor();
+    /** Sizes of the batches of the append in progress; reused, so an append allocates no array (append lock). */
+    private long[] batchSizes = new long[16];
 
     @SuppressWarnings("unused") // accessed through LOG_END_OFFSET
     private long logEndOffset;
@@ -173,7 +176,8 @@ public final class PartitionLog implements AutoCloseable {
         appendLock.lock();
         try {
             ensureOpen();
-            final long[] batchSizes = validateAll(batches);
+            final int validated = validateAll(batches);
+            final long[] batchSizes = this.batchSizes;
             AppendInfo first = null;
             AppendInfo last = null;
             int batchCount = 0;
@@ -185,7 +189,7 @@ public final class PartitionLog implements AutoCloseable {
                 long groupSize = 0;
                 long groupOffsets = 0;
                 int groupEnd = batchIndex;
-                while (groupEnd < batchSizes.length) {
+                while (groupEnd < validated) {
                     final long batchSize = batchSizes[groupEnd];
                     if (batchSize > config.segmentBytes()) {
                         throw new RecordBatchTooLargeException("batch larger than a segment: partition=" + name
@@ -314,21 +318,21 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private long[] validateAll(final MemorySegment batches) {
+    /** Validates every batch, leaving their sizes in {@link #batchSizes}; returns how many there are. */
+    private int validateAll(final MemorySegment batches) {
         final long size = batches.byteSize();
-        final List<Long> sizes = new ArrayList<>();
+        int count = 0;
         long pos = 0;
         while (pos < size) {
             final long batchSize =
                     RecordBatchValidator.validate(batches, pos, size, RecordBatchValidator.Mode.PRODUCE, decompressor);
-            sizes.add(batchSize);
+            if (count == batchSizes.length) {
+                batchSizes = Arrays.copyOf(batchSizes, count * 2);
+            }
+            batchSizes[count++] = batchSize;
             pos += batchSize;
         }
-        final long[] result = new long[sizes.size()];
-        for (int i = 0; i < result.length; i++) {
-            result[i] = sizes.get(i);
-        }
-        return result;
+        return count;
     }
 
     private LogSegment segmentFor(final long size, final long offsets) throws IOException {

@@ -1,6 +1,10 @@
 package io.isthmus.broker.network;
 
+import io.isthmus.client.rdma.ControlFrame;
+import io.isthmus.client.rdma.ControlMessage;
+import io.isthmus.client.rdma.ControlRequestHeader;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -8,6 +12,7 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -32,12 +37,16 @@ import org.slf4j.LoggerFactory;
  * this broker does not serve gets UNSUPPORTED_VERSION (ApiVersions answers with the versions it does
  * serve, as Kafka does, so clients can downgrade).
  *
+ * <p>Isthmus control requests (API keys outside Kafka's range) are recognised by their key before Kafka's header
+ * parser sees them and go to the {@link ControlRequestHandler}; their answers keep their place in the response order.
+ *
  * <p>Confined to the channel's event loop; futures completing elsewhere hop back onto it.
  */
 final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaConnectionHandler.class);
 
     private final RequestDispatcher dispatcher;
+    private final ControlRequestHandler controlRequests;
     private final SupportedApis supportedApis;
     private final NetworkMetrics metrics;
     private final String listenerName;
@@ -53,7 +62,19 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             final String listenerName,
             final long connectionId,
             final int maxInflight) {
+        this(dispatcher, ControlRequestHandler.NONE, supportedApis, metrics, listenerName, connectionId, maxInflight);
+    }
+
+    KafkaConnectionHandler(
+            final RequestDispatcher dispatcher,
+            final ControlRequestHandler controlRequests,
+            final SupportedApis supportedApis,
+            final NetworkMetrics metrics,
+            final String listenerName,
+            final long connectionId,
+            final int maxInflight) {
         this.dispatcher = dispatcher;
+        this.controlRequests = controlRequests;
         this.supportedApis = supportedApis;
         this.metrics = metrics;
         this.listenerName = listenerName;
@@ -74,6 +95,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             response.discard();
         }
         pending.clear();
+        controlRequests.connectionClosed(connectionId);
         ctx.fireChannelInactive();
     }
 
@@ -84,6 +106,10 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         metrics.recordBytesIn(Integer.BYTES + frame.readableBytes());
         try {
             final ByteBuffer buffer = frame.nioBuffer();
+            if (buffer.remaining() >= Short.BYTES && controlRequests.handles(buffer.getShort(buffer.position()))) {
+                handleControlRequest(ctx, buffer, receivedNanos);
+                return;
+            }
             final RequestHeader header = parseHeader(ctx, buffer);
             if (header == null) {
                 return;
@@ -139,6 +165,46 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             }
         } finally {
             ReferenceCountUtil.release(frame);
+        }
+    }
+
+    private void handleControlRequest(
+            final ChannelHandlerContext ctx, final ByteBuffer buffer, final long receivedNanos) {
+        final MemorySegment frame = MemorySegment.ofBuffer(buffer);
+        final ControlRequestHeader header;
+        try {
+            header = ControlRequestHeader.decode(frame, 0);
+        } catch (final RuntimeException e) {
+            closeForBadInput(ctx, "unparseable control request header: " + e.getMessage());
+            return;
+        }
+        final PendingResponse response = new PendingResponse(receivedNanos);
+        pending.addLast(response);
+        final CompletableFuture<ControlMessage> future;
+        try {
+            future = controlRequests.handle(connectionId, header, frame.asSlice(header.bodyOffset()));
+        } catch (final RuntimeException e) {
+            closeForBadInput(ctx, "malformed control request apiKey=" + header.apiKey() + ": " + e.getMessage());
+            return;
+        }
+        future.whenComplete((body, failure) -> {
+            final Runnable answer = () -> {
+                if (failure != null) {
+                    closeForBadInput(ctx, "control request failed apiKey=" + header.apiKey() + ": " + unwrap(failure));
+                    return;
+                }
+                response.controlFrame = ControlFrame.response(header.correlationId(), body);
+                complete(ctx, response, null);
+            };
+            if (ctx.executor().inEventLoop()) {
+                answer.run();
+            } else {
+                ctx.executor().execute(answer);
+            }
+        });
+        if (pending.size() >= maxInflight && !readingPaused) {
+            readingPaused = true;
+            ctx.channel().config().setAutoRead(false);
         }
     }
 
@@ -202,13 +268,15 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void complete(final ChannelHandlerContext ctx, final PendingResponse response, final Response outcome) {
-        response.outcome = outcome;
+        if (outcome != null) {
+            response.outcome = outcome;
+        }
         if (!ctx.channel().isActive()) {
             response.discard();
             return;
         }
         boolean wrote = false;
-        while (!pending.isEmpty() && pending.peekFirst().outcome != null) {
+        while (!pending.isEmpty() && pending.peekFirst().isReady()) {
             write(ctx, pending.pollFirst());
             wrote = true;
         }
@@ -222,6 +290,11 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void write(final ChannelHandlerContext ctx, final PendingResponse response) {
+        if (response.controlFrame != null) {
+            metrics.recordBytesOut(response.controlFrame.length);
+            ctx.write(Unpooled.wrappedBuffer(response.controlFrame));
+            return;
+        }
         final Response outcome = response.outcome;
         metrics.recordRequest(response.header.apiKey(), System.nanoTime() - response.receivedNanos, response.failed);
         if (outcome.isNone()) {
@@ -282,14 +355,25 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** A request whose response has not been written yet, in arrival order. */
     private static final class PendingResponse {
-        final RequestHeader header;
+        final RequestHeader header; // null for a control request
         final long receivedNanos;
         Response outcome;
+        byte[] controlFrame;
         boolean failed;
 
         PendingResponse(final RequestHeader header, final long receivedNanos) {
             this.header = header;
             this.receivedNanos = receivedNanos;
+        }
+
+        /** A control request's place in the response order. */
+        PendingResponse(final long receivedNanos) {
+            this.header = null;
+            this.receivedNanos = receivedNanos;
+        }
+
+        boolean isReady() {
+            return outcome != null || controlFrame != null;
         }
 
         void discard() {

@@ -53,10 +53,41 @@ public final class KafkaServer implements AutoCloseable {
             final SupportedApis supportedApis,
             final RequestDispatcher dispatcher)
             throws InterruptedException {
+        return start(
+                listeners,
+                networkThreads,
+                maxRequestBytes,
+                maxInflightPerConnection,
+                supportedApis,
+                dispatcher,
+                ControlRequestHandler.NONE);
+    }
+
+    /**
+     * Binds every listener and starts serving, with isthmus control requests going to {@code controlRequests}.
+     *
+     * @throws InterruptedException if interrupted while binding
+     * @throws IllegalStateException naming the listener that could not be bound
+     */
+    public static KafkaServer start(
+            final List<Endpoint> listeners,
+            final int networkThreads,
+            final int maxRequestBytes,
+            final int maxInflightPerConnection,
+            final SupportedApis supportedApis,
+            final RequestDispatcher dispatcher,
+            final ControlRequestHandler controlRequests)
+            throws InterruptedException {
         final KafkaServer server = new KafkaServer(networkThreads);
         try {
             for (final Endpoint listener : listeners) {
-                server.bind(listener, maxRequestBytes, maxInflightPerConnection, supportedApis, dispatcher);
+                server.bind(
+                        listener,
+                        maxRequestBytes,
+                        maxInflightPerConnection,
+                        supportedApis,
+                        dispatcher,
+                        controlRequests);
             }
         } catch (final RuntimeException | InterruptedException e) {
             server.close();
@@ -70,7 +101,8 @@ public final class KafkaServer implements AutoCloseable {
             final int maxRequestBytes,
             final int maxInflight,
             final SupportedApis supportedApis,
-            final RequestDispatcher dispatcher)
+            final RequestDispatcher dispatcher,
+            final ControlRequestHandler controlRequests)
             throws InterruptedException {
         final ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -87,6 +119,7 @@ public final class KafkaServer implements AutoCloseable {
                                         "kafka",
                                         new KafkaConnectionHandler(
                                                 dispatcher,
+                                                controlRequests,
                                                 supportedApis,
                                                 metrics,
                                                 listener.listenerName(),

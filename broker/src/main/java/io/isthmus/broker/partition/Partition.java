@@ -11,6 +11,8 @@ import io.isthmus.client.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -35,6 +37,8 @@ public final class Partition implements AutoCloseable {
     private final ProducerStateTable producers = new ProducerStateTable();
     private final ReentrantLock appendLock = new ReentrantLock();
     private final Set<Runnable> appendListeners = ConcurrentHashMap.newKeySet();
+    private final Set<Runnable> appendObservers = new CopyOnWriteArraySet<>();
+    private final AtomicReference<Object> exclusiveWriter = new AtomicReference<>();
     private final RecordBatch batch = new RecordBatch();
 
     private Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
@@ -65,6 +69,14 @@ public final class Partition implements AutoCloseable {
     public ProduceOutcome appendFromClient(final MemorySegment batches) {
         appendLock.lock();
         try {
+            final Object writer = exclusiveWriter.get();
+            if (writer != null) {
+                return new ProduceOutcome(
+                        Errors.POLICY_VIOLATION,
+                        -1,
+                        "partition is written by an exclusive RDMA producer: partition=" + topicPartition + " writer="
+                                + writer);
+            }
             long firstOffset = -1;
             long position = 0;
             final long size = batches.byteSize();
@@ -160,8 +172,36 @@ public final class Partition implements AutoCloseable {
         appendListeners.remove(listener);
     }
 
+    /**
+     * Makes {@code owner} the only writer of this partition (an exclusive RDMA producer): TCP produce is refused until
+     * {@link #releaseExclusiveWriter}. Returns whether {@code owner} holds it now (also when it held it already).
+     */
+    public boolean tryClaimExclusiveWriter(final Object owner) {
+        return exclusiveWriter.compareAndSet(null, owner) || exclusiveWriter.get() == owner;
+    }
+
+    /** Gives exclusive writing back if {@code owner} holds it. */
+    public void releaseExclusiveWriter(final Object owner) {
+        exclusiveWriter.compareAndSet(owner, null);
+    }
+
+    /**
+     * Runs {@code observer} after every append from now on, before waiting fetches wake, until it is removed. The RDMA
+     * datapath refreshes its consumers' metadata slots this way, whichever path appended.
+     */
+    public void addAppendObserver(final Runnable observer) {
+        appendObservers.add(observer);
+    }
+
+    public void removeAppendObserver(final Runnable observer) {
+        appendObservers.remove(observer);
+    }
+
     /** Wakes every waiting fetch; also called by appends that bypass {@link #appendFromClient} (RDMA). */
     public void notifyAppendListeners() {
+        for (final Runnable observer : appendObservers) {
+            observer.run();
+        }
         for (final Runnable listener : appendListeners) {
             if (appendListeners.remove(listener)) {
                 listener.run();

@@ -1,0 +1,132 @@
+package io.isthmus.broker.rdma;
+
+import io.isthmus.broker.log.LogSegment;
+import io.isthmus.client.rdma.MetadataSlotDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The metadata slots that describe segments of one partition, kept current after every append: registered as the
+ * partition's append observer, {@link #run()} republishes each slot from its segment's committed state. Each slot names
+ * one segment; a consumer that moves on to the next segment gets the same slot reassigned.
+ *
+ * <p>Runs on whichever thread appended (a TCP request handler, the RDMA datapath); the monitor serialises them, and
+ * because each publication reads the segment's current state, slots never go backwards.
+ */
+public final class PartitionSlots implements Runnable {
+    private final String partition;
+    private final MemorySegment slots;
+    private final List<Assignment> assignments = new ArrayList<>();
+
+    /** @param slots the memory the slots live in (the registered slot region) */
+    public PartitionSlots(final String partition, final MemorySegment slots) {
+        this.partition = partition;
+        this.slots = slots;
+    }
+
+    /** Points the slot at {@code slotOffset} to {@code segment} (a new generation) and publishes it at once. */
+    public synchronized void assign(final long slotOffset, final LogSegment segment) {
+        final int generation = MetadataSlotDescriptor.generation(slots, slotOffset) + 1;
+        Assignment assignment = find(slotOffset);
+        if (assignment == null) {
+            assignment = new Assignment(slotOffset);
+            assignments.add(assignment);
+        }
+        assignment.segment = segment;
+        assignment.generation = generation;
+        publish(assignment);
+    }
+
+    /** Stops updating the slot and zeroes it (the consumer released it). */
+    public synchronized void unassign(final long slotOffset) {
+        if (remove(slotOffset) != null) {
+            MetadataSlotDescriptor.clear(slots, slotOffset);
+        }
+    }
+
+    /**
+     * Stops updating the slot and marks it revoked: its segment's registration is gone (retention deleted it, or the
+     * partition was deleted), so the consumer must ask again over TCP.
+     */
+    public synchronized void revoke(final long slotOffset) {
+        final Assignment assignment = remove(slotOffset);
+        if (assignment != null) {
+            final LogSegment segment = assignment.segment;
+            MetadataSlotDescriptor.publish(
+                    slots,
+                    slotOffset,
+                    MetadataSlotDescriptor.readableWord(0, true, true),
+                    0,
+                    segment.nextOffset(),
+                    segment.baseOffset(),
+                    segment.id(),
+                    assignment.generation);
+        }
+    }
+
+    public synchronized boolean isEmpty() {
+        return assignments.isEmpty();
+    }
+
+    public synchronized int size() {
+        return assignments.size();
+    }
+
+    /** Republishes every slot from its segment (the append observer). */
+    @Override
+    public synchronized void run() {
+        for (int i = 0; i < assignments.size(); i++) {
+            publish(assignments.get(i));
+        }
+    }
+
+    private void publish(final Assignment assignment) {
+        final LogSegment segment = assignment.segment;
+        // Sealed first: once a segment is seen sealed, the position read after it is final.
+        final boolean sealed = segment.isSealed();
+        final long position = segment.committedPosition();
+        final long watermarkOffset = segment.nextOffset();
+        MetadataSlotDescriptor.publish(
+                slots,
+                assignment.slotOffset,
+                MetadataSlotDescriptor.readableWord(position, sealed, false),
+                position,
+                watermarkOffset,
+                segment.baseOffset(),
+                segment.id(),
+                assignment.generation);
+    }
+
+    private Assignment find(final long slotOffset) {
+        for (int i = 0; i < assignments.size(); i++) {
+            if (assignments.get(i).slotOffset == slotOffset) {
+                return assignments.get(i);
+            }
+        }
+        return null;
+    }
+
+    private Assignment remove(final long slotOffset) {
+        final Assignment assignment = find(slotOffset);
+        if (assignment != null) {
+            assignments.remove(assignment);
+        }
+        return assignment;
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionSlots{partition=" + partition + ", slots=" + size() + '}';
+    }
+
+    private static final class Assignment {
+        final long slotOffset;
+        LogSegment segment;
+        int generation;
+
+        Assignment(final long slotOffset) {
+            this.slotOffset = slotOffset;
+        }
+    }
+}

@@ -1,0 +1,800 @@
+package io.isthmus.broker.rdma;
+
+import io.isthmus.broker.log.AppendInfo;
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.LogSegment;
+import io.isthmus.broker.log.OffsetOutOfRangeException;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.log.SegmentLease;
+import io.isthmus.broker.log.SegmentNotWritableException;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.client.rdma.ConsumeAccessRequest;
+import io.isthmus.client.rdma.ConsumeAccessResponse;
+import io.isthmus.client.rdma.ControlErrorCodes;
+import io.isthmus.client.rdma.ControlMessage;
+import io.isthmus.client.rdma.MetadataSlotDescriptor;
+import io.isthmus.client.rdma.ProduceAccessRequest;
+import io.isthmus.client.rdma.ProduceAccessResponse;
+import io.isthmus.client.rdma.ProduceAckDescriptor;
+import io.isthmus.client.rdma.ProduceImmediateDescriptor;
+import io.isthmus.client.rdma.RdmaConnectRequest;
+import io.isthmus.client.rdma.RdmaConnectResponse;
+import io.isthmus.client.rdma.ReleaseAccessRequest;
+import io.isthmus.client.rdma.ReleaseAccessResponse;
+import io.isthmus.client.record.InvalidRecordBatchException;
+import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.Gid;
+import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.ffi.verbs.Mtu;
+import io.isthmus.ffi.verbs.Opcode;
+import io.isthmus.ffi.verbs.QueuePair;
+import io.isthmus.ffi.verbs.QueuePairAddress;
+import io.isthmus.ffi.verbs.QueuePairOptions;
+import io.isthmus.ffi.verbs.ReceiveWorkRequests;
+import io.isthmus.ffi.verbs.SendFlags;
+import io.isthmus.ffi.verbs.SendWorkRequests;
+import io.isthmus.ffi.verbs.WorkCompletionOpcode;
+import io.isthmus.ffi.verbs.WorkCompletions;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's RDMA datapath: one thread that owns every client queue pair, the completion queue they share, the
+ * registration cache and the access grants. It alternates between control commands (connect, access, release, handed
+ * over from the network threads) and busy-polling the completion queue, backing off through an {@link IdleStrategy}.
+ *
+ * <p><b>Exclusive produce.</b> A producer WRITEs one whole batch per WRITE WITH IMM at its grant's tail. Completions
+ * arrive in the order the writes were made (RC delivers in order, and one thread handles them), so for each: the
+ * immediate must name the granted segment and the next order; the batch length is read from the batch header at the
+ * tail, never from {@code byte_len}; {@link PartitionLog#commitWritten} validates the CRC in place, assigns offsets and
+ * publishes; append observers refresh the metadata slots and long-poll fetches wake; then the receive is posted again
+ * (the producer's credit) and a {@link ProduceAckDescriptor SEND} carries the base offset back. A bad batch is zeroed,
+ * never committed, answered with an error and the producer's registration revoked, so its rkey stops working.
+ *
+ * <p><b>Flow control.</b> A client may have at most {@code credits} writes unacknowledged, exactly the receives posted
+ * for it; the completion queue is never promised more entries than it has (connections beyond that are refused), and
+ * acks are signalled one in {@code maxSendWr / 2} so the send queue drains.
+ *
+ * <p><b>Failure.</b> A completion in error (the client died, its QP broke, it wrote with a revoked rkey) or the TCP
+ * connection closing tears the session down: its QP is destroyed, its grants are released, and registrations nobody
+ * else uses are deregistered. A segment that retention deleted is revoked from its readers by a periodic sweep: their
+ * slot says REVOKED and asking again gives OFFSET_OUT_OF_RANGE.
+ */
+public final class RdmaDatapath implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaDatapath.class);
+    private static final long SWEEP_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final int POLL_BATCH = 32;
+    private static final int MAX_INLINE_DATA = 64;
+
+    private final RdmaSettings settings;
+    private final RdmaDevice device;
+    private final PartitionManager partitions;
+    private final SegmentRegistrations registrations;
+    private final MetadataSlotRegion slotRegion;
+    private final Map<Partition, PartitionSlots> partitionSlots = new HashMap<>();
+    private final RdmaSession[] sessions;
+    private final Map<Long, RdmaSession> sessionsByConnection = new HashMap<>();
+    private final Arena arena = Arena.ofShared();
+    private final WorkCompletions completions;
+    private final SendWorkRequests sends;
+    private final ReceiveWorkRequests receives;
+    private final MemorySegment acks;
+    private final MemoryRegion ackRegion;
+    private final int signalInterval;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final IdleStrategy idle;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private int reservedCompletions;
+    private long nextSessionId = 1;
+
+    private volatile long commits;
+    private volatile long rejectedWrites;
+    private volatile long receiveCompletions;
+    private volatile long revokedGrants;
+
+    private RdmaDatapath(
+            final RdmaSettings settings,
+            final RdmaDevice device,
+            final PartitionManager partitions,
+            final IdleStrategy idle) {
+        this.settings = settings;
+        this.device = device;
+        this.partitions = partitions;
+        this.idle = idle;
+        this.registrations = new SegmentRegistrations(device.pd);
+        this.slotRegion = new MetadataSlotRegion(device.pd, settings.maxConnections(), settings.slotsPerConnection());
+        this.sessions = new RdmaSession[Math.min(settings.maxConnections(), 1 << RdmaSession.INDEX_BITS)];
+        this.completions = WorkCompletions.allocate(arena, POLL_BATCH);
+        this.sends = SendWorkRequests.allocate(arena, 1, 1);
+        this.receives = ReceiveWorkRequests.allocate(arena, Math.max(1, settings.maxRecvWr()), 1);
+        // One ring of maxSendWr acks per session: a SEND's buffer is free again once the send queue wrapped past it.
+        this.acks = arena.allocate((long) sessions.length * settings.maxSendWr() * ProduceAckDescriptor.LENGTH, 64);
+        this.ackRegion = device.pd.registerMemory(acks, AccessFlags.LOCAL_WRITE);
+        this.signalInterval = Math.max(1, settings.maxSendWr() / 2);
+        this.thread = new Thread(this::run, "isthmus-rdma-datapath");
+        this.thread.setDaemon(true);
+    }
+
+    /** Opens the device and starts the datapath thread. */
+    static RdmaDatapath start(final RdmaSettings settings, final PartitionManager partitions) {
+        final RdmaDevice device = RdmaDevice.open(settings);
+        final RdmaDatapath datapath;
+        try {
+            datapath = new RdmaDatapath(
+                    settings,
+                    device,
+                    partitions,
+                    new BackoffIdleStrategy(
+                            100, 50, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)));
+        } catch (final RuntimeException e) {
+            device.close();
+            throw e;
+        }
+        datapath.thread.start();
+        LOG.info(
+                "RDMA datapath started: device={} port={} gidIndex={} gid={} mtu={} cqEntries={}",
+                device.deviceName(),
+                device.port,
+                device.gidIndex,
+                device.gid,
+                device.mtu.bytes(),
+                device.cq.capacity());
+        return datapath;
+    }
+
+    String deviceName() {
+        return device.deviceName();
+    }
+
+    // ------------------------------------------------------------------ control commands (any thread)
+
+    CompletableFuture<ControlMessage> connect(final long connectionId, final RdmaConnectRequest request) {
+        return submit(() -> doConnect(connectionId, request));
+    }
+
+    CompletableFuture<ControlMessage> produceAccess(final long connectionId, final ProduceAccessRequest request) {
+        return submit(() -> doProduceAccess(connectionId, request));
+    }
+
+    CompletableFuture<ControlMessage> consumeAccess(final long connectionId, final ConsumeAccessRequest request) {
+        return submit(() -> doConsumeAccess(connectionId, request));
+    }
+
+    CompletableFuture<ControlMessage> release(final long connectionId, final ReleaseAccessRequest request) {
+        return submit(() -> doRelease(connectionId, request));
+    }
+
+    /** The TCP connection closed: tear its session down (if it had one). */
+    CompletableFuture<Boolean> connectionClosed(final long connectionId) {
+        return submit(() -> {
+            final RdmaSession session = sessionsByConnection.get(connectionId);
+            if (session != null) {
+                teardown(session, "TCP connection closed");
+            }
+            return session != null;
+        });
+    }
+
+    /** Runs {@code command} on the datapath thread; for the broker's own use (tests, shutdown). */
+    <T> CompletableFuture<T> submit(final Supplier<T> command) {
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        if (!running) {
+            result.completeExceptionally(new IllegalStateException("RDMA datapath is closed"));
+            return result;
+        }
+        commands.offer(() -> {
+            try {
+                result.complete(command.get());
+            } catch (final RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        LockSupport.unpark(thread);
+        return result;
+    }
+
+    // ------------------------------------------------------------------ counters (any thread)
+
+    /** Batches committed from RDMA writes. */
+    public long commits() {
+        return commits;
+    }
+
+    /** RDMA writes rejected (bad batch, wrong order or segment). */
+    public long rejectedWrites() {
+        return rejectedWrites;
+    }
+
+    /** Receive completions handled: one per produce WRITE WITH IMM; READs of slots or segments cause none. */
+    public long receiveCompletions() {
+        return receiveCompletions;
+    }
+
+    /** Produce or consume grants revoked by the broker (bad writes, deleted segments). */
+    public long revokedGrants() {
+        return revokedGrants;
+    }
+
+    // ------------------------------------------------------------------ the thread
+
+    private void run() {
+        long nextSweep = System.nanoTime() + SWEEP_INTERVAL_NANOS;
+        while (running) {
+            int work = 0;
+            try {
+                work += runCommands();
+                work += pollCompletions();
+                if (work == 0) {
+                    final long now = System.nanoTime();
+                    if (now - nextSweep >= 0) {
+                        work += sweepDeletedSegments();
+                        nextSweep = now + SWEEP_INTERVAL_NANOS;
+                    }
+                }
+            } catch (final RuntimeException e) {
+                LOG.error("RDMA datapath pass failed; carrying on", e);
+            }
+            idle.idle(work);
+        }
+    }
+
+    private int runCommands() {
+        int done = 0;
+        Runnable command;
+        while ((command = commands.poll()) != null) {
+            command.run();
+            done++;
+        }
+        return done;
+    }
+
+    private int pollCompletions() {
+        final int count = device.cq.poll(completions);
+        for (int i = 0; i < count; i++) {
+            handleCompletion(i);
+        }
+        return count;
+    }
+
+    private void handleCompletion(final int i) {
+        final long wrId = completions.wrId(i);
+        final int index = RdmaSession.indexOf(wrId);
+        final RdmaSession session = index < sessions.length ? sessions[index] : null;
+        if (session == null || session.sessionId != RdmaSession.sessionIdOf(wrId)) {
+            return; // a late completion of a session already torn down
+        }
+        if (!completions.isSuccess(i)) {
+            LOG.warn(
+                    "RDMA completion failed, tearing the session down: {} completion={}",
+                    session,
+                    completions.describe(i));
+            teardown(session, "completion error");
+            return;
+        }
+        if (RdmaSession.kindOf(wrId) == RdmaSession.KIND_SEND) {
+            return; // a signalled ack: the send queue drained up to it
+        }
+        receiveCompletions++;
+        if (completions.opcode(i) != WorkCompletionOpcode.RECV_RDMA_WITH_IMM || !completions.hasImmediate(i)) {
+            LOG.warn(
+                    "unexpected receive, tearing the session down: {} completion={}", session, completions.describe(i));
+            teardown(session, "unexpected receive");
+            return;
+        }
+        onProduceWrite(session, completions.immediate(i));
+    }
+
+    private void onProduceWrite(final RdmaSession session, final int immediate) {
+        if (!postReceive(session, 1)) {
+            return;
+        }
+        final int segmentId = ProduceImmediateDescriptor.segmentId(immediate);
+        final ProduceGrant grant = session.produceGrantForSegment(segmentId);
+        if (grant == null) {
+            rejectedWrites++;
+            LOG.warn("WRITE WITH IMM for a segment not granted: {} segmentId={}", session, segmentId);
+            ack(session, -1, immediate, ControlErrorCodes.OUT_OF_ORDER_WRITE);
+            return;
+        }
+        final int order = ProduceImmediateDescriptor.order(immediate);
+        if (order != grant.nextOrder) {
+            reject(
+                    session,
+                    grant,
+                    immediate,
+                    ControlErrorCodes.OUT_OF_ORDER_WRITE,
+                    "order=" + order + " expected=" + grant.nextOrder);
+            return;
+        }
+        final MemorySegment memory = grant.registration.memory();
+        final long capacity = memory.byteSize();
+        final long tail = grant.tail;
+        final long length = tail + RecordBatchDescriptor.LOG_OVERHEAD <= capacity
+                ? RecordBatchDescriptor.LOG_OVERHEAD
+                        + (long) memory.get(RecordBatchDescriptor.INT32, tail + RecordBatchDescriptor.LENGTH_OFFSET)
+                : -1;
+        if (length < RecordBatchDescriptor.HEADER_LENGTH || tail + length > capacity) {
+            // Zeroing the header is enough: recovery and the next writer both stop at a zero header.
+            memory.asSlice(tail, Math.min(RecordBatchDescriptor.HEADER_LENGTH, capacity - tail))
+                    .fill((byte) 0);
+            reject(
+                    session,
+                    grant,
+                    immediate,
+                    ControlErrorCodes.CORRUPT_MESSAGE,
+                    "batchLength=" + length + " tail=" + tail + " capacity=" + capacity);
+            return;
+        }
+        final AppendInfo info;
+        try {
+            info = grant.partition.log().commitWritten(segmentId, tail, length, 0);
+        } catch (final InvalidRecordBatchException e) {
+            reject(session, grant, immediate, ControlErrorCodes.CORRUPT_MESSAGE, e.getMessage());
+            return;
+        } catch (final SegmentNotWritableException e) {
+            reject(session, grant, immediate, ControlErrorCodes.STALE_SEGMENT, e.getMessage());
+            return;
+        }
+        grant.committed(length);
+        commits++;
+        grant.partition.notifyAppendListeners();
+        ack(session, info.firstOffset(), immediate, ControlErrorCodes.NONE);
+    }
+
+    private void reject(
+            final RdmaSession session,
+            final ProduceGrant grant,
+            final int immediate,
+            final short errorCode,
+            final String reason) {
+        rejectedWrites++;
+        LOG.warn(
+                "rejected an RDMA write, revoking produce access: {} {} error={} reason={}",
+                session,
+                grant,
+                ControlErrorCodes.name(errorCode),
+                reason);
+        ack(session, -1, immediate, errorCode);
+        dropProduce(session, grant);
+        revokedGrants++;
+    }
+
+    private boolean postReceive(final RdmaSession session, final int count) {
+        final long wrId = session.wrId(RdmaSession.KIND_RECEIVE);
+        for (int i = 0; i < count; i++) {
+            receives.set(i, wrId);
+        }
+        try {
+            session.qp.postReceive(receives, count);
+            return true;
+        } catch (final RuntimeException e) {
+            LOG.warn("posting receives failed, tearing the session down: {}", session, e);
+            teardown(session, "post_recv failed");
+            return false;
+        }
+    }
+
+    private void ack(final RdmaSession session, final long baseOffset, final int immediate, final short errorCode) {
+        final long offset =
+                ((long) session.index * settings.maxSendWr() + session.ackCursor) * ProduceAckDescriptor.LENGTH;
+        session.ackCursor = (session.ackCursor + 1) % settings.maxSendWr();
+        ProduceAckDescriptor.write(acks, offset, baseOffset, immediate, errorCode);
+        final boolean signal = ++session.unsignaledSends >= signalInterval;
+        if (signal) {
+            session.unsignaledSends = 0;
+        }
+        int flags = signal ? SendFlags.SIGNALED : 0;
+        if (session.qp.maxInlineData() >= ProduceAckDescriptor.LENGTH) {
+            flags |= SendFlags.INLINE;
+        }
+        sends.set(0, session.wrId(RdmaSession.KIND_SEND), Opcode.SEND, flags)
+                .sge(0, 0, ackRegion, offset, ProduceAckDescriptor.LENGTH);
+        try {
+            session.qp.postSend(sends, 1);
+        } catch (final RuntimeException e) {
+            LOG.warn("posting an ack failed, tearing the session down: {}", session, e);
+            teardown(session, "post_send failed");
+        }
+    }
+
+    // ------------------------------------------------------------------ commands (datapath thread)
+
+    private ControlMessage doConnect(final long connectionId, final RdmaConnectRequest request) {
+        if (sessionsByConnection.containsKey(connectionId)) {
+            return RdmaConnectResponse.error(
+                    ControlErrorCodes.INVALID_REQUEST, "connection already has an RDMA session");
+        }
+        final int credits = settings.creditsFor(request.ackCredits());
+        if (credits < 1) {
+            return RdmaConnectResponse.error(
+                    ControlErrorCodes.INVALID_REQUEST,
+                    "ackCredits must be at least 1: ackCredits=" + request.ackCredits());
+        }
+        final Mtu mtu;
+        try {
+            final Mtu asked = Mtu.of(request.mtu());
+            mtu = asked.value() < device.mtu.value() ? asked : device.mtu;
+        } catch (final IllegalArgumentException e) {
+            return RdmaConnectResponse.error(ControlErrorCodes.INVALID_REQUEST, e.getMessage());
+        }
+        // Every posted receive and every send may complete (in error, flushed) at once: reserve for all of them.
+        final int reserve = credits + settings.maxSendWr();
+        final int index = freeSessionIndex();
+        if (index < 0 || reservedCompletions + reserve > device.cq.capacity()) {
+            return RdmaConnectResponse.error(
+                    ControlErrorCodes.RESOURCES_EXHAUSTED,
+                    "no room for another RDMA connection: sessions=" + sessionsByConnection.size()
+                            + " reservedCompletions=" + reservedCompletions + " cqEntries=" + device.cq.capacity());
+        }
+        final QueuePair qp = device.pd.createQueuePair(new QueuePairOptions()
+                .completionQueue(device.cq)
+                .maxSendWr(settings.maxSendWr())
+                .maxRecvWr(credits)
+                .maxSendSge(1)
+                .maxRecvSge(1)
+                .maxInlineData(MAX_INLINE_DATA));
+        final RdmaSession session = new RdmaSession(nextSessionId++, index, connectionId, qp, credits, reserve);
+        final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        try {
+            qp.moveToInit(device.port, AccessFlags.ALL_REMOTE);
+            qp.moveToReadyToReceive(
+                    new QueuePairAddress(
+                            request.qpNumber(), request.packetSequenceNumber(), Gid.of(request.gid()), request.lid()),
+                    mtu,
+                    device.port,
+                    device.gidIndex,
+                    device.maxReadAtomic);
+            final long wrId = session.wrId(RdmaSession.KIND_RECEIVE);
+            for (int i = 0; i < credits; i++) {
+                receives.set(i, wrId);
+            }
+            qp.postReceive(receives, credits);
+            qp.moveToReadyToSend(psn, 1);
+        } catch (final RuntimeException e) {
+            qp.close();
+            LOG.warn("RDMA connect failed: connectionId={} request={}", connectionId, request, e);
+            return RdmaConnectResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR, e.getMessage());
+        }
+        sessions[index] = session;
+        sessionsByConnection.put(connectionId, session);
+        reservedCompletions += reserve;
+        LOG.info(
+                "RDMA session connected: {} clientQpNumber={} credits={} mtu={}",
+                session,
+                request.qpNumber(),
+                credits,
+                mtu.bytes());
+        return new RdmaConnectResponse(
+                ControlErrorCodes.NONE,
+                (short) (RdmaConnectResponse.EXCLUSIVE_PRODUCE | RdmaConnectResponse.CONSUME),
+                qp.qpNumber(),
+                psn,
+                device.lid,
+                device.gid.raw(),
+                credits,
+                mtu.value(),
+                null);
+    }
+
+    private ControlMessage doProduceAccess(final long connectionId, final ProduceAccessRequest request) {
+        final RdmaSession session = sessionsByConnection.get(connectionId);
+        if (session == null) {
+            return ProduceAccessResponse.error(ControlErrorCodes.NOT_CONNECTED);
+        }
+        final Partition partition = partition(request.topic(), request.partition());
+        if (partition == null) {
+            return ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        if (!partition.tryClaimExclusiveWriter(session)) {
+            return ProduceAccessResponse.error(ControlErrorCodes.ACCESS_HELD);
+        }
+        ProduceGrant grant = session.produceGrant(partition);
+        final PartitionLog log = partition.log();
+        if (grant != null && request.rollsFullSegment()) {
+            if (grant.segmentId() != request.fullSegmentId()) {
+                return ProduceAccessResponse.error(ControlErrorCodes.STALE_SEGMENT);
+            }
+            if (log.activeSegment().id() == request.fullSegmentId()) {
+                log.roll();
+            }
+            session.produceGrants.remove(grant);
+            registrations.release(grant.registration);
+            grant = null;
+            final PartitionSlots slots = partitionSlots.get(partition);
+            if (slots != null) {
+                slots.run(); // readers of the full segment see it sealed now
+            }
+        }
+        if (grant == null) {
+            try {
+                final SegmentLease lease = log.acquireActiveSegment();
+                grant = new ProduceGrant(partition, registrations.acquire(lease, true));
+            } catch (final RuntimeException e) {
+                partition.releaseExclusiveWriter(session);
+                LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
+                return ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR);
+            }
+            session.produceGrants.add(grant);
+            LOG.info("RDMA produce access granted: {} {}", session, grant);
+        }
+        final LogSegment segment = grant.registration.segment();
+        return new ProduceAccessResponse(
+                ControlErrorCodes.NONE,
+                segment.id(),
+                grant.registration.rkey(),
+                grant.registration.address(),
+                grant.tail,
+                segment.capacity(),
+                segment.baseOffset(),
+                grant.nextOrder);
+    }
+
+    private ControlMessage doConsumeAccess(final long connectionId, final ConsumeAccessRequest request) {
+        final RdmaSession session = sessionsByConnection.get(connectionId);
+        if (session == null) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.NOT_CONNECTED);
+        }
+        final Partition partition = partition(request.topic(), request.partition());
+        if (partition == null) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        final PartitionLog log = partition.log();
+        final LogSegment segment;
+        final long startPosition;
+        try {
+            if (request.offset() == log.logEndOffset()) {
+                segment = log.activeSegment();
+                startPosition = segment.committedPosition();
+            } else {
+                try (LogReadResult result = log.read(request.offset(), 1)) {
+                    segment = result.isEmpty() ? log.activeSegment() : result.segment();
+                    startPosition = result.isEmpty() ? segment.committedPosition() : result.filePosition();
+                }
+            }
+        } catch (final OffsetOutOfRangeException e) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+        }
+        final SegmentLease lease = segment.tryAcquire();
+        if (lease == null) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+        }
+        if (session.slotRange < 0) {
+            session.slotRange = slotRegion.allocateRange();
+            if (session.slotRange < 0) {
+                lease.close();
+                return ConsumeAccessResponse.error(ControlErrorCodes.RESOURCES_EXHAUSTED);
+            }
+        }
+        ConsumeGrant grant = session.consumeGrant(partition);
+        final int slotIndex = grant != null ? grant.slotIndex : session.freeSlotIndex(slotRegion.slotsPerRange());
+        if (slotIndex < 0) {
+            lease.close();
+            return ConsumeAccessResponse.error(ControlErrorCodes.RESOURCES_EXHAUSTED);
+        }
+        final SegmentRegistration registration = registrations.acquire(lease, false);
+        if (grant == null) {
+            grant = new ConsumeGrant(
+                    partition,
+                    slotsFor(partition),
+                    slotIndex,
+                    slotRegion.slotOffset(session.slotRange, slotIndex),
+                    registration);
+            session.consumeGrants.add(grant);
+        } else {
+            final SegmentRegistration previous = grant.registration;
+            grant.registration = registration;
+            registrations.release(previous);
+        }
+        grant.slots.assign(grant.slotOffset, segment);
+        final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
+        return new ConsumeAccessResponse(
+                ControlErrorCodes.NONE,
+                segment.id(),
+                registration.rkey(),
+                registration.address(),
+                startPosition,
+                MetadataSlotDescriptor.position(readable),
+                segment.capacity(),
+                segment.baseOffset(),
+                slotRegion.rangeAddress(session.slotRange),
+                slotRegion.rkey(),
+                grant.slotIndex,
+                session.slotsInUse(),
+                MetadataSlotDescriptor.isSealed(readable) ? ConsumeAccessResponse.SEALED : 0);
+    }
+
+    private ControlMessage doRelease(final long connectionId, final ReleaseAccessRequest request) {
+        final RdmaSession session = sessionsByConnection.get(connectionId);
+        if (session == null) {
+            return new ReleaseAccessResponse(ControlErrorCodes.NOT_CONNECTED);
+        }
+        final Partition partition = partition(request.topic(), request.partition());
+        if (partition == null) {
+            return new ReleaseAccessResponse(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        switch (request.access()) {
+            case ReleaseAccessRequest.PRODUCE -> {
+                final ProduceGrant grant = session.produceGrant(partition);
+                if (grant != null) {
+                    dropProduce(session, grant);
+                }
+            }
+            case ReleaseAccessRequest.CONSUME -> {
+                final ConsumeGrant grant = session.consumeGrant(partition);
+                if (grant != null) {
+                    dropConsume(session, grant, false);
+                }
+            }
+            default -> {
+                return new ReleaseAccessResponse(ControlErrorCodes.INVALID_REQUEST);
+            }
+        }
+        return new ReleaseAccessResponse(ControlErrorCodes.NONE);
+    }
+
+    // ------------------------------------------------------------------ grants and sessions (datapath thread)
+
+    private void dropProduce(final RdmaSession session, final ProduceGrant grant) {
+        session.produceGrants.remove(grant);
+        registrations.release(grant.registration);
+        grant.partition.releaseExclusiveWriter(session);
+    }
+
+    private void dropConsume(final RdmaSession session, final ConsumeGrant grant, final boolean revoked) {
+        session.consumeGrants.remove(grant);
+        if (revoked) {
+            grant.slots.revoke(grant.slotOffset);
+        } else {
+            grant.slots.unassign(grant.slotOffset);
+        }
+        registrations.release(grant.registration);
+        if (grant.slots.isEmpty()) {
+            grant.partition.removeAppendObserver(grant.slots);
+            partitionSlots.remove(grant.partition);
+        }
+    }
+
+    private PartitionSlots slotsFor(final Partition partition) {
+        PartitionSlots slots = partitionSlots.get(partition);
+        if (slots == null) {
+            slots = new PartitionSlots(partition.topicPartition().toString(), slotRegion.memory());
+            partitionSlots.put(partition, slots);
+            partition.addAppendObserver(slots);
+        }
+        return slots;
+    }
+
+    private int sweepDeletedSegments() {
+        int revoked = 0;
+        for (final RdmaSession session : sessions) {
+            if (session == null) {
+                continue;
+            }
+            for (int i = session.consumeGrants.size() - 1; i >= 0; i--) {
+                final ConsumeGrant grant = session.consumeGrants.get(i);
+                if (grant.registration.segment().isDeleted()) {
+                    LOG.info(
+                            "revoking read access to a deleted segment: {} segment={}",
+                            session,
+                            grant.registration.segment());
+                    dropConsume(session, grant, true);
+                    revokedGrants++;
+                    revoked++;
+                }
+            }
+            for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
+                final ProduceGrant grant = session.produceGrants.get(i);
+                if (grant.registration.segment().isDeleted()) {
+                    dropProduce(session, grant);
+                    revokedGrants++;
+                    revoked++;
+                }
+            }
+        }
+        return revoked;
+    }
+
+    private void teardown(final RdmaSession session, final String reason) {
+        if (sessions[session.index] != session) {
+            return;
+        }
+        sessions[session.index] = null;
+        sessionsByConnection.remove(session.connectionId);
+        reservedCompletions -= session.reservedCompletions;
+        for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
+            dropProduce(session, session.produceGrants.get(i));
+        }
+        for (int i = session.consumeGrants.size() - 1; i >= 0; i--) {
+            dropConsume(session, session.consumeGrants.get(i), false);
+        }
+        if (session.slotRange >= 0) {
+            slotRegion.freeRange(session.slotRange);
+        }
+        try {
+            session.qp.moveToError();
+        } catch (final RuntimeException e) {
+            LOG.debug("moving a QP to ERR failed: {}", session, e);
+        }
+        session.qp.close();
+        LOG.info("RDMA session closed: {} reason={} registrationsLeft={}", session, reason, registrations.size());
+    }
+
+    private int freeSessionIndex() {
+        for (int i = 0; i < sessions.length; i++) {
+            if (sessions[i] == null) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private Partition partition(final String topic, final int partition) {
+        if (topic == null) {
+            return null;
+        }
+        return partitions.partition(new TopicPartition(topic, partition)).orElse(null);
+    }
+
+    // ------------------------------------------------------------------ introspection for tests
+
+    /** Registrations alive now (datapath thread or after close). */
+    CompletableFuture<Integer> registrationCount() {
+        return submit(registrations::size);
+    }
+
+    /** Whether the segment is registered for producers (true) or readers (false). */
+    CompletableFuture<Boolean> isRegistered(final int segmentId, final boolean writable) {
+        return submit(() -> registrations.isRegistered(segmentId, writable));
+    }
+
+    /** Sessions connected now. */
+    CompletableFuture<Integer> sessionCount() {
+        return submit(sessionsByConnection::size);
+    }
+
+    /** Forces a sweep for deleted segments now; returns how many grants it revoked. */
+    CompletableFuture<Integer> sweepNow() {
+        return submit(this::sweepDeletedSegments);
+    }
+
+    /** Stops the thread, tears every session down and frees the device. */
+    @Override
+    public void close() {
+        running = false;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Runnable command;
+        while ((command = commands.poll()) != null) {
+            command.run();
+        }
+        for (final RdmaSession session : sessions) {
+            if (session != null) {
+                teardown(session, "broker shutdown");
+            }
+        }
+        registrations.close();
+        slotRegion.close();
+        ackRegion.close();
+        device.close();
+        arena.close();
+        LOG.info("RDMA datapath stopped: commits={} rejectedWrites={}", commits, rejectedWrites);
+    }
+}

@@ -1,0 +1,122 @@
+package io.isthmus.broker.rdma;
+
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.ffi.verbs.QueuePair;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One RDMA client: the broker's queue pair connected to it, bound to the TCP connection that asked for it, and the
+ * access it holds. Confined to the datapath thread.
+ *
+ * <p>Work-request ids carry {@code sessionId << 16 | index << 1 | kind} (see {@link #wrId}) so a completion finds its
+ * session without a map lookup, and a late completion of a closed session is recognised by its id.
+ */
+final class RdmaSession {
+    static final int KIND_RECEIVE = 0;
+    static final int KIND_SEND = 1;
+    static final int INDEX_BITS = 15;
+
+    final long sessionId;
+    final int index;
+    final long connectionId;
+    final QueuePair qp;
+    final int credits;
+    final int reservedCompletions;
+    final List<ProduceGrant> produceGrants = new ArrayList<>(2);
+    final List<ConsumeGrant> consumeGrants = new ArrayList<>(4);
+    int slotRange = -1;
+    int unsignaledSends;
+    int ackCursor;
+
+    RdmaSession(
+            final long sessionId,
+            final int index,
+            final long connectionId,
+            final QueuePair qp,
+            final int credits,
+            final int reservedCompletions) {
+        this.sessionId = sessionId;
+        this.index = index;
+        this.connectionId = connectionId;
+        this.qp = qp;
+        this.credits = credits;
+        this.reservedCompletions = reservedCompletions;
+    }
+
+    long wrId(final int kind) {
+        return sessionId << (INDEX_BITS + 1) | (long) index << 1 | kind;
+    }
+
+    static int indexOf(final long wrId) {
+        return (int) (wrId >>> 1) & ((1 << INDEX_BITS) - 1);
+    }
+
+    static long sessionIdOf(final long wrId) {
+        return wrId >>> (INDEX_BITS + 1);
+    }
+
+    static int kindOf(final long wrId) {
+        return (int) wrId & 1;
+    }
+
+    ProduceGrant produceGrant(final Partition partition) {
+        for (int i = 0; i < produceGrants.size(); i++) {
+            if (produceGrants.get(i).partition == partition) {
+                return produceGrants.get(i);
+            }
+        }
+        return null;
+    }
+
+    ProduceGrant produceGrantForSegment(final int segmentId) {
+        for (int i = 0; i < produceGrants.size(); i++) {
+            if (produceGrants.get(i).segmentId() == segmentId) {
+                return produceGrants.get(i);
+            }
+        }
+        return null;
+    }
+
+    ConsumeGrant consumeGrant(final Partition partition) {
+        for (int i = 0; i < consumeGrants.size(); i++) {
+            if (consumeGrants.get(i).partition == partition) {
+                return consumeGrants.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The lowest slot index of the range not used by a consume grant, or -1. */
+    int freeSlotIndex(final int slotsPerRange) {
+        for (int candidate = 0; candidate < slotsPerRange; candidate++) {
+            boolean taken = false;
+            for (int i = 0; i < consumeGrants.size(); i++) {
+                if (consumeGrants.get(i).slotIndex == candidate) {
+                    taken = true;
+                    break;
+                }
+            }
+            if (!taken) {
+                return candidate;
+            }
+        }
+        return -1;
+    }
+
+    /** Slots a consumer must READ to cover every slot in use: up to the highest used index. */
+    int slotsInUse() {
+        int highest = -1;
+        for (int i = 0; i < consumeGrants.size(); i++) {
+            highest = Math.max(highest, consumeGrants.get(i).slotIndex);
+        }
+        return highest + 1;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaSession{sessionId=" + sessionId + ", connectionId=" + connectionId + ", qpNumber="
+                + (qp.isClosed() ? "closed" : qp.qpNumber()) + ", produceGrants=" + produceGrants.size()
+                + ", consumeGrants=" + consumeGrants.size() + '}';
+    }
+}

@@ -1,0 +1,127 @@
+package io.isthmus.broker.rdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.isthmus.broker.log.LogConfig;
+import io.isthmus.broker.log.LogSegment;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.log.SegmentIdAllocator;
+import io.isthmus.client.rdma.MetadataSlotDescriptor;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionSlotsTest {
+    private static final long SLOT_0 = 0;
+    private static final long SLOT_1 = MetadataSlotDescriptor.LENGTH;
+
+    @TempDir
+    Path tmp;
+
+    private final Arena arena = Arena.ofConfined();
+    private MemorySegment memory;
+    private PartitionLog log;
+    private PartitionSlots slots;
+
+    @BeforeEach
+    void open() throws Exception {
+        memory = arena.allocate(4L * MetadataSlotDescriptor.LENGTH, 8);
+        log = PartitionLog.open(
+                tmp.resolve("t-0"),
+                LogConfig.from(Map.of(LogConfig.SEGMENT_BYTES, "8192")),
+                new SegmentIdAllocator(),
+                InstantSource.system());
+        slots = new PartitionSlots("t-0", memory);
+    }
+
+    @AfterEach
+    void close() {
+        log.close();
+        arena.close();
+    }
+
+    private void append(final int records) {
+        log.append(MemorySegment.ofArray(RdmaBatches.batch("v", records, 20)), 0);
+    }
+
+    @Test
+    void shouldPublishTheSegmentStateWhenAssigned() {
+        append(3);
+        final LogSegment segment = log.activeSegment();
+
+        slots.assign(SLOT_1, segment);
+
+        final long readable = MetadataSlotDescriptor.readable(memory, SLOT_1);
+        assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(segment.committedPosition());
+        assertThat(MetadataSlotDescriptor.isSealed(readable)).isFalse();
+        assertThat(MetadataSlotDescriptor.watermarkOffset(memory, SLOT_1)).isEqualTo(3);
+        assertThat(MetadataSlotDescriptor.segmentId(memory, SLOT_1)).isEqualTo(segment.id());
+        assertThat(MetadataSlotDescriptor.generation(memory, SLOT_1)).isEqualTo(1);
+        assertThat(MetadataSlotDescriptor.readable(memory, SLOT_0)).isZero();
+    }
+
+    @Test
+    void shouldFollowAppendsAndSealing() {
+        final LogSegment first = log.activeSegment();
+        slots.assign(SLOT_0, first);
+        append(2);
+        slots.run();
+        assertThat(MetadataSlotDescriptor.position(MetadataSlotDescriptor.readable(memory, SLOT_0)))
+                .isEqualTo(first.committedPosition())
+                .isPositive();
+
+        log.roll();
+        slots.run();
+
+        final long readable = MetadataSlotDescriptor.readable(memory, SLOT_0);
+        assertThat(MetadataSlotDescriptor.isSealed(readable)).isTrue();
+        assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(first.committedPosition());
+    }
+
+    @Test
+    void shouldBumpTheGenerationWhenTheSlotMovesToTheNextSegment() {
+        append(1);
+        slots.assign(SLOT_0, log.activeSegment());
+        log.roll();
+
+        slots.assign(SLOT_0, log.activeSegment());
+
+        assertThat(MetadataSlotDescriptor.generation(memory, SLOT_0)).isEqualTo(2);
+        assertThat(MetadataSlotDescriptor.segmentId(memory, SLOT_0))
+                .isEqualTo(log.activeSegment().id());
+        assertThat(slots.size()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldMarkARevokedSlotAndStopUpdatingIt() {
+        slots.assign(SLOT_0, log.activeSegment());
+
+        slots.revoke(SLOT_0);
+        append(1);
+        slots.run();
+
+        final long readable = MetadataSlotDescriptor.readable(memory, SLOT_0);
+        assertThat(MetadataSlotDescriptor.isRevoked(readable)).isTrue();
+        assertThat(MetadataSlotDescriptor.position(readable)).isZero();
+        assertThat(slots.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldZeroAnUnassignedSlot() {
+        append(1);
+        slots.assign(SLOT_1, log.activeSegment());
+
+        slots.unassign(SLOT_1);
+
+        assertThat(memory.asSlice(SLOT_1, MetadataSlotDescriptor.LENGTH)
+                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+                .containsOnly((byte) 0);
+        assertThat(slots.isEmpty()).isTrue();
+    }
+}

@@ -1,0 +1,430 @@
+package io.isthmus.broker.rdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.isthmus.broker.Broker;
+import io.isthmus.broker.config.BrokerConfig;
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.network.NetworkMetrics;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.client.rdma.ConsumeAccessResponse;
+import io.isthmus.client.rdma.ControlApiKeys;
+import io.isthmus.client.rdma.ControlErrorCodes;
+import io.isthmus.client.rdma.MetadataSlotDescriptor;
+import io.isthmus.client.rdma.ProduceAccessRequest;
+import io.isthmus.client.rdma.ProduceAccessResponse;
+import io.isthmus.client.rdma.ProduceImmediateDescriptor;
+import io.isthmus.client.rdma.RdmaConnectResponse;
+import io.isthmus.ffi.verbs.WorkCompletionStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ResponseHeader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The broker's RDMA datapath on a real device (Soft-RoCE in the guest): an embedded broker with {@code
+ * rdma.enabled=true}, and {@link RdmaTestClient}s written against the ffi binding playing producer and consumer.
+ */
+@Tag("rdma")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RdmaDatapathRdmaTest {
+    private static final int SEGMENT_BYTES = 64 * 1024;
+
+    private Path logDir;
+    private Broker broker;
+    private RdmaDatapath datapath;
+
+    @BeforeAll
+    void startBroker() throws Exception {
+        logDir = Files.createTempDirectory("rdma-datapath");
+        final Map<String, String> settings = new HashMap<>();
+        settings.put(BrokerConfig.LISTENERS, "PLAINTEXT://127.0.0.1:0");
+        settings.put(BrokerConfig.LOG_DIRS, logDir.toString());
+        settings.put(BrokerConfig.NUM_NETWORK_THREADS, "1");
+        settings.put("log.segment.bytes", Integer.toString(SEGMENT_BYTES));
+        settings.put("log.retention.bytes", "1");
+        settings.put("log.retention.check.interval.ms", "3600000");
+        settings.put(BrokerConfig.RDMA_ENABLED, "true");
+        settings.put(BrokerConfig.RDMA_DEVICE, RdmaTestClient.deviceName());
+        settings.put(BrokerConfig.RDMA_GID_INDEX, Integer.toString(RdmaTestClient.gidIndex()));
+        settings.put(BrokerConfig.RDMA_CQ_SIZE, "1024");
+        settings.put(BrokerConfig.RDMA_MAX_CONNECTIONS, "8");
+        settings.put(BrokerConfig.RDMA_SLOTS_PER_CONNECTION, "8");
+        broker = Broker.start(BrokerConfig.of(settings));
+        assertThat(broker.rdma().unavailableReason()).isEmpty();
+        datapath = broker.rdma().datapath().orElseThrow();
+    }
+
+    @AfterAll
+    void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    private RdmaTestClient client() throws Exception {
+        final RdmaTestClient client =
+                new RdmaTestClient("127.0.0.1", broker.endpoints().getFirst().port());
+        final RdmaConnectResponse connected = client.connect();
+        assertThat(connected.errorCode())
+                .as(connected.reason() == null ? "" : connected.reason())
+                .isZero();
+        return client;
+    }
+
+    private Partition topic(final String name) {
+        broker.partitions().createTopic(name, 1);
+        return broker.partitions().partition(new TopicPartition(name, 0)).orElseThrow();
+    }
+
+    private static byte[] logBytes(final PartitionLog log, final long from) {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        long offset = from;
+        while (offset < log.logEndOffset()) {
+            try (LogReadResult result = log.read(offset, Integer.MAX_VALUE)) {
+                bytes.writeBytes(result.records().toArray(ValueLayout.JAVA_BYTE));
+                offset = result.nextOffset();
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    private static <T> T await(final java.util.concurrent.CompletableFuture<T> future) throws Exception {
+        return future.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void shouldCommitExclusiveWritesInOrderAndAckTheirBaseOffsets() throws Exception {
+        final Partition partition = topic("rdma-produce");
+        final long commitsBefore = datapath.commits();
+        try (RdmaTestClient producer = client()) {
+            final ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-produce", 0));
+            assertThat(access.errorCode()).isZero();
+            assertThat(access.tailPosition()).isZero();
+            assertThat(access.capacity()).isEqualTo(SEGMENT_BYTES);
+            final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            final int window = producer.connection.produceCredits();
+            assertThat(window).isEqualTo(RdmaTestClient.ACK_CREDITS);
+            long tail = access.tailPosition();
+            int order = access.firstOrder();
+            for (int first = 0; first < 20; first += window) {
+                // A window of writes outstanding at once, as credits allow; acks come back in write order.
+                final int last = Math.min(20, first + window);
+                final int[] immediates = new int[last - first];
+                for (int i = first; i < last; i++) {
+                    final byte[] batch = RdmaBatches.batch("p" + i, 5, 40);
+                    immediates[i - first] = ProduceImmediateDescriptor.immediate(access.segmentId(), order);
+                    assertThat(producer.writeWithImm(
+                                    batch, access.segmentAddress() + tail, access.rkey(), immediates[i - first]))
+                            .isEqualTo(WorkCompletionStatus.SUCCESS);
+                    expected.writeBytes(RdmaBatches.asCommitted(batch, i * 5L, 0));
+                    tail += batch.length;
+                    order = ProduceImmediateDescriptor.nextOrder(order);
+                }
+                for (int i = first; i < last; i++) {
+                    assertThat(producer.awaitAck())
+                            .isEqualTo(new RdmaTestClient.Ack(i * 5L, immediates[i - first], ControlErrorCodes.NONE));
+                }
+            }
+
+            assertThat(partition.logEndOffset()).isEqualTo(100);
+            assertThat(datapath.commits() - commitsBefore).isEqualTo(20);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(expected.toByteArray());
+            assertThat(partition
+                            .appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("tcp", 1, 10)))
+                            .error())
+                    .as("TCP produce while an exclusive RDMA producer holds the partition")
+                    .isNotEqualTo(org.apache.kafka.common.protocol.Errors.NONE);
+        }
+        assertThat(await(datapath.isRegistered(partition.log().activeSegment().id(), true)))
+                .as("registration released with the connection")
+                .isFalse();
+    }
+
+    @Test
+    void shouldAdvertiseTheControlKeysInApiVersionsWhileRunning() {
+        final ApiVersionsResponseData versions = broker.rdma().advertise(new ApiVersionsResponseData());
+
+        assertThat(versions.apiKeys().find(ControlApiKeys.RDMA_CONNECT)).isNotNull();
+        assertThat(versions.apiKeys().find(ControlApiKeys.CONSUME_ACCESS)).isNotNull();
+    }
+
+    @Test
+    void shouldRejectABadBatchRevokeTheProducerAndKeepTheLogIntact() throws Exception {
+        final Partition partition = topic("rdma-bad-crc");
+        try (RdmaTestClient producer = client()) {
+            final ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-bad-crc", 0));
+            final byte[] good = RdmaBatches.batch("good", 3, 30);
+            producer.writeWithImm(
+                    good,
+                    access.segmentAddress(),
+                    access.rkey(),
+                    ProduceImmediateDescriptor.immediate(access.segmentId(), 0));
+            assertThat(producer.awaitAck().errorCode()).isZero();
+            final byte[] before = logBytes(partition.log(), 0);
+
+            final byte[] bad = RdmaBatches.corrupted(RdmaBatches.batch("bad", 3, 30));
+            final int immediate = ProduceImmediateDescriptor.immediate(access.segmentId(), 1);
+            producer.writeWithImm(bad, access.segmentAddress() + good.length, access.rkey(), immediate);
+            final RdmaTestClient.Ack ack = producer.awaitAck();
+
+            assertThat(ack).isEqualTo(new RdmaTestClient.Ack(-1, immediate, ControlErrorCodes.CORRUPT_MESSAGE));
+            assertThat(partition.logEndOffset()).isEqualTo(3);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(before);
+            assertThat(await(datapath.isRegistered(access.segmentId(), true))).isFalse();
+            assertThat(producer.writeWithImm(good, access.segmentAddress() + good.length, access.rkey(), immediate))
+                    .as("a write with the revoked rkey")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+            assertThat(partition.logEndOffset()).isEqualTo(3);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(before);
+            awaitNoSessions(); // the broker's QP failed with the client's: the session is gone though TCP is open
+            assertThat(partition
+                            .appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("tcp", 1, 10)))
+                            .error())
+                    .as("TCP produce once the revoked producer is gone")
+                    .isEqualTo(org.apache.kafka.common.protocol.Errors.NONE);
+        }
+    }
+
+    private void awaitNoSessions() throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (await(datapath.sessionCount()) > 0) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("sessions left after 30 s")
+                    .isNegative();
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void shouldPublishTheLogEndInTheSlotAndServeByteIdenticalSegmentReads() throws Exception {
+        final Partition partition = topic("rdma-consume");
+        try (RdmaTestClient consumer = client()) {
+            final ConsumeAccessResponse access = consumer.consumeAccess("rdma-consume", 0, 0);
+            assertThat(access.errorCode()).isZero();
+            assertThat(access.readablePosition()).isZero();
+            assertThat(access.slotCount()).isEqualTo(1);
+            for (int i = 0; i < 3; i++) {
+                assertThat(partition
+                                .appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("c" + i, 4, 50)))
+                                .error())
+                        .isEqualTo(org.apache.kafka.common.protocol.Errors.NONE);
+            }
+            final long slot = (long) access.slotIndex() * MetadataSlotDescriptor.LENGTH;
+
+            assertThat(consumer.read(
+                            access.slotRegionAddress(),
+                            access.slotRegionRkey(),
+                            access.slotCount() * MetadataSlotDescriptor.LENGTH))
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            final MemorySegment slots = consumer.readData(0, (long) access.slotCount() * MetadataSlotDescriptor.LENGTH);
+            final long readable = MetadataSlotDescriptor.readable(slots, slot);
+            final byte[] committed = logBytes(partition.log(), 0);
+            assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(committed.length);
+            assertThat(MetadataSlotDescriptor.isSealed(readable)).isFalse();
+            assertThat(MetadataSlotDescriptor.watermarkOffset(slots, slot)).isEqualTo(12);
+            assertThat(MetadataSlotDescriptor.segmentId(slots, slot)).isEqualTo(access.segmentId());
+
+            assertThat(consumer.read(access.segmentAddress(), access.rkey(), committed.length))
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(consumer.readData(0, committed.length).toArray(ValueLayout.JAVA_BYTE))
+                    .isEqualTo(committed);
+            assertThat(consumer.writeWithImm(new byte[16], access.segmentAddress(), access.rkey(), 0))
+                    .as("a consumer's rkey does not allow writing")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+        }
+    }
+
+    @Test
+    void shouldServeSlotReadsWithoutAnyBrokerWorkWhileEmptyFetchesEachCostARequest() throws Exception {
+        topic("rdma-offload");
+        final NetworkMetrics metrics = broker.server().metrics();
+        final RdmaControlHandler control = broker.rdma().controlHandler();
+        try (RdmaTestClient consumer = client()) {
+            final ConsumeAccessResponse access = consumer.consumeAccess("rdma-offload", 0, 0);
+            final long requestsBefore = totalRequests(metrics);
+            final long controlBefore = control.invocations();
+            final long completionsBefore = datapath.receiveCompletions();
+
+            for (int i = 0; i < 10_000; i++) {
+                assertThat(consumer.read(
+                                access.slotRegionAddress(),
+                                access.slotRegionRkey(),
+                                access.slotCount() * MetadataSlotDescriptor.LENGTH))
+                        .isEqualTo(WorkCompletionStatus.SUCCESS);
+            }
+
+            assertThat(totalRequests(metrics) - requestsBefore).isZero();
+            assertThat(control.invocations() - controlBefore).isZero();
+            assertThat(datapath.receiveCompletions() - completionsBefore).isZero();
+        }
+        final long fetchesBefore = metrics.requests(ApiKeys.FETCH);
+        emptyFetches("rdma-offload", 10_000);
+        assertThat(metrics.requests(ApiKeys.FETCH) - fetchesBefore).isEqualTo(10_000);
+    }
+
+    private static long totalRequests(final NetworkMetrics metrics) {
+        long total = 0;
+        for (final ApiKeys key : ApiKeys.values()) {
+            total += metrics.requests(key);
+        }
+        return total;
+    }
+
+    /** Sends {@code count} Fetch requests at the log end (empty answers), pipelined in windows. */
+    private void emptyFetches(final String topic, final int count) throws Exception {
+        final FetchRequestData data = new FetchRequestData()
+                .setReplicaId(-1)
+                .setMaxWaitMs(0)
+                .setMinBytes(0)
+                .setMaxBytes(1 << 20)
+                .setSessionEpoch(-1);
+        data.topics()
+                .add(new FetchRequestData.FetchTopic()
+                        .setTopic(topic)
+                        .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                .setPartition(0)
+                                .setFetchOffset(0)
+                                .setLogStartOffset(-1)
+                                .setPartitionMaxBytes(1 << 20))));
+        final short version = 12;
+        final ByteBuffer body = new FetchRequest(data, version)
+                .serializeWithHeader(new RequestHeader(ApiKeys.FETCH, version, "offload", 1));
+        final byte[] frame = new byte[4 + body.remaining()];
+        ByteBuffer.wrap(frame).putInt(body.remaining()).put(body);
+        try (Socket socket =
+                new Socket("127.0.0.1", broker.endpoints().getFirst().port())) {
+            socket.setTcpNoDelay(true);
+            final OutputStream out = socket.getOutputStream();
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            final int window = 50;
+            int answered = 0;
+            byte[] last = null;
+            for (int sent = 0; sent < count; sent += window) {
+                final int n = Math.min(window, count - sent);
+                final byte[] burst = new byte[frame.length * n];
+                for (int i = 0; i < n; i++) {
+                    System.arraycopy(frame, 0, burst, i * frame.length, frame.length);
+                }
+                out.write(burst);
+                out.flush();
+                for (int i = 0; i < n; i++) {
+                    last = new byte[in.readInt()];
+                    in.readFully(last);
+                    answered++;
+                }
+            }
+            assertThat(answered).isEqualTo(count);
+            final ByteBuffer response = ByteBuffer.wrap(last);
+            ResponseHeader.parse(response, ApiKeys.FETCH.responseHeaderVersion(version));
+            final FetchResponseData.PartitionData partition = new FetchResponseData(
+                            new ByteBufferAccessor(response), version)
+                    .responses()
+                    .getFirst()
+                    .partitions()
+                    .getFirst();
+            assertThat(partition.errorCode()).isZero();
+            assertThat(partition.records() == null ? 0 : partition.records().sizeInBytes())
+                    .as("an empty fetch")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void shouldGrantTheNextSegmentWhenTheProducerRollsMidStreamAndSealTheOldOneForReaders() throws Exception {
+        final Partition partition = topic("rdma-roll");
+        try (RdmaTestClient producer = client();
+                RdmaTestClient consumer = client()) {
+            final ConsumeAccessResponse reading = consumer.consumeAccess("rdma-roll", 0, 0);
+            ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-roll", 0));
+            final int firstSegment = access.segmentId();
+            final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            long tail = access.tailPosition();
+            int order = access.firstOrder();
+            long nextOffset = 0;
+            int rolls = 0;
+            for (int i = 0; i < 24; i++) {
+                final byte[] batch = RdmaBatches.batch("r" + i, 4, 1000);
+                if (tail + batch.length > access.capacity()) {
+                    access = producer.produceAccess(ProduceAccessRequest.rollFull("rdma-roll", 0, access.segmentId()));
+                    assertThat(access.errorCode()).isZero();
+                    assertThat(access.tailPosition()).isZero();
+                    assertThat(access.segmentBaseOffset()).isEqualTo(nextOffset);
+                    tail = 0;
+                    order = access.firstOrder();
+                    rolls++;
+                }
+                final int immediate = ProduceImmediateDescriptor.immediate(access.segmentId(), order);
+                producer.writeWithImm(batch, access.segmentAddress() + tail, access.rkey(), immediate);
+                assertThat(producer.awaitAck()).isEqualTo(new RdmaTestClient.Ack(nextOffset, immediate, (short) 0));
+                expected.writeBytes(RdmaBatches.asCommitted(batch, nextOffset, 0));
+                tail += batch.length;
+                order = ProduceImmediateDescriptor.nextOrder(order);
+                nextOffset += 4;
+            }
+
+            assertThat(rolls).isEqualTo(1);
+            assertThat(access.segmentId()).isNotEqualTo(firstSegment);
+            assertThat(partition.logEndOffset()).isEqualTo(96);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(expected.toByteArray());
+            consumer.read(reading.slotRegionAddress(), reading.slotRegionRkey(), MetadataSlotDescriptor.LENGTH);
+            final long readable =
+                    MetadataSlotDescriptor.readable(consumer.readData(0, MetadataSlotDescriptor.LENGTH), 0);
+            assertThat(MetadataSlotDescriptor.isSealed(readable)).isTrue();
+            assertThat(MetadataSlotDescriptor.position(readable))
+                    .isEqualTo(partition.log().segments().iterator().next().committedPosition());
+        }
+    }
+
+    @Test
+    void shouldRevokeReadersOfADeletedSegmentAndAnswerStaleOffsetsCleanly() throws Exception {
+        final Partition partition = topic("rdma-retention");
+        for (int i = 0; i < 3; i++) {
+            partition.appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("d" + i, 2, 100)));
+        }
+        try (RdmaTestClient consumer = client()) {
+            final ConsumeAccessResponse access = consumer.consumeAccess("rdma-retention", 0, 0);
+            assertThat(access.errorCode()).isZero();
+            final long revokedBefore = datapath.revokedGrants();
+            partition.log().roll();
+            partition.appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("after", 2, 100)));
+            assertThat(partition.log().deleteOldSegments()).isEqualTo(1);
+
+            await(datapath.sweepNow()); // the periodic sweep may have been first
+            assertThat(datapath.revokedGrants() - revokedBefore).isEqualTo(1);
+
+            consumer.read(access.slotRegionAddress(), access.slotRegionRkey(), MetadataSlotDescriptor.LENGTH);
+            final long readable =
+                    MetadataSlotDescriptor.readable(consumer.readData(0, MetadataSlotDescriptor.LENGTH), 0);
+            assertThat(MetadataSlotDescriptor.isRevoked(readable)).isTrue();
+            assertThat(consumer.consumeAccess("rdma-retention", 0, 0).errorCode())
+                    .isEqualTo(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            assertThat(await(datapath.isRegistered(access.segmentId(), false))).isFalse();
+            assertThat(consumer.read(access.segmentAddress(), access.rkey(), 64))
+                    .as("a READ with the deregistered rkey")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+        }
+    }
+}

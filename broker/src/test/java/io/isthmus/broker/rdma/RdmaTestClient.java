@@ -1,0 +1,252 @@
+package io.isthmus.broker.rdma;
+
+import io.isthmus.client.rdma.ConsumeAccessRequest;
+import io.isthmus.client.rdma.ConsumeAccessResponse;
+import io.isthmus.client.rdma.ControlApiKeys;
+import io.isthmus.client.rdma.ControlErrorCodes;
+import io.isthmus.client.rdma.ControlFrame;
+import io.isthmus.client.rdma.ControlMessage;
+import io.isthmus.client.rdma.ProduceAccessRequest;
+import io.isthmus.client.rdma.ProduceAccessResponse;
+import io.isthmus.client.rdma.ProduceAckDescriptor;
+import io.isthmus.client.rdma.RdmaConnectRequest;
+import io.isthmus.client.rdma.RdmaConnectResponse;
+import io.isthmus.client.rdma.ReleaseAccessRequest;
+import io.isthmus.client.rdma.ReleaseAccessResponse;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.CompletionQueue;
+import io.isthmus.ffi.verbs.Context;
+import io.isthmus.ffi.verbs.DeviceList;
+import io.isthmus.ffi.verbs.Gid;
+import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.ffi.verbs.Mtu;
+import io.isthmus.ffi.verbs.Opcode;
+import io.isthmus.ffi.verbs.ProtectionDomain;
+import io.isthmus.ffi.verbs.QueuePair;
+import io.isthmus.ffi.verbs.QueuePairAddress;
+import io.isthmus.ffi.verbs.QueuePairOptions;
+import io.isthmus.ffi.verbs.ReceiveWorkRequests;
+import io.isthmus.ffi.verbs.SendFlags;
+import io.isthmus.ffi.verbs.SendWorkRequests;
+import io.isthmus.ffi.verbs.WorkCompletionStatus;
+import io.isthmus.ffi.verbs.WorkCompletions;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Socket;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+/**
+ * An RDMA client for tests, written straight against the ffi binding: the control plane over a plain socket with the
+ * shared message layouts, one RC queue pair with its own send and receive CQs, a registered 1 MiB buffer (acks in its
+ * first 4 KiB, write sources and READ targets after).
+ */
+final class RdmaTestClient implements AutoCloseable {
+    static final int ACK_CREDITS = 16;
+    static final int PORT = 1;
+    static final long DATA_OFFSET = 4096;
+    private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private final Arena arena = Arena.ofShared();
+    private final DeviceList devices;
+    private final Context context;
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final QueuePair qp;
+    final MemorySegment buffer;
+    private final MemoryRegion mr;
+    private final SendWorkRequests sends;
+    private final ReceiveWorkRequests receives;
+    private final WorkCompletions completions;
+    private final BackoffIdleStrategy idle = new BackoffIdleStrategy(20, 20, 1_000, 100_000);
+    private int correlationId;
+    RdmaConnectResponse connection;
+
+    RdmaTestClient(final String host, final int port) throws IOException {
+        socket = new Socket(host, port);
+        socket.setTcpNoDelay(true);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+        devices = DeviceList.open();
+        context = devices.byName(deviceName()).open();
+        pd = context.allocateProtectionDomain();
+        sendCq = context.createCompletionQueue(64);
+        recvCq = context.createCompletionQueue(64);
+        qp = pd.createQueuePair(new QueuePairOptions()
+                .sendCompletionQueue(sendCq)
+                .receiveCompletionQueue(recvCq)
+                .maxSendWr(32)
+                .maxRecvWr(ACK_CREDITS)
+                .maxSendSge(1)
+                .maxRecvSge(1)
+                .maxInlineData(64));
+        buffer = arena.allocate(1 << 20, 4096);
+        mr = pd.registerMemory(buffer, AccessFlags.LOCAL_WRITE);
+        sends = SendWorkRequests.allocate(arena, 1, 1);
+        receives = ReceiveWorkRequests.allocate(arena, ACK_CREDITS, 1);
+        completions = WorkCompletions.allocate(arena, 1);
+    }
+
+    static String deviceName() {
+        final String name = System.getenv("ISTHMUS_RDMA_DEVICE");
+        return name == null ? "rxe0" : name;
+    }
+
+    static int gidIndex() {
+        final String index = System.getenv("ISTHMUS_RDMA_GID_INDEX");
+        return index == null ? 1 : Integer.parseInt(index);
+    }
+
+    /** RDMA_CONNECT with a manual QP exchange; on success the QP is in RTS with ACK_CREDITS receives posted. */
+    RdmaConnectResponse connect() {
+        qp.moveToInit(PORT, AccessFlags.LOCAL_WRITE);
+        for (int i = 0; i < ACK_CREDITS; i++) {
+            receives.set(i, i).sge(i, 0, mr, (long) i * ProduceAckDescriptor.LENGTH, ProduceAckDescriptor.LENGTH);
+        }
+        qp.postReceive(receives, ACK_CREDITS);
+        final Gid gid = context.queryGid(PORT, gidIndex());
+        final Mtu mtu = context.queryPort(PORT).activeMtu();
+        final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        connection = call(
+                ControlApiKeys.RDMA_CONNECT,
+                new RdmaConnectRequest(qp.qpNumber(), psn, 0, gid.raw(), ACK_CREDITS, mtu.value()),
+                RdmaConnectResponse::decode);
+        if (connection.errorCode() == ControlErrorCodes.NONE) {
+            qp.moveToReadyToReceive(
+                    new QueuePairAddress(
+                            connection.qpNumber(),
+                            connection.packetSequenceNumber(),
+                            Gid.of(connection.gid()),
+                            connection.lid()),
+                    Mtu.of(connection.mtu()),
+                    PORT,
+                    gidIndex(),
+                    1);
+            qp.moveToReadyToSend(psn, 4);
+        }
+        return connection;
+    }
+
+    ProduceAccessResponse produceAccess(final ProduceAccessRequest request) {
+        return call(ControlApiKeys.PRODUCE_ACCESS, request, ProduceAccessResponse::decode);
+    }
+
+    ConsumeAccessResponse consumeAccess(final String topic, final int partition, final long offset) {
+        return call(
+                ControlApiKeys.CONSUME_ACCESS,
+                new ConsumeAccessRequest(topic, partition, offset),
+                ConsumeAccessResponse::decode);
+    }
+
+    ReleaseAccessResponse release(final String topic, final int partition, final int access) {
+        return call(
+                ControlApiKeys.RELEASE_ACCESS,
+                new ReleaseAccessRequest(topic, partition, access),
+                ReleaseAccessResponse::decode);
+    }
+
+    private <T> T call(
+            final short apiKey, final ControlMessage body, final BiFunction<MemorySegment, Long, T> decoder) {
+        final int id = ++correlationId;
+        try {
+            out.write(ControlFrame.request(apiKey, id, "rdma-test-client", body));
+            out.flush();
+            final int size = in.readInt();
+            final byte[] response = new byte[size];
+            in.readFully(response);
+            final MemorySegment segment = MemorySegment.ofArray(response);
+            if (ControlFrame.responseCorrelationId(segment) != id) {
+                throw new AssertionError("correlation id mismatch: expected=" + id + " got="
+                        + ControlFrame.responseCorrelationId(segment));
+            }
+            return decoder.apply(segment, 4L);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * WRITE WITH IMM of {@code batch} to {@code remoteAddress}; returns the status of the write's own completion
+     * (SUCCESS, or e.g. REM_ACCESS_ERR for a revoked rkey).
+     */
+    WorkCompletionStatus writeWithImm(
+            final byte[] batch, final long remoteAddress, final int rkey, final int immediate) {
+        MemorySegment.copy(batch, 0, buffer, ValueLayout.JAVA_BYTE, DATA_OFFSET, batch.length);
+        sends.set(0, 1, Opcode.RDMA_WRITE_WITH_IMM, SendFlags.SIGNALED)
+                .sge(0, 0, mr, DATA_OFFSET, batch.length)
+                .rdma(0, remoteAddress, rkey)
+                .immediate(0, immediate);
+        qp.postSend(sends, 1);
+        await(sendCq);
+        return completions.status(0);
+    }
+
+    /** An acknowledgement from the broker. */
+    record Ack(long baseOffset, int immediate, short errorCode) {}
+
+    /** Waits for the next ack and posts its receive again. */
+    Ack awaitAck() {
+        await(recvCq);
+        if (completions.status(0) != WorkCompletionStatus.SUCCESS) {
+            throw new AssertionError("ack receive failed: " + completions.describe(0));
+        }
+        final int slot = (int) completions.wrId(0);
+        final long offset = (long) slot * ProduceAckDescriptor.LENGTH;
+        final Ack ack = new Ack(
+                ProduceAckDescriptor.baseOffset(buffer, offset),
+                ProduceAckDescriptor.immediate(buffer, offset),
+                ProduceAckDescriptor.errorCode(buffer, offset));
+        receives.set(0, slot).sge(0, 0, mr, offset, ProduceAckDescriptor.LENGTH);
+        qp.postReceive(receives, 1);
+        return ack;
+    }
+
+    /** RDMA READ of {@code length} bytes into the buffer at {@code DATA_OFFSET}; returns the status. */
+    WorkCompletionStatus read(final long remoteAddress, final int rkey, final int length) {
+        sends.set(0, 2, Opcode.RDMA_READ, SendFlags.SIGNALED)
+                .sge(0, 0, mr, DATA_OFFSET, length)
+                .rdma(0, remoteAddress, rkey);
+        qp.postSend(sends, 1);
+        await(sendCq);
+        return completions.status(0);
+    }
+
+    /** What the last {@link #read} brought, {@code length} bytes from {@code offset} of it. */
+    MemorySegment readData(final long offset, final long length) {
+        return buffer.asSlice(DATA_OFFSET + offset, length);
+    }
+
+    private void await(final CompletionQueue cq) {
+        final long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        idle.reset();
+        while (cq.poll(completions, 1) == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no completion within 60 s");
+            }
+            idle.idle(0);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+        qp.close();
+        mr.close();
+        recvCq.close();
+        sendCq.close();
+        pd.close();
+        context.close();
+        devices.close();
+        arena.close();
+    }
+}

@@ -1,0 +1,166 @@
+package io.isthmus.client.admin;
+
+import io.isthmus.client.cluster.BrokerConnections;
+import io.isthmus.client.cluster.ClusterMetadata;
+import io.isthmus.client.cluster.OffsetAndTime;
+import io.isthmus.client.cluster.OffsetLookup;
+import io.isthmus.client.cluster.TopicMetadata;
+import io.isthmus.client.network.KafkaConnection;
+import io.isthmus.client.network.ReceiveBufferPool;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Topic administration: create, delete, list, describe, and offsets by time or end. Every call waits for the answer;
+ * errors come back as Kafka's exception types ({@code TopicExistsException}, {@code UnknownTopicOrPartitionException}
+ * ...) with the topic named. Thread-safe (calls are serialised).
+ */
+public final class IsthmusAdmin implements AutoCloseable {
+    private final ReceiveBufferPool pool = new ReceiveBufferPool(64 * 1024);
+    private final BrokerConnections connections;
+    private final Duration timeout;
+
+    public IsthmusAdmin(final String bootstrapServers) {
+        this(bootstrapServers, Duration.ofSeconds(30));
+    }
+
+    public IsthmusAdmin(final String bootstrapServers, final Duration timeout) {
+        this.timeout = timeout;
+        this.connections = new BrokerConnections(
+                BrokerConnections.parseBootstrap(bootstrapServers), "isthmus-admin", pool, timeout);
+    }
+
+    private KafkaConnection controller() {
+        final ClusterMetadata metadata =
+                connections.metadata() != null ? connections.metadata() : connections.refresh(List.of());
+        final int controller = metadata.controllerId();
+        return controller >= 0 && metadata.node(controller) != null ? connections.node(controller) : connections.any();
+    }
+
+    /** Creates a topic and waits until its partitions have leaders. */
+    public synchronized void createTopic(final String name, final int partitions, final short replicationFactor) {
+        createTopic(name, partitions, replicationFactor, Map.of());
+    }
+
+    public synchronized void createTopic(
+            final String name, final int partitions, final short replicationFactor, final Map<String, String> configs) {
+        final CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic()
+                .setName(name)
+                .setNumPartitions(partitions)
+                .setReplicationFactor(replicationFactor);
+        configs.forEach((k, v) -> topic.configs()
+                .add(new CreateTopicsRequestData.CreatableTopicConfig()
+                        .setName(k)
+                        .setValue(v)));
+        final CreateTopicsRequestData request = new CreateTopicsRequestData()
+                .setTimeoutMs((int) timeout.toMillis())
+                .setValidateOnly(false);
+        request.topics().add(topic);
+        final CreateTopicsResponseData response =
+                (CreateTopicsResponseData) controller().request(ApiKeys.CREATE_TOPICS, request, timeout);
+        for (final CreateTopicsResponseData.CreatableTopicResult result : response.topics()) {
+            final Errors error = Errors.forCode(result.errorCode());
+            if (error != Errors.NONE) {
+                throw error.exception(
+                        "create topic failed: topic=" + result.name() + ", partitions=" + partitions + ", error="
+                                + error + (result.errorMessage() == null ? "" : ", message=" + result.errorMessage()));
+            }
+        }
+        connections.awaitTopics(List.of(name), timeout);
+    }
+
+    /** Deletes topics. */
+    public synchronized void deleteTopics(final Collection<String> names) {
+        final DeleteTopicsRequestData request = new DeleteTopicsRequestData().setTimeoutMs((int) timeout.toMillis());
+        for (final String name : names) {
+            request.topicNames().add(name);
+            request.topics().add(new DeleteTopicsRequestData.DeleteTopicState().setName(name));
+        }
+        final DeleteTopicsResponseData response =
+                (DeleteTopicsResponseData) controller().request(ApiKeys.DELETE_TOPICS, request, timeout);
+        for (final DeleteTopicsResponseData.DeletableTopicResult result : response.responses()) {
+            final Errors error = Errors.forCode(result.errorCode());
+            if (error != Errors.NONE) {
+                throw error.exception("delete topic failed: topic=" + result.name() + ", error=" + error
+                        + (result.errorMessage() == null ? "" : ", message=" + result.errorMessage()));
+            }
+        }
+    }
+
+    /** Names of the topics that are not internal. */
+    public synchronized Set<String> listTopics() {
+        final ClusterMetadata metadata = connections.refresh(null);
+        final Set<String> names = new TreeSet<>();
+        for (final TopicMetadata topic : metadata.topics().values()) {
+            if (!topic.internal()) {
+                names.add(topic.name());
+            }
+        }
+        return names;
+    }
+
+    /** Describes topics; an unknown one raises {@code UnknownTopicOrPartitionException}. */
+    public synchronized Map<String, TopicDescription> describeTopics(final Collection<String> names) {
+        final ClusterMetadata metadata = connections.refresh(names);
+        final Map<String, TopicDescription> result = new HashMap<>();
+        for (final String name : names) {
+            final TopicMetadata topic = metadata.topic(name);
+            if (topic == null || topic.error() != Errors.NONE) {
+                final Errors error = topic == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : topic.error();
+                throw error.exception("describe topic failed: topic=" + name + ", error=" + error);
+            }
+            result.put(name, new TopicDescription(name, topic.topicId(), topic.internal(), topic.partitions()));
+        }
+        return result;
+    }
+
+    /**
+     * Offsets per partition for {@link OffsetLookup#EARLIEST}, {@link OffsetLookup#LATEST} or a timestamp (null: no
+     * record at or after it).
+     */
+    public synchronized Map<TopicPartition, OffsetAndTime> listOffsets(final Map<TopicPartition, Long> query) {
+        return OffsetLookup.lookup(connections, query, (byte) 0);
+    }
+
+    /** The end offset (high watermark) of every partition of a topic. */
+    public synchronized Map<TopicPartition, Long> endOffsets(final String topic) {
+        final TopicDescription description = describeTopics(List.of(topic)).get(topic);
+        final Map<TopicPartition, Long> query = new HashMap<>();
+        for (int p = 0; p < description.partitionCount(); p++) {
+            query.put(new TopicPartition(topic, p), OffsetLookup.LATEST);
+        }
+        final Map<TopicPartition, Long> result = new HashMap<>();
+        OffsetLookup.lookup(connections, query, (byte) 0)
+                .forEach((tp, o) -> result.put(tp, o == null ? -1 : o.offset()));
+        return result;
+    }
+
+    /** The partitions of a topic. */
+    public synchronized List<TopicPartition> partitionsOf(final String topic) {
+        final TopicDescription description = describeTopics(List.of(topic)).get(topic);
+        final List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < description.partitionCount(); p++) {
+            partitions.add(new TopicPartition(topic, p));
+        }
+        return partitions;
+    }
+
+    @Override
+    public synchronized void close() {
+        connections.close();
+        pool.close();
+    }
+}

@@ -1,0 +1,222 @@
+package io.isthmus.client.cluster;
+
+import io.isthmus.client.network.KafkaConnection;
+import io.isthmus.client.network.ReceiveBufferPool;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The connections of one client thread: one to a bootstrap broker for metadata, and one per broker node it talks to
+ * (opened on first use). Not thread-safe: each thread that does I/O owns its own instance.
+ */
+public final class BrokerConnections implements AutoCloseable {
+    private final List<InetSocketAddress> bootstrap;
+    private final String clientId;
+    private final ReceiveBufferPool pool;
+    private final Duration requestTimeout;
+    private final Map<Integer, KafkaConnection> byNode = new HashMap<>();
+    private KafkaConnection bootstrapConnection;
+    private ClusterMetadata metadata;
+
+    public BrokerConnections(
+            final List<InetSocketAddress> bootstrap,
+            final String clientId,
+            final ReceiveBufferPool pool,
+            final Duration requestTimeout) {
+        if (bootstrap.isEmpty()) {
+            throw new IllegalArgumentException("bootstrap.servers is empty");
+        }
+        this.bootstrap = List.copyOf(bootstrap);
+        this.clientId = clientId;
+        this.pool = pool;
+        this.requestTimeout = requestTimeout;
+    }
+
+    /**
+     * Parses Kafka's {@code bootstrap.servers} form: {@code host:port[,host:port...]} ({@code [v6addr]:port} allowed).
+     */
+    public static List<InetSocketAddress> parseBootstrap(final String servers) {
+        if (servers == null || servers.isBlank()) {
+            throw new IllegalArgumentException("bootstrap.servers must be set, e.g. bootstrap.servers=localhost:9092");
+        }
+        final List<InetSocketAddress> addresses = new ArrayList<>();
+        for (final String raw : servers.split(",")) {
+            final String server = raw.trim();
+            if (server.isEmpty()) {
+                continue;
+            }
+            final int colon = server.lastIndexOf(':');
+            if (colon <= 0 || colon == server.length() - 1) {
+                throw new IllegalArgumentException("bootstrap.servers entry is not host:port: entry=" + server);
+            }
+            String host = server.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            final int port;
+            try {
+                port = Integer.parseInt(server.substring(colon + 1));
+            } catch (final NumberFormatException e) {
+                throw new IllegalArgumentException("bootstrap.servers entry has a bad port: entry=" + server, e);
+            }
+            addresses.add(InetSocketAddress.createUnresolved(host, port));
+        }
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("bootstrap.servers has no host:port: value=" + servers);
+        }
+        return addresses;
+    }
+
+    /** A connection to some broker, for requests any broker answers (Metadata, ApiVersions, FindCoordinator ...). */
+    public KafkaConnection any() {
+        if (bootstrapConnection != null && !bootstrapConnection.isClosed()) {
+            return bootstrapConnection;
+        }
+        for (final KafkaConnection connection : byNode.values()) {
+            if (!connection.isClosed()) {
+                return connection;
+            }
+        }
+        NetworkException last = null;
+        for (final InetSocketAddress address : bootstrap) {
+            try {
+                bootstrapConnection = KafkaConnection.open(resolve(address), clientId, pool, requestTimeout);
+                return bootstrapConnection;
+            } catch (final NetworkException e) {
+                last = e;
+            }
+        }
+        throw new NetworkException("no bootstrap broker reachable: bootstrap.servers=" + bootstrap, last);
+    }
+
+    private static InetSocketAddress resolve(final InetSocketAddress address) {
+        return address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+    }
+
+    /** The connection to broker {@code nodeId} (from the latest metadata), opened if needed. */
+    public KafkaConnection node(final int nodeId) {
+        final KafkaConnection existing = byNode.get(nodeId);
+        if (existing != null && !existing.isClosed()) {
+            return existing;
+        }
+        if (metadata == null || metadata.node(nodeId) == null) {
+            refresh(null);
+        }
+        final BrokerNode node = metadata.node(nodeId);
+        if (node == null) {
+            throw new NetworkException("unknown broker: nodeId=" + nodeId + ", known="
+                    + metadata.nodes().keySet());
+        }
+        final KafkaConnection connection = KafkaConnection.open(node.address(), clientId, pool, requestTimeout);
+        byNode.put(nodeId, connection);
+        return connection;
+    }
+
+    /** A connection to {@code node} (which may be a coordinator not in the metadata yet). */
+    public KafkaConnection node(final BrokerNode node) {
+        final KafkaConnection existing = byNode.get(node.id());
+        if (existing != null && !existing.isClosed()) {
+            return existing;
+        }
+        final KafkaConnection connection = KafkaConnection.open(node.address(), clientId, pool, requestTimeout);
+        byNode.put(node.id(), connection);
+        return connection;
+    }
+
+    /** Fetches metadata for {@code topics} (null: all) and remembers it. */
+    public ClusterMetadata refresh(final Collection<String> topics) {
+        ClusterMetadata fresh;
+        try {
+            fresh = ClusterMetadata.fetch(any(), topics, requestTimeout);
+        } catch (final NetworkException | TimeoutException e) {
+            // One retry on a fresh connection: the bootstrap broker may have closed an idle connection.
+            closeBootstrap();
+            fresh = ClusterMetadata.fetch(any(), topics, requestTimeout);
+        }
+        metadata = fresh;
+        return fresh;
+    }
+
+    /**
+     * Waits until every topic in {@code topics} has metadata with a leader for every partition, refreshing with
+     * backoff.
+     *
+     * @throws TimeoutException if that does not happen within {@code timeout}
+     */
+    public ClusterMetadata awaitTopics(final Collection<String> topics, final Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        long backoffMs = 10;
+        while (true) {
+            final ClusterMetadata fresh = refresh(topics);
+            String missing = null;
+            for (final String topic : topics) {
+                final TopicMetadata t = fresh.topic(topic);
+                if (t == null || t.error() != Errors.NONE || t.partitionCount() == 0) {
+                    missing = topic + (t == null ? "" : "(" + t.error() + ")");
+                    break;
+                }
+                for (final PartitionMetadata p : t.partitions()) {
+                    if (p.leader() < 0) {
+                        missing = topic + "-" + p.partition() + "(no leader)";
+                        break;
+                    }
+                }
+            }
+            if (missing == null) {
+                return fresh;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new TimeoutException(
+                        "topic metadata not available in " + timeout.toMillis() + " ms: topic=" + missing);
+            }
+            try {
+                Thread.sleep(backoffMs);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new org.apache.kafka.common.errors.InterruptException(e);
+            }
+            backoffMs = Math.min(500, backoffMs * 2);
+        }
+    }
+
+    /** The latest metadata, or null before the first refresh. */
+    public ClusterMetadata metadata() {
+        return metadata;
+    }
+
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** Closes a failed connection so that the next use reconnects. */
+    public void disconnect(final int nodeId) {
+        final KafkaConnection connection = byNode.remove(nodeId);
+        if (connection != null) {
+            connection.close();
+        }
+    }
+
+    private void closeBootstrap() {
+        if (bootstrapConnection != null) {
+            bootstrapConnection.close();
+            bootstrapConnection = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeBootstrap();
+        for (final KafkaConnection connection : byNode.values()) {
+            connection.close();
+        }
+        byNode.clear();
+    }
+}

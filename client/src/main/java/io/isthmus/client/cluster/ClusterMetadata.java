@@ -1,0 +1,132 @@
+package io.isthmus.client.cluster;
+
+import io.isthmus.client.network.KafkaConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/** An immutable snapshot of one Metadata response: brokers, controller and the topics asked for. */
+public final class ClusterMetadata {
+    private final String clusterId;
+    private final int controllerId;
+    private final Map<Integer, BrokerNode> nodes;
+    private final Map<String, TopicMetadata> topics;
+    private final Map<Uuid, String> topicNames;
+
+    public ClusterMetadata(
+            final String clusterId,
+            final int controllerId,
+            final Map<Integer, BrokerNode> nodes,
+            final Map<String, TopicMetadata> topics) {
+        this.clusterId = clusterId;
+        this.controllerId = controllerId;
+        this.nodes = Map.copyOf(nodes);
+        this.topics = Map.copyOf(topics);
+        final Map<Uuid, String> names = new HashMap<>();
+        for (final TopicMetadata topic : topics.values()) {
+            if (topic.topicId() != null && !Uuid.ZERO_UUID.equals(topic.topicId())) {
+                names.put(topic.topicId(), topic.name());
+            }
+        }
+        this.topicNames = Map.copyOf(names);
+    }
+
+    /**
+     * Sends a Metadata request on {@code connection} and waits for the answer.
+     *
+     * @param topics the topics to describe, or null for all topics
+     */
+    public static ClusterMetadata fetch(
+            final KafkaConnection connection, final Collection<String> topics, final Duration timeout) {
+        final MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(false);
+        if (topics == null) {
+            request.setTopics(null);
+        } else {
+            final List<MetadataRequestData.MetadataRequestTopic> list = new ArrayList<>();
+            for (final String topic : topics) {
+                list.add(new MetadataRequestData.MetadataRequestTopic().setName(topic));
+            }
+            request.setTopics(list);
+        }
+        final MetadataResponseData response =
+                (MetadataResponseData) connection.request(ApiKeys.METADATA, request, timeout);
+        return from(response);
+    }
+
+    static ClusterMetadata from(final MetadataResponseData response) {
+        final Map<Integer, BrokerNode> nodes = new HashMap<>();
+        for (final MetadataResponseData.MetadataResponseBroker broker : response.brokers()) {
+            nodes.put(broker.nodeId(), new BrokerNode(broker.nodeId(), broker.host(), broker.port(), broker.rack()));
+        }
+        final Map<String, TopicMetadata> topics = new HashMap<>();
+        for (final MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
+            final List<PartitionMetadata> partitions = new ArrayList<>();
+            for (final MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
+                partitions.add(new PartitionMetadata(
+                        topic.name(),
+                        p.partitionIndex(),
+                        p.leaderId(),
+                        p.leaderEpoch(),
+                        List.copyOf(p.replicaNodes()),
+                        List.copyOf(p.isrNodes())));
+            }
+            partitions.sort(Comparator.comparingInt(PartitionMetadata::partition));
+            if (topic.name() != null) {
+                topics.put(
+                        topic.name(),
+                        new TopicMetadata(
+                                topic.name(),
+                                topic.topicId(),
+                                Errors.forCode(topic.errorCode()),
+                                topic.isInternal(),
+                                List.copyOf(partitions)));
+            }
+        }
+        return new ClusterMetadata(response.clusterId(), response.controllerId(), nodes, topics);
+    }
+
+    public String clusterId() {
+        return clusterId;
+    }
+
+    public int controllerId() {
+        return controllerId;
+    }
+
+    public Map<Integer, BrokerNode> nodes() {
+        return nodes;
+    }
+
+    public BrokerNode node(final int id) {
+        return nodes.get(id);
+    }
+
+    public Map<String, TopicMetadata> topics() {
+        return topics;
+    }
+
+    /** The topic, or null if the response did not describe it. */
+    public TopicMetadata topic(final String name) {
+        return topics.get(name);
+    }
+
+    /** The name of the topic with this id, or null. */
+    public String topicName(final Uuid topicId) {
+        return topicNames.get(topicId);
+    }
+
+    @Override
+    public String toString() {
+        return "ClusterMetadata{clusterId=" + clusterId + ", controllerId=" + controllerId + ", nodes=" + nodes.keySet()
+                + ", topics=" + topics.keySet() + '}';
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * What the client knows about the cluster: brokers, topics, partitions and their leaders ({@link
+ * io.isthmus.client.cluster.ClusterMetadata}, fetched with Metadata requests), and the connections to those brokers
+ * ({@link io.isthmus.client.cluster.BrokerConnections}).
+ */
+package io.isthmus.client.cluster;

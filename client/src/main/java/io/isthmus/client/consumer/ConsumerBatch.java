@@ -1,0 +1,134 @@
+package io.isthmus.client.consumer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+/**
+ * The records of one {@link IsthmusConsumer#poll(java.time.Duration)}, read in place from the receive buffer they
+ * arrived in. Iterate with {@code while (batch.next()) use(batch.record())}, a for-each loop, or {@link
+ * #forEach(ConsumerRecordHandler)}; the {@link ConsumedRecord} is one reused flyweight.
+ *
+ * <p>Every key, value and header slice handed out is scoped to this batch's arena: after {@link #close()} touching
+ * any of them throws {@link IllegalStateException}, and only then does the receive buffer go back to the pool, so a
+ * slice can never read recycled bytes. The arena is confined: use the batch and its slices on the polling thread.
+ */
+public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedRecord> {
+    private final IsthmusConsumer owner;
+    private final FetchedData data;
+    private final Arena arena;
+    private final RecordIterator iterator;
+    private final ConsumedRecord record = new ConsumedRecord();
+    private MemorySegment rawSegment;
+    private MemorySegment leasedSegment;
+    private boolean closed;
+    private int delivered;
+
+    ConsumerBatch(final IsthmusConsumer owner, final FetchedData data, final boolean checkCrcs) {
+        this.owner = owner;
+        this.data = data;
+        this.arena = data == null ? null : Arena.ofConfined();
+        this.iterator = new RecordIterator(checkCrcs, null);
+        iterator.reset(data);
+    }
+
+    /** Advances to the next record; false at the end. */
+    public boolean next() {
+        if (closed) {
+            throw new IllegalStateException("consumer batch is closed");
+        }
+        if (!iterator.next()) {
+            return false;
+        }
+        final MemorySegment raw = iterator.recordSegment();
+        if (raw != rawSegment) {
+            rawSegment = raw;
+            leasedSegment = raw.reinterpret(arena, null);
+        }
+        record.set(iterator.record(), iterator.slice().state, leasedSegment);
+        delivered++;
+        return true;
+    }
+
+    /** The current record (the same flyweight every time). */
+    public ConsumedRecord record() {
+        return record;
+    }
+
+    /** Calls {@code handler} for each remaining record; returns how many. */
+    public int forEach(final ConsumerRecordHandler handler) {
+        int count = 0;
+        while (next()) {
+            handler.onRecord(record);
+            count++;
+        }
+        return count;
+    }
+
+    /** Iterates the remaining records; every element is the same reused flyweight. */
+    @Override
+    public Iterator<ConsumedRecord> iterator() {
+        return new Iterator<>() {
+            private boolean ready;
+            private boolean done;
+
+            @Override
+            public boolean hasNext() {
+                if (!ready && !done) {
+                    ready = ConsumerBatch.this.next();
+                    done = !ready;
+                }
+                return ready;
+            }
+
+            @Override
+            public ConsumedRecord next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                ready = false;
+                return record;
+            }
+        };
+    }
+
+    /** True when the poll returned no data at all. */
+    public boolean isEmpty() {
+        return data == null;
+    }
+
+    /** Records handed out so far. */
+    public int delivered() {
+        return delivered;
+    }
+
+    /**
+     * The whole receive buffer these records arrived in, scoped to this batch (to check where slices point, or to
+     * forward the raw bytes). Null for an empty batch.
+     */
+    public MemorySegment receiveBuffer() {
+        if (data == null) {
+            return null;
+        }
+        if (closed) {
+            throw new IllegalStateException("consumer batch is closed");
+        }
+        return data.buffer.segment().reinterpret(arena, null);
+    }
+
+    /** Ends every slice handed out, then recycles the receive buffer. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (arena != null) {
+            arena.close();
+        }
+        if (data != null) {
+            owner.release(data);
+        }
+    }
+}

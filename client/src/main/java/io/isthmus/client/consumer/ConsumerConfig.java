@@ -1,0 +1,180 @@
+package io.isthmus.client.consumer;
+
+import io.isthmus.client.config.ConfigReader;
+import io.isthmus.client.config.Transport;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Consumer settings, with Kafka's names and defaults. */
+public final class ConsumerConfig {
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String CLIENT_ID = "client.id";
+    public static final String GROUP_ID = "group.id";
+    public static final String AUTO_OFFSET_RESET = "auto.offset.reset";
+    public static final String ENABLE_AUTO_COMMIT = "enable.auto.commit";
+    public static final String AUTO_COMMIT_INTERVAL_MS = "auto.commit.interval.ms";
+    public static final String FETCH_MIN_BYTES = "fetch.min.bytes";
+    public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
+    public static final String FETCH_MAX_WAIT_MS = "fetch.max.wait.ms";
+    public static final String MAX_PARTITION_FETCH_BYTES = "max.partition.fetch.bytes";
+    public static final String CHECK_CRCS = "check.crcs";
+    public static final String SESSION_TIMEOUT_MS = "session.timeout.ms";
+    public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
+    public static final String MAX_POLL_INTERVAL_MS = "max.poll.interval.ms";
+    public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+    public static final String ISOLATION_LEVEL = "isolation.level";
+    public static final String TRANSPORT = "transport";
+
+    private static final Set<String> KNOWN = Set.of(
+            BOOTSTRAP_SERVERS,
+            CLIENT_ID,
+            GROUP_ID,
+            AUTO_OFFSET_RESET,
+            ENABLE_AUTO_COMMIT,
+            AUTO_COMMIT_INTERVAL_MS,
+            FETCH_MIN_BYTES,
+            FETCH_MAX_BYTES,
+            FETCH_MAX_WAIT_MS,
+            MAX_PARTITION_FETCH_BYTES,
+            CHECK_CRCS,
+            SESSION_TIMEOUT_MS,
+            HEARTBEAT_INTERVAL_MS,
+            MAX_POLL_INTERVAL_MS,
+            REQUEST_TIMEOUT_MS,
+            ISOLATION_LEVEL,
+            TRANSPORT);
+    private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
+
+    /** What to do when a partition has no committed offset or its offset is out of range. */
+    public enum OffsetReset {
+        EARLIEST,
+        LATEST,
+        NONE
+    }
+
+    private final String bootstrapServers;
+    private final String clientId;
+    private final String groupId;
+    private final OffsetReset autoOffsetReset;
+    private final boolean autoCommit;
+    private final long autoCommitIntervalMs;
+    private final int fetchMinBytes;
+    private final int fetchMaxBytes;
+    private final int fetchMaxWaitMs;
+    private final int maxPartitionFetchBytes;
+    private final boolean checkCrcs;
+    private final int sessionTimeoutMs;
+    private final int heartbeatIntervalMs;
+    private final int maxPollIntervalMs;
+    private final long requestTimeoutMs;
+    private final byte isolationLevel;
+    private final Transport transport;
+
+    public ConsumerConfig(final Map<String, ?> settings) {
+        final ConfigReader r = new ConfigReader(settings, KNOWN, "consumer");
+        bootstrapServers = r.string(BOOTSTRAP_SERVERS, null);
+        if (bootstrapServers == null || bootstrapServers.isBlank()) {
+            throw new IllegalArgumentException("consumer setting missing: key=" + BOOTSTRAP_SERVERS);
+        }
+        clientId = r.string(CLIENT_ID, "isthmus-consumer-" + CLIENT_IDS.incrementAndGet());
+        groupId = r.string(GROUP_ID, null);
+        autoOffsetReset = OffsetReset.valueOf(r.oneOf(AUTO_OFFSET_RESET, "latest", "earliest", "latest", "none")
+                .toUpperCase(java.util.Locale.ROOT));
+        autoCommit = r.bool(ENABLE_AUTO_COMMIT, groupId != null);
+        autoCommitIntervalMs = r.longValue(AUTO_COMMIT_INTERVAL_MS, 5000, 0);
+        fetchMinBytes = r.integer(FETCH_MIN_BYTES, 1, 0);
+        fetchMaxBytes = r.integer(FETCH_MAX_BYTES, 52_428_800, 1);
+        fetchMaxWaitMs = r.integer(FETCH_MAX_WAIT_MS, 500, 0);
+        maxPartitionFetchBytes = r.integer(MAX_PARTITION_FETCH_BYTES, 1_048_576, 1);
+        checkCrcs = r.bool(CHECK_CRCS, true);
+        sessionTimeoutMs = r.integer(SESSION_TIMEOUT_MS, 45_000, 1);
+        heartbeatIntervalMs = r.integer(HEARTBEAT_INTERVAL_MS, 3000, 1);
+        maxPollIntervalMs = r.integer(MAX_POLL_INTERVAL_MS, 300_000, 1);
+        requestTimeoutMs = r.longValue(REQUEST_TIMEOUT_MS, 30_000, 1);
+        isolationLevel = r.oneOf(ISOLATION_LEVEL, "read_uncommitted", "read_uncommitted", "read_committed")
+                        .equals("read_committed")
+                ? (byte) 1
+                : (byte) 0;
+        transport = Transport.forName(r.string(TRANSPORT, "auto"));
+        if (autoCommit && groupId == null) {
+            throw new IllegalArgumentException("enable.auto.commit=true needs a group.id");
+        }
+    }
+
+    public static ConsumerConfig of(final Properties properties) {
+        return new ConsumerConfig(ConfigReader.toMap(properties));
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    /** The group id, or null for a consumer that only assigns partitions itself. */
+    public String groupId() {
+        return groupId;
+    }
+
+    public OffsetReset autoOffsetReset() {
+        return autoOffsetReset;
+    }
+
+    public boolean autoCommit() {
+        return autoCommit;
+    }
+
+    public long autoCommitIntervalMs() {
+        return autoCommitIntervalMs;
+    }
+
+    public int fetchMinBytes() {
+        return fetchMinBytes;
+    }
+
+    public int fetchMaxBytes() {
+        return fetchMaxBytes;
+    }
+
+    public int fetchMaxWaitMs() {
+        return fetchMaxWaitMs;
+    }
+
+    public int maxPartitionFetchBytes() {
+        return maxPartitionFetchBytes;
+    }
+
+    public boolean checkCrcs() {
+        return checkCrcs;
+    }
+
+    public int sessionTimeoutMs() {
+        return sessionTimeoutMs;
+    }
+
+    public int heartbeatIntervalMs() {
+        return heartbeatIntervalMs;
+    }
+
+    public int maxPollIntervalMs() {
+        return maxPollIntervalMs;
+    }
+
+    public Duration requestTimeout() {
+        return Duration.ofMillis(requestTimeoutMs);
+    }
+
+    /** 0 read_uncommitted, 1 read_committed. */
+    public byte isolationLevel() {
+        return isolationLevel;
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+}

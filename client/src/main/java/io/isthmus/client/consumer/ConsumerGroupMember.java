@@ -1,0 +1,484 @@
+package io.isthmus.client.consumer;
+
+import io.isthmus.client.cluster.BrokerConnections;
+import io.isthmus.client.cluster.BrokerNode;
+import io.isthmus.client.cluster.ClusterMetadata;
+import io.isthmus.client.cluster.TopicMetadata;
+import io.isthmus.client.network.KafkaConnection;
+import io.isthmus.client.network.ReceiveBufferPool;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Membership in a consumer group with Kafka's classic protocol: FindCoordinator, JoinGroup (protocol type "consumer",
+ * the "range" protocol with subscriptions in Kafka's ConsumerProtocol format, so kafka-clients consumers can share the
+ * group), SyncGroup (the leader computes the range assignment), Heartbeat on a background thread, OffsetCommit and
+ * OffsetFetch, LeaveGroup on close.
+ *
+ * <p>All coordinator requests go through one connection under this object's lock, from the consumer's thread and the
+ * heartbeat thread alike.
+ */
+final class ConsumerGroupMember implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumerGroupMember.class);
+    private static final String PROTOCOL_TYPE = ConsumerProtocol.PROTOCOL_TYPE;
+
+    private final ConsumerConfig config;
+    private final String groupId;
+    private final ReceiveBufferPool pool = new ReceiveBufferPool(64 * 1024);
+    private final BrokerConnections connections;
+    private final ScheduledExecutorService heartbeats;
+    private final ExecutorService commits;
+    private KafkaConnection coordinator;
+    private String memberId = "";
+    private int generationId = -1;
+    private volatile boolean rejoinNeeded = true;
+    private volatile boolean active;
+    private volatile boolean closed;
+
+    ConsumerGroupMember(final ConsumerConfig config, final List<InetSocketAddress> bootstrap) {
+        this.config = config;
+        this.groupId = config.groupId();
+        this.connections =
+                new BrokerConnections(bootstrap, config.clientId() + "-coordinator", pool, config.requestTimeout());
+        this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
+                .name("isthmus-heartbeat-" + config.clientId())
+                .daemon(true)
+                .unstarted(r));
+        this.commits = heartbeats;
+        heartbeats.scheduleWithFixedDelay(
+                this::heartbeat, config.heartbeatIntervalMs(), config.heartbeatIntervalMs(), TimeUnit.MILLISECONDS);
+    }
+
+    boolean needsRejoin() {
+        return rejoinNeeded;
+    }
+
+    void requestRejoin() {
+        rejoinNeeded = true;
+    }
+
+    boolean isActive() {
+        return active;
+    }
+
+    // ------------------------------------------------------------------ coordinator
+
+    private synchronized ApiMessage coordinatorRequest(final ApiKeys apiKey, final ApiMessage body) {
+        if (coordinator == null || coordinator.isClosed()) {
+            coordinator = connections.node(findCoordinator());
+        }
+        try {
+            return coordinator.request(apiKey, body, config.requestTimeout());
+        } catch (final RuntimeException e) {
+            coordinator.close();
+            coordinator = null;
+            throw e;
+        }
+    }
+
+    private BrokerNode findCoordinator() {
+        final long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+        while (true) {
+            final KafkaConnection any = connections.any();
+            final FindCoordinatorRequestData request =
+                    new FindCoordinatorRequestData().setKeyType(FindCoordinatorRequest.CoordinatorType.GROUP.id());
+            if (any.version(ApiKeys.FIND_COORDINATOR) >= 4) {
+                request.setCoordinatorKeys(List.of(groupId));
+            } else {
+                request.setKey(groupId);
+            }
+            final FindCoordinatorResponseData response = (FindCoordinatorResponseData)
+                    any.request(ApiKeys.FIND_COORDINATOR, request, config.requestTimeout());
+            Errors error = Errors.forCode(response.errorCode());
+            BrokerNode node = new BrokerNode(response.nodeId(), response.host(), response.port(), null);
+            if (!response.coordinators().isEmpty()) {
+                final FindCoordinatorResponseData.Coordinator c =
+                        response.coordinators().get(0);
+                error = Errors.forCode(c.errorCode());
+                node = new BrokerNode(c.nodeId(), c.host(), c.port(), null);
+            }
+            if (error == Errors.NONE) {
+                // A node id of its own: the coordinator connection must not be shared with fetches.
+                return new BrokerNode(Integer.MIN_VALUE + node.id(), node.host(), node.port(), null);
+            }
+            if (!(error.exception() instanceof org.apache.kafka.common.errors.RetriableException)
+                    || System.nanoTime() - deadline > 0) {
+                throw error.exception("FindCoordinator failed: group=" + groupId + ", error=" + error);
+            }
+            pause(100);
+        }
+    }
+
+    private synchronized void resetCoordinator() {
+        if (coordinator != null) {
+            coordinator.close();
+            coordinator = null;
+        }
+    }
+
+    private static void pause(final long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ join and sync
+
+    /** Joins (or rejoins) the group and returns this member's partitions. Consumer thread. */
+    List<TopicPartition> join(final Set<String> topics, final BrokerConnections metadataConnections) {
+        final long deadline = System.nanoTime() + Math.max(config.maxPollIntervalMs(), 60_000) * 1_000_000L;
+        final List<String> sortedTopics = new ArrayList<>(topics);
+        sortedTopics.sort(null);
+        final ByteBuffer subscription =
+                ConsumerProtocol.serializeSubscription(new ConsumerPartitionAssignor.Subscription(sortedTopics));
+        final byte[] metadata = new byte[subscription.remaining()];
+        subscription.get(metadata);
+        while (true) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new TimeoutException("could not join group: group=" + groupId + ", memberId=" + memberId);
+            }
+            active = false;
+            final JoinGroupResponseData joined;
+            try {
+                joined = (JoinGroupResponseData) coordinatorRequest(
+                        ApiKeys.JOIN_GROUP,
+                        new JoinGroupRequestData()
+                                .setGroupId(groupId)
+                                .setSessionTimeoutMs(config.sessionTimeoutMs())
+                                .setRebalanceTimeoutMs(config.maxPollIntervalMs())
+                                .setMemberId(memberId)
+                                .setGroupInstanceId(null)
+                                .setProtocolType(PROTOCOL_TYPE)
+                                .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(
+                                        List.of(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                                                        .setName(RangeAssignor.NAME)
+                                                        .setMetadata(metadata))
+                                                .iterator()))
+                                .setReason("isthmus consumer joining"));
+            } catch (final org.apache.kafka.common.errors.NetworkException | TimeoutException e) {
+                LOG.debug("JoinGroup failed, retrying: group={}", groupId, e);
+                pause(100);
+                continue;
+            }
+            final Errors error = Errors.forCode(joined.errorCode());
+            if (error == Errors.MEMBER_ID_REQUIRED) {
+                memberId = joined.memberId();
+                continue;
+            }
+            if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.ILLEGAL_GENERATION) {
+                memberId = "";
+                continue;
+            }
+            if (error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_NOT_AVAILABLE) {
+                resetCoordinator();
+                pause(100);
+                continue;
+            }
+            if (error == Errors.REBALANCE_IN_PROGRESS || error == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
+                pause(50);
+                continue;
+            }
+            if (error != Errors.NONE) {
+                throw error.exception(
+                        "JoinGroup failed: group=" + groupId + ", memberId=" + memberId + ", error=" + error);
+            }
+            memberId = joined.memberId();
+            generationId = joined.generationId();
+            final List<SyncGroupRequestData.SyncGroupRequestAssignment> assignments = new ArrayList<>();
+            if (memberId.equals(joined.leader()) && !joined.skipAssignment()) {
+                assignments.addAll(leaderAssignment(joined, metadataConnections));
+            }
+            final SyncGroupResponseData synced;
+            try {
+                synced = (SyncGroupResponseData) coordinatorRequest(
+                        ApiKeys.SYNC_GROUP,
+                        new SyncGroupRequestData()
+                                .setGroupId(groupId)
+                                .setGenerationId(generationId)
+                                .setMemberId(memberId)
+                                .setGroupInstanceId(null)
+                                .setProtocolType(PROTOCOL_TYPE)
+                                .setProtocolName(RangeAssignor.NAME)
+                                .setAssignments(assignments));
+            } catch (final org.apache.kafka.common.errors.NetworkException | TimeoutException e) {
+                LOG.debug("SyncGroup failed, rejoining: group={}", groupId, e);
+                continue;
+            }
+            final Errors syncError = Errors.forCode(synced.errorCode());
+            if (syncError == Errors.REBALANCE_IN_PROGRESS) {
+                continue;
+            }
+            if (syncError == Errors.UNKNOWN_MEMBER_ID || syncError == Errors.ILLEGAL_GENERATION) {
+                memberId = "";
+                continue;
+            }
+            if (syncError == Errors.NOT_COORDINATOR || syncError == Errors.COORDINATOR_NOT_AVAILABLE) {
+                resetCoordinator();
+                continue;
+            }
+            if (syncError != Errors.NONE) {
+                throw syncError.exception(
+                        "SyncGroup failed: group=" + groupId + ", memberId=" + memberId + ", error=" + syncError);
+            }
+            final List<TopicPartition> partitions = new ArrayList<>();
+            if (synced.assignment() != null && synced.assignment().length > 0) {
+                final ConsumerPartitionAssignor.Assignment assignment =
+                        ConsumerProtocol.deserializeAssignment(ByteBuffer.wrap(synced.assignment()));
+                partitions.addAll(assignment.partitions());
+            }
+            rejoinNeeded = false;
+            active = true;
+            LOG.debug(
+                    "joined group: group={}, memberId={}, generation={}, partitions={}",
+                    groupId,
+                    memberId,
+                    generationId,
+                    partitions);
+            return partitions;
+        }
+    }
+
+    private List<SyncGroupRequestData.SyncGroupRequestAssignment> leaderAssignment(
+            final JoinGroupResponseData joined, final BrokerConnections metadataConnections) {
+        final Map<String, List<String>> subscriptions = new HashMap<>();
+        final java.util.Set<String> allTopics = new java.util.TreeSet<>();
+        for (final JoinGroupResponseData.JoinGroupResponseMember member : joined.members()) {
+            final ConsumerPartitionAssignor.Subscription s =
+                    ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(member.metadata()));
+            subscriptions.put(member.memberId(), s.topics());
+            allTopics.addAll(s.topics());
+        }
+        final ClusterMetadata metadata = metadataConnections.refresh(allTopics);
+        final Map<String, Integer> counts = new HashMap<>();
+        for (final String topic : allTopics) {
+            final TopicMetadata t = metadata.topic(topic);
+            if (t != null && t.error() == Errors.NONE) {
+                counts.put(topic, t.partitionCount());
+            }
+        }
+        final List<SyncGroupRequestData.SyncGroupRequestAssignment> result = new ArrayList<>();
+        for (final Map.Entry<String, List<TopicPartition>> e :
+                RangeAssignor.assign(subscriptions, counts).entrySet()) {
+            final ByteBuffer bytes =
+                    ConsumerProtocol.serializeAssignment(new ConsumerPartitionAssignor.Assignment(e.getValue()));
+            final byte[] array = new byte[bytes.remaining()];
+            bytes.get(array);
+            result.add(new SyncGroupRequestData.SyncGroupRequestAssignment()
+                    .setMemberId(e.getKey())
+                    .setAssignment(array));
+        }
+        return result;
+    }
+
+    // ------------------------------------------------------------------ heartbeat
+
+    private void heartbeat() {
+        if (closed || !active) {
+            return;
+        }
+        try {
+            final HeartbeatResponseData response = (HeartbeatResponseData) coordinatorRequest(
+                    ApiKeys.HEARTBEAT,
+                    new HeartbeatRequestData()
+                            .setGroupId(groupId)
+                            .setGenerationId(generationId)
+                            .setMemberId(memberId));
+            final Errors error = Errors.forCode(response.errorCode());
+            switch (error) {
+                case NONE -> {}
+                case REBALANCE_IN_PROGRESS -> rejoinNeeded = true;
+                case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, FENCED_INSTANCE_ID -> {
+                    memberId = error == Errors.UNKNOWN_MEMBER_ID ? "" : memberId;
+                    rejoinNeeded = true;
+                    active = false;
+                }
+                case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> resetCoordinator();
+                default -> LOG.warn("heartbeat error: group={}, memberId={}, error={}", groupId, memberId, error);
+            }
+        } catch (final RuntimeException e) {
+            LOG.debug("heartbeat failed: group={}", groupId, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ offsets
+
+    void commit(final Map<TopicPartition, Long> offsets, final Map<String, Uuid> topicIds) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        final Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> byTopic = new HashMap<>();
+        for (final Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+            final String topic = e.getKey().topic();
+            byTopic.computeIfAbsent(topic, t -> new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                            .setName(t)
+                            .setTopicId(topicIds.getOrDefault(t, Uuid.ZERO_UUID)))
+                    .partitions()
+                    .add(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                            .setPartitionIndex(e.getKey().partition())
+                            .setCommittedOffset(e.getValue())
+                            .setCommittedLeaderEpoch(-1)
+                            .setCommittedMetadata(""));
+        }
+        final OffsetCommitResponseData response = (OffsetCommitResponseData) coordinatorRequest(
+                ApiKeys.OFFSET_COMMIT,
+                new OffsetCommitRequestData()
+                        .setGroupId(groupId)
+                        .setGenerationIdOrMemberEpoch(active ? generationId : -1)
+                        .setMemberId(active ? memberId : "")
+                        .setTopics(new ArrayList<>(byTopic.values())));
+        for (final OffsetCommitResponseData.OffsetCommitResponseTopic topic : response.topics()) {
+            for (final OffsetCommitResponseData.OffsetCommitResponsePartition p : topic.partitions()) {
+                final Errors error = Errors.forCode(p.errorCode());
+                if (error != Errors.NONE) {
+                    if (error == Errors.REBALANCE_IN_PROGRESS
+                            || error == Errors.UNKNOWN_MEMBER_ID
+                            || error == Errors.ILLEGAL_GENERATION) {
+                        rejoinNeeded = true;
+                    }
+                    throw error.exception("OffsetCommit failed: group=" + groupId + ", topic=" + topic.name()
+                            + ", partition=" + p.partitionIndex() + ", error=" + error);
+                }
+            }
+        }
+    }
+
+    void commitAsync(
+            final Map<TopicPartition, Long> offsets,
+            final Map<String, Uuid> topicIds,
+            final OffsetCommitCallback callback) {
+        commits.execute(() -> {
+            Exception failure = null;
+            try {
+                commit(offsets, topicIds);
+            } catch (final RuntimeException e) {
+                failure = e;
+                LOG.debug("async commit failed: group={}", groupId, e);
+            }
+            if (callback != null) {
+                callback.onComplete(offsets, failure);
+            }
+        });
+    }
+
+    /** Committed offsets of these partitions; partitions without one are absent. */
+    Map<TopicPartition, Long> fetchCommitted(final Set<TopicPartition> partitions, final Map<String, Uuid> topicIds) {
+        final Map<String, OffsetFetchRequestData.OffsetFetchRequestTopics> byTopic = new HashMap<>();
+        for (final TopicPartition tp : partitions) {
+            byTopic.computeIfAbsent(tp.topic(), t -> new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                            .setName(t)
+                            .setTopicId(topicIds.getOrDefault(t, Uuid.ZERO_UUID)))
+                    .partitionIndexes()
+                    .add(tp.partition());
+        }
+        final OffsetFetchResponseData response = (OffsetFetchResponseData) coordinatorRequest(
+                ApiKeys.OFFSET_FETCH,
+                new OffsetFetchRequestData()
+                        .setRequireStable(true)
+                        .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                                .setGroupId(groupId)
+                                .setMemberId(null)
+                                .setMemberEpoch(-1)
+                                .setTopics(new ArrayList<>(byTopic.values())))));
+        final Map<Uuid, String> names = new HashMap<>();
+        topicIds.forEach((name, id) -> names.put(id, name));
+        final Map<TopicPartition, Long> result = new HashMap<>();
+        for (final OffsetFetchResponseData.OffsetFetchResponseGroup g : response.groups()) {
+            final Errors groupError = Errors.forCode(g.errorCode());
+            if (groupError != Errors.NONE) {
+                throw groupError.exception("OffsetFetch failed: group=" + groupId + ", error=" + groupError);
+            }
+            for (final OffsetFetchResponseData.OffsetFetchResponseTopics t : g.topics()) {
+                final String name = t.name() != null && !t.name().isEmpty() ? t.name() : names.get(t.topicId());
+                for (final OffsetFetchResponseData.OffsetFetchResponsePartitions p : t.partitions()) {
+                    if (p.errorCode() == Errors.NONE.code() && p.committedOffset() >= 0) {
+                        result.put(new TopicPartition(name, p.partitionIndex()), p.committedOffset());
+                    }
+                }
+            }
+        }
+        return result;
+    }
+
+    // ------------------------------------------------------------------ leave
+
+    void leave(final String reason) {
+        if (memberId.isEmpty()) {
+            return;
+        }
+        try {
+            coordinatorRequest(
+                    ApiKeys.LEAVE_GROUP,
+                    new LeaveGroupRequestData()
+                            .setGroupId(groupId)
+                            .setMembers(List.of(new LeaveGroupRequestData.MemberIdentity()
+                                    .setMemberId(memberId)
+                                    .setGroupInstanceId(null)
+                                    .setReason(reason))));
+        } catch (final RuntimeException e) {
+            LOG.debug("LeaveGroup failed: group={}, memberId={}", groupId, memberId, e);
+        }
+        memberId = "";
+        generationId = -1;
+        active = false;
+        rejoinNeeded = true;
+    }
+
+    void close(final Duration timeout) {
+        closed = true;
+        heartbeats.shutdown();
+        try {
+            heartbeats.awaitTermination(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        leave("consumer closing");
+        close();
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        heartbeats.shutdownNow();
+        resetCoordinator();
+        connections.close();
+        pool.close();
+    }
+}

@@ -1,0 +1,383 @@
+package io.isthmus.client.network;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+
+/**
+ * One client connection to a Kafka-protocol broker over TCP (a non-blocking NIO {@link SocketChannel} with its own
+ * {@link Selector}).
+ *
+ * <p>Why plain NIO rather than Netty: a connection is owned by one thread (a producer's sender, a consumer's poll
+ * thread), so no event loop or hand-off is needed, and reading straight into an off-heap {@link ReceiveBuffer} that
+ * the application later sees record by record is the whole point: with NIO the bytes land where they are consumed,
+ * with nothing between the socket and the application but the kernel copy.
+ *
+ * <p>Requests are framed with kafka-clients' generated classes: a 4-byte size, the request header, the body.
+ * {@link #send} writes a request and returns at once, so several can be in flight (pipelining); {@link #receive}
+ * returns responses strictly in request order, each checked against the correlation id it was sent with. API versions
+ * are negotiated once at {@link #open}: each request goes at the highest version both sides know.
+ *
+ * <p>Not thread-safe: one owner thread, or callers that serialise on the connection.
+ */
+public final class KafkaConnection implements AutoCloseable {
+    /** Frames larger than this are refused (the broker's default {@code socket.request.max.bytes}-like guard). */
+    public static final int MAX_RESPONSE_BYTES = Integer.MAX_VALUE - 64;
+
+    private static final String SOFTWARE_NAME = "isthmus-java";
+    private static final String SOFTWARE_VERSION = "0.1.0";
+
+    private final InetSocketAddress address;
+    private final String clientId;
+    private final ReceiveBufferPool pool;
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final SelectionKey key;
+    private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    private final ByteBuffer sizeBuffer = ByteBuffer.allocateDirect(4);
+    private final short[] maxVersions = new short[ApiKeys.values().length + 64];
+    private ByteBuffer sendBuffer = ByteBuffer.allocateDirect(64 * 1024);
+    private int nextCorrelationId;
+    private ReceiveBuffer receiving;
+    private int receivedBytes;
+    private boolean closed;
+
+    private record InFlight(ApiKeys apiKey, short version, int correlationId, boolean expectResponse) {}
+
+    private KafkaConnection(
+            final InetSocketAddress address,
+            final String clientId,
+            final ReceiveBufferPool pool,
+            final SocketChannel channel,
+            final Selector selector)
+            throws IOException {
+        this.address = address;
+        this.clientId = clientId;
+        this.pool = pool;
+        this.channel = channel;
+        this.selector = selector;
+        this.key = channel.register(selector, SelectionKey.OP_READ);
+        java.util.Arrays.fill(maxVersions, (short) -1);
+    }
+
+    /**
+     * Connects and negotiates API versions.
+     *
+     * @throws NetworkException if the broker cannot be reached or the handshake fails
+     */
+    public static KafkaConnection open(
+            final InetSocketAddress address,
+            final String clientId,
+            final ReceiveBufferPool pool,
+            final Duration timeout) {
+        SocketChannel channel = null;
+        Selector selector = null;
+        try {
+            channel = SocketChannel.open();
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, 1 << 20);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, 1 << 20);
+            channel.socket().connect(address, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+            channel.configureBlocking(false);
+            selector = Selector.open();
+            final KafkaConnection connection = new KafkaConnection(address, clientId, pool, channel, selector);
+            connection.negotiate(timeout);
+            return connection;
+        } catch (final IOException | RuntimeException e) {
+            closeQuietly(selector);
+            closeQuietly(channel);
+            throw new NetworkException(
+                    "cannot connect to broker: address=" + address + ", clientId=" + clientId + ", cause=" + e, e);
+        }
+    }
+
+    private void negotiate(final Duration timeout) {
+        final short version = ApiKeys.API_VERSIONS.latestVersion();
+        maxVersions[ApiKeys.API_VERSIONS.id] = version;
+        final ApiVersionsResponseData response = (ApiVersionsResponseData) request(
+                ApiKeys.API_VERSIONS,
+                new ApiVersionsRequestData()
+                        .setClientSoftwareName(SOFTWARE_NAME)
+                        .setClientSoftwareVersion(SOFTWARE_VERSION),
+                timeout);
+        if (response.errorCode() != Errors.NONE.code()) {
+            throw Errors.forCode(response.errorCode())
+                    .exception("ApiVersions failed: address=" + address + ", error="
+                            + Errors.forCode(response.errorCode()));
+        }
+        java.util.Arrays.fill(maxVersions, (short) -1);
+        for (final ApiVersionsResponseData.ApiVersion api : response.apiKeys()) {
+            if (!ApiKeys.hasId(api.apiKey())) {
+                continue;
+            }
+            final ApiKeys apiKey = ApiKeys.forId(api.apiKey());
+            final short high = (short) Math.min(api.maxVersion(), apiKey.latestVersion());
+            final short low = (short) Math.max(api.minVersion(), apiKey.oldestVersion());
+            if (high >= low && api.apiKey() < maxVersions.length) {
+                maxVersions[api.apiKey()] = high;
+            }
+        }
+    }
+
+    /** The version requests of {@code apiKey} are sent at, or -1 if the broker does not serve it. */
+    public short version(final ApiKeys apiKey) {
+        return maxVersions[apiKey.id];
+    }
+
+    /** Whether the broker serves {@code apiKey} at a version this client knows. */
+    public boolean supports(final ApiKeys apiKey) {
+        return maxVersions[apiKey.id] >= 0;
+    }
+
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** Requests sent whose responses have not been received yet. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Sends a request at the negotiated version; returns its correlation id. */
+    public int send(final ApiKeys apiKey, final ApiMessage body) {
+        return send(apiKey, body, true);
+    }
+
+    /**
+     * Sends a request at the negotiated version. {@code expectResponse=false} is for requests the broker does not
+     * answer (Produce with acks=0).
+     */
+    public int send(final ApiKeys apiKey, final ApiMessage body, final boolean expectResponse) {
+        ensureOpen();
+        final short version = version(apiKey);
+        if (version < 0) {
+            throw new UnsupportedVersionException(
+                    "broker does not serve api=" + apiKey + " at any version this client knows: address=" + address);
+        }
+        final int correlationId = nextCorrelationId++;
+        final RequestHeaderData header = new RequestHeaderData()
+                .setRequestApiKey(apiKey.id)
+                .setRequestApiVersion(version)
+                .setClientId(clientId)
+                .setCorrelationId(correlationId);
+        final short headerVersion = apiKey.requestHeaderVersion(version);
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final int size = header.size(cache, headerVersion) + body.size(cache, version);
+        if (sendBuffer.capacity() < size + 4) {
+            sendBuffer = ByteBuffer.allocateDirect(Math.max(size + 4, sendBuffer.capacity() * 2));
+        }
+        final ByteBuffer buffer = sendBuffer.clear();
+        buffer.putInt(size);
+        final ByteBufferAccessor accessor = new ByteBufferAccessor(buffer);
+        header.write(accessor, cache, headerVersion);
+        body.write(accessor, cache, version);
+        buffer.flip();
+        try {
+            writeFully(buffer);
+        } catch (final IOException e) {
+            close();
+            throw new NetworkException(
+                    "send failed: address=" + address + ", api=" + apiKey + ", correlationId=" + correlationId, e);
+        }
+        if (expectResponse) {
+            inFlight.addLast(new InFlight(apiKey, version, correlationId, true));
+        }
+        return correlationId;
+    }
+
+    private void writeFully(final ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.write(buffer) == 0) {
+                key.interestOps(SelectionKey.OP_WRITE);
+                selector.select(100);
+                selector.selectedKeys().clear();
+                key.interestOps(SelectionKey.OP_READ);
+            }
+        }
+    }
+
+    /**
+     * The next response, in request order, waiting up to {@code timeoutNanos} (0: only what has arrived already).
+     *
+     * @return the response (its buffer is the caller's until released), or null if none is complete in time
+     * @throws NetworkException if the connection fails or the response does not match the request
+     */
+    public Response receive(final long timeoutNanos) {
+        ensureOpen();
+        if (inFlight.isEmpty()) {
+            throw new IllegalStateException("no request in flight: address=" + address);
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            while (true) {
+                if (readSome()) {
+                    return completeResponse();
+                }
+                final long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return null;
+                }
+                final int ready = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999)));
+                selector.selectedKeys().clear();
+                if (ready == 0 && Thread.currentThread().isInterrupted()) {
+                    return null;
+                }
+                if (ready == 0 && wokenUp()) {
+                    return null;
+                }
+            }
+        } catch (final IOException e) {
+            close();
+            throw new NetworkException("receive failed: address=" + address + ", inFlight=" + inFlight.size(), e);
+        }
+    }
+
+    /** Reads what the socket has; true when a whole frame is in {@link #receiving}. */
+    private boolean readSome() throws IOException {
+        if (receiving == null) {
+            if (sizeBuffer.hasRemaining()) {
+                if (channel.read(sizeBuffer) < 0) {
+                    throw new IOException("connection closed by broker");
+                }
+                if (sizeBuffer.hasRemaining()) {
+                    return false;
+                }
+            }
+            final int size = sizeBuffer.getInt(0);
+            if (size < 4 || size > MAX_RESPONSE_BYTES) {
+                throw new IOException("invalid response frame size=" + size);
+            }
+            receiving = pool.acquire();
+            receiving.prepare(size);
+        }
+        final ByteBuffer frame = receiving.frame();
+        frame.position(receivedBytes);
+        while (frame.hasRemaining()) {
+            final int n = channel.read(frame);
+            if (n < 0) {
+                throw new IOException("connection closed by broker mid-frame");
+            }
+            if (n == 0) {
+                receivedBytes = frame.position();
+                return false;
+            }
+        }
+        receivedBytes = 0;
+        return true;
+    }
+
+    private Response completeResponse() {
+        final ReceiveBuffer buffer = receiving;
+        receiving = null;
+        sizeBuffer.clear();
+        final InFlight request = inFlight.pollFirst();
+        final ByteBuffer frame = buffer.frame();
+        final ResponseHeaderData header = new ResponseHeaderData(
+                new ByteBufferAccessor(frame), request.apiKey().responseHeaderVersion(request.version()));
+        if (header.correlationId() != request.correlationId()) {
+            buffer.release();
+            close();
+            throw new NetworkException("correlation id mismatch: address=" + address + ", api=" + request.apiKey()
+                    + ", expected=" + request.correlationId() + ", actual=" + header.correlationId());
+        }
+        return new Response(request.apiKey(), request.version(), request.correlationId(), buffer, frame.position());
+    }
+
+    /** Sends a request and waits for its response (after any earlier in-flight ones), parsed; releases the buffer. */
+    public ApiMessage request(final ApiKeys apiKey, final ApiMessage body, final Duration timeout) {
+        final int correlationId = send(apiKey, body);
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            final Response response = receive(Math.max(0, deadline - System.nanoTime()));
+            if (response == null) {
+                close();
+                throw new TimeoutException("no response in " + timeout.toMillis() + " ms: address=" + address + ", api="
+                        + apiKey + ", correlationId=" + correlationId);
+            }
+            try {
+                if (response.correlationId() == correlationId) {
+                    return response.parse();
+                }
+            } finally {
+                response.release();
+            }
+        }
+    }
+
+    private volatile boolean wakeupRequested;
+
+    private boolean wokenUp() {
+        if (wakeupRequested) {
+            wakeupRequested = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** Makes a {@link #receive} blocked in another thread return early (it returns null if nothing arrived). */
+    public void wakeup() {
+        wakeupRequested = true;
+        selector.wakeup();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new NetworkException("connection is closed: address=" + address);
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (receiving != null) {
+            receiving.release();
+            receiving = null;
+        }
+        inFlight.clear();
+        closeQuietly(selector);
+        closeQuietly(channel);
+    }
+
+    private static void closeQuietly(final AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (final Exception ignored) {
+            // Closing after a failure: the first failure is what the caller hears about.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaConnection{address=" + address + ", clientId=" + clientId + ", inFlight=" + inFlight.size()
+                + ", closed=" + closed + '}';
+    }
+}

@@ -1,0 +1,419 @@
+package io.isthmus.client.producer;
+
+import io.isthmus.client.cluster.BrokerConnections;
+import io.isthmus.client.cluster.ClusterMetadata;
+import io.isthmus.client.cluster.TopicMetadata;
+import io.isthmus.client.network.ReceiveBufferPool;
+import io.isthmus.client.record.HeaderList;
+import io.isthmus.client.record.RecordBatchBuilder;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * A Kafka-protocol producer that builds RecordBatch v2 batches in place in pooled off-heap buffers.
+ *
+ * <p>Settings have Kafka's names and defaults ({@link ProducerConfig}); idempotence is on by default. Records go to the
+ * partition given, else keyed records to {@code murmur2(key) % partitions} exactly as Kafka's default partitioner, and
+ * records without key to a sticky partition that moves on each full batch.
+ *
+ * <p>Three ways to learn about delivery:
+ *
+ * <ul>
+ *   <li>{@link #send(String, int, long, byte[], byte[], HeaderList)} and the {@code MemorySegment} twin with no
+ *       completion, plus a {@link DeliveryListener} per batch: allocates nothing per record;
+ *   <li>a {@link Callback} per record, run on the sender thread;
+ *   <li>{@link #sendAsync} returning a {@link CompletableFuture} per record.
+ * </ul>
+ *
+ * <p>{@link #claim} writes a value in place (zero-copy produce). Thread-safe; callbacks run on the sender thread.
+ */
+public final class IsthmusProducer implements AutoCloseable {
+    /** Let the partitioner choose. */
+    public static final int ANY_PARTITION = -1;
+    /** Use the current time as the record timestamp. */
+    public static final long NOW = -1;
+
+    private final ProducerConfig config;
+    private final RecordAccumulator accumulator;
+    private final Sender sender;
+    private final Thread senderThread;
+    private final BrokerConnections metadataConnections;
+    private final ReceiveBufferPool receivePool = new ReceiveBufferPool(64 * 1024);
+    private final DeliveryListener listener;
+    private final long producerId;
+    private final short producerEpoch;
+    private volatile boolean closed;
+
+    public IsthmusProducer(final Map<String, ?> settings) {
+        this(new ProducerConfig(settings), null);
+    }
+
+    public IsthmusProducer(final ProducerConfig config) {
+        this(config, null);
+    }
+
+    /** A producer that tells {@code listener} about every batch delivered or failed. */
+    public IsthmusProducer(final ProducerConfig config, final DeliveryListener listener) {
+        config.transport().resolve();
+        this.config = config;
+        this.listener = listener;
+        final var bootstrap = BrokerConnections.parseBootstrap(config.bootstrapServers());
+        this.metadataConnections =
+                new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout());
+        this.accumulator = new RecordAccumulator(config, listener);
+        try {
+            if (config.idempotence()) {
+                final InitProducerIdResponseData init = initProducerId();
+                producerId = init.producerId();
+                producerEpoch = init.producerEpoch();
+            } else {
+                producerId = -1;
+                producerEpoch = -1;
+            }
+        } catch (final RuntimeException e) {
+            metadataConnections.close();
+            receivePool.close();
+            throw e;
+        }
+        accumulator.producerIdentity(producerId, producerEpoch);
+        this.sender = new Sender(
+                config,
+                accumulator,
+                new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout()));
+        accumulator.wakeSender(sender::wakeup);
+        this.senderThread = Thread.ofPlatform()
+                .name("isthmus-producer-sender-" + config.clientId())
+                .daemon(true)
+                .start(sender);
+    }
+
+    /** InitProducerId, retried while the broker answers with a retriable error (coordinator loading ...). */
+    private InitProducerIdResponseData initProducerId() {
+        final long deadline = System.nanoTime() + config.maxBlockMs() * 1_000_000L;
+        long backoffMs = 20;
+        while (true) {
+            final InitProducerIdResponseData init = (InitProducerIdResponseData) metadataConnections
+                    .any()
+                    .request(
+                            ApiKeys.INIT_PRODUCER_ID,
+                            new InitProducerIdRequestData()
+                                    .setTransactionalId(null)
+                                    .setTransactionTimeoutMs(Integer.MAX_VALUE)
+                                    .setProducerId(-1)
+                                    .setProducerEpoch((short) -1),
+                            config.requestTimeout());
+            final Errors error = Errors.forCode(init.errorCode());
+            if (error == Errors.NONE) {
+                return init;
+            }
+            if (!(error.exception() instanceof org.apache.kafka.common.errors.RetriableException)
+                    || System.nanoTime() - deadline > 0) {
+                throw error.exception("InitProducerId failed: clientId=" + config.clientId() + ", error=" + error);
+            }
+            try {
+                Thread.sleep(backoffMs);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptException(e);
+            }
+            backoffMs = Math.min(500, backoffMs * 2);
+        }
+    }
+
+    public ProducerConfig config() {
+        return config;
+    }
+
+    /** The idempotent producer id (-1 without idempotence). */
+    public long producerId() {
+        return producerId;
+    }
+
+    public short producerEpoch() {
+        return producerEpoch;
+    }
+
+    /** The partition count of {@code topic} (fetching its metadata if needed). */
+    public int partitionCount(final String topic) {
+        return queues(topic).length;
+    }
+
+    private PartitionQueue[] queues(final String topic) {
+        final PartitionQueue[] known = accumulator.topic(topic);
+        return known != null ? known : fetchTopic(topic);
+    }
+
+    private PartitionQueue[] fetchTopic(final String topic) {
+        synchronized (metadataConnections) {
+            final PartitionQueue[] known = accumulator.topic(topic);
+            if (known != null) {
+                return known;
+            }
+            final ClusterMetadata metadata =
+                    metadataConnections.awaitTopics(List.of(topic), Duration.ofMillis(config.maxBlockMs()));
+            final TopicMetadata t = metadata.topic(topic);
+            return accumulator.register(t);
+        }
+    }
+
+    private PartitionQueue queue(
+            final String topic, final int partition, final MemorySegment keySegment, final byte[] keyArray) {
+        ensureOpen();
+        final PartitionQueue[] queues = queues(topic);
+        final int p;
+        if (partition >= 0) {
+            if (partition >= queues.length) {
+                throw new IllegalArgumentException("no such partition: topic=" + topic + ", partition=" + partition
+                        + ", partitions=" + queues.length);
+            }
+            p = partition;
+        } else if (keySegment != null) {
+            p = Murmur2.partitionForKey(keySegment, queues.length);
+        } else if (keyArray != null) {
+            p = Murmur2.partitionForKey(keyArray, queues.length);
+        } else {
+            p = accumulator.stickyPartition(topic, queues.length);
+        }
+        return queues[p];
+    }
+
+    private static long timestamp(final long timestamp) {
+        return timestamp == NOW ? System.currentTimeMillis() : timestamp;
+    }
+
+    // ------------------------------------------------------------------ send: byte[]
+
+    /** Sends a record without a per-record completion (see {@link DeliveryListener}); allocates nothing. */
+    public void send(final String topic, final byte[] key, final byte[] value) {
+        append(topic, ANY_PARTITION, NOW, key, value, null, null);
+    }
+
+    /** Sends a record without a per-record completion; allocates nothing. */
+    public void send(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final byte[] key,
+            final byte[] value,
+            final HeaderList headers) {
+        append(topic, partition, timestamp, key, value, headers, null);
+    }
+
+    /** Sends a record and calls {@code callback} (may be null) when it is acknowledged or fails. */
+    public void send(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final byte[] key,
+            final byte[] value,
+            final HeaderList headers,
+            final Callback callback) {
+        append(topic, partition, timestamp, key, value, headers, callback);
+    }
+
+    /** Sends a record; the future completes when it is acknowledged. */
+    public CompletableFuture<RecordMetadata> sendAsync(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final byte[] key,
+            final byte[] value,
+            final HeaderList headers) {
+        final CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
+        append(topic, partition, timestamp, key, value, headers, future);
+        return future;
+    }
+
+    private void append(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final byte[] key,
+            final byte[] value,
+            final HeaderList headers,
+            final Object completion) {
+        final PartitionQueue queue = queue(topic, partition, null, key);
+        final long ts = timestamp(timestamp);
+        final boolean sticky = partition < 0 && key == null;
+        queue.lock.lock();
+        try {
+            final RecordBatchBuilder builder = accumulator.reserve(
+                    queue, ts, key == null ? -1 : key.length, value == null ? -1 : value.length, headers, sticky);
+            final int delta = builder.append(ts, key, value, headers);
+            accumulator.appended(queue, delta, completion, ts);
+        } finally {
+            queue.lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ send: MemorySegment
+
+    /** Sends a record without a per-record completion; allocates nothing. Key, value may be null. */
+    public void send(final String topic, final MemorySegment key, final MemorySegment value) {
+        append(topic, ANY_PARTITION, NOW, key, value, null, null);
+    }
+
+    /** Sends a record without a per-record completion; allocates nothing. */
+    public void send(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final MemorySegment key,
+            final MemorySegment value,
+            final HeaderList headers) {
+        append(topic, partition, timestamp, key, value, headers, null);
+    }
+
+    /** Sends a record and calls {@code callback} (may be null) when it is acknowledged or fails. */
+    public void send(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final MemorySegment key,
+            final MemorySegment value,
+            final HeaderList headers,
+            final Callback callback) {
+        append(topic, partition, timestamp, key, value, headers, callback);
+    }
+
+    /** Sends a record; the future completes when it is acknowledged. */
+    public CompletableFuture<RecordMetadata> sendAsync(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final MemorySegment key,
+            final MemorySegment value,
+            final HeaderList headers) {
+        final CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
+        append(topic, partition, timestamp, key, value, headers, future);
+        return future;
+    }
+
+    private void append(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final MemorySegment key,
+            final MemorySegment value,
+            final HeaderList headers,
+            final Object completion) {
+        final PartitionQueue queue = queue(topic, partition, key, null);
+        final long ts = timestamp(timestamp);
+        final boolean sticky = partition < 0 && key == null;
+        queue.lock.lock();
+        try {
+            final RecordBatchBuilder builder = accumulator.reserve(queue, ts, size(key), size(value), headers, sticky);
+            final int delta = builder.append(ts, key, value, headers);
+            accumulator.appended(queue, delta, completion, ts);
+        } finally {
+            queue.lock.unlock();
+        }
+    }
+
+    private static int size(final MemorySegment segment) {
+        return segment == null ? -1 : (int) segment.byteSize();
+    }
+
+    // ------------------------------------------------------------------ claim
+
+    /**
+     * Claims room for a record whose value of {@code valueLength} bytes the caller writes in place, then {@link
+     * ValueClaim#commit()}s. The calling thread holds the partition's batch until the commit.
+     */
+    public ValueClaim claim(
+            final String topic,
+            final int partition,
+            final long timestamp,
+            final MemorySegment key,
+            final int valueLength,
+            final HeaderList headers,
+            final ValueClaim claim) {
+        final PartitionQueue queue = queue(topic, partition, key, null);
+        final long ts = timestamp(timestamp);
+        queue.lock.lock();
+        try {
+            final RecordBatchBuilder builder =
+                    accumulator.reserve(queue, ts, size(key), valueLength, headers, partition < 0 && key == null);
+            final int delta = builder.recordCount();
+            final long at = builder.claimValue(ts, key, valueLength, headers);
+            accumulator.appended(queue, delta, null, ts);
+            claim.set(this, queue, builder.buffer(), at, valueLength);
+            return claim;
+        } catch (final RuntimeException e) {
+            queue.lock.unlock();
+            throw e;
+        }
+    }
+
+    void commitClaim(final PartitionQueue queue) {
+        queue.lock.unlock();
+    }
+
+    // ------------------------------------------------------------------ flush, close
+
+    /** Sends everything appended so far without waiting for linger.ms and waits until all of it is completed. */
+    public void flush() {
+        ensureOpen();
+        sender.flushBegin();
+        try {
+            while (!accumulator.awaitCompletion(Duration.ofSeconds(1).toNanos())) {
+                sender.wakeup();
+                if (!senderThread.isAlive()) {
+                    throw new IllegalStateException("producer sender thread died: clientId=" + config.clientId());
+                }
+            }
+        } finally {
+            sender.flushEnd();
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("producer is closed: clientId=" + config.clientId());
+        }
+    }
+
+    /** Delivers what was sent, waiting up to {@code timeout}; what is left then fails. */
+    public void close(final Duration timeout) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        sender.initiateClose(false);
+        try {
+            senderThread.join(Math.max(1, timeout.toMillis()));
+            if (senderThread.isAlive()) {
+                sender.initiateClose(true);
+                senderThread.join();
+            }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            sender.initiateClose(true);
+            throw new InterruptException(e);
+        } finally {
+            if (!senderThread.isAlive()) {
+                accumulator.close();
+            }
+            metadataConnections.close();
+            receivePool.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofMillis(Long.MAX_VALUE / 2_000_000L));
+    }
+
+    /** Batches not yet completed; for tests and metrics. */
+    long incompleteBatches() {
+        return accumulator.incomplete();
+    }
+}

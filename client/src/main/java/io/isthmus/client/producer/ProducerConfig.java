@@ -1,0 +1,163 @@
+package io.isthmus.client.producer;
+
+import io.isthmus.client.config.ConfigReader;
+import io.isthmus.client.config.Transport;
+import io.isthmus.client.record.CompressionType;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Producer settings, with Kafka's names and defaults. */
+public final class ProducerConfig {
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String CLIENT_ID = "client.id";
+    public static final String ACKS = "acks";
+    public static final String LINGER_MS = "linger.ms";
+    public static final String BATCH_SIZE = "batch.size";
+    public static final String BUFFER_MEMORY = "buffer.memory";
+    public static final String MAX_BLOCK_MS = "max.block.ms";
+    public static final String MAX_IN_FLIGHT = "max.in.flight.requests.per.connection";
+    public static final String COMPRESSION_TYPE = "compression.type";
+    public static final String RETRIES = "retries";
+    public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
+    public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
+    public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+    public static final String ENABLE_IDEMPOTENCE = "enable.idempotence";
+    public static final String TRANSPORT = "transport";
+
+    private static final Set<String> KNOWN = Set.of(
+            BOOTSTRAP_SERVERS,
+            CLIENT_ID,
+            ACKS,
+            LINGER_MS,
+            BATCH_SIZE,
+            BUFFER_MEMORY,
+            MAX_BLOCK_MS,
+            MAX_IN_FLIGHT,
+            COMPRESSION_TYPE,
+            RETRIES,
+            RETRY_BACKOFF_MS,
+            DELIVERY_TIMEOUT_MS,
+            REQUEST_TIMEOUT_MS,
+            ENABLE_IDEMPOTENCE,
+            TRANSPORT);
+    private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
+
+    private final String bootstrapServers;
+    private final String clientId;
+    private final short acks;
+    private final long lingerMs;
+    private final int batchSize;
+    private final long bufferMemory;
+    private final long maxBlockMs;
+    private final int maxInFlight;
+    private final CompressionType compression;
+    private final int retries;
+    private final long retryBackoffMs;
+    private final long deliveryTimeoutMs;
+    private final long requestTimeoutMs;
+    private final boolean idempotence;
+    private final Transport transport;
+
+    public ProducerConfig(final Map<String, ?> settings) {
+        final ConfigReader r = new ConfigReader(settings, KNOWN, "producer");
+        bootstrapServers = r.string(BOOTSTRAP_SERVERS, null);
+        if (bootstrapServers == null || bootstrapServers.isBlank()) {
+            throw new IllegalArgumentException("producer setting missing: key=" + BOOTSTRAP_SERVERS);
+        }
+        clientId = r.string(CLIENT_ID, "isthmus-producer-" + CLIENT_IDS.incrementAndGet());
+        final String ackValue = r.oneOf(ACKS, "all", "all", "-1", "0", "1");
+        acks = switch (ackValue) {
+            case "0" -> 0;
+            case "1" -> 1;
+            default -> -1;
+        };
+        lingerMs = r.longValue(LINGER_MS, 5, 0);
+        batchSize = r.integer(BATCH_SIZE, 16384, 128);
+        bufferMemory = r.longValue(BUFFER_MEMORY, 32L * 1024 * 1024, batchSize);
+        maxBlockMs = r.longValue(MAX_BLOCK_MS, 60_000, 0);
+        maxInFlight = r.integer(MAX_IN_FLIGHT, 5, 1);
+        compression = CompressionType.forName(r.string(COMPRESSION_TYPE, "none"));
+        retries = r.integer(RETRIES, Integer.MAX_VALUE, 0);
+        retryBackoffMs = r.longValue(RETRY_BACKOFF_MS, 100, 0);
+        requestTimeoutMs = r.longValue(REQUEST_TIMEOUT_MS, 30_000, 1);
+        deliveryTimeoutMs = r.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1);
+        idempotence = r.bool(ENABLE_IDEMPOTENCE, true);
+        transport = Transport.forName(r.string(TRANSPORT, "auto"));
+        if (idempotence && acks != -1) {
+            throw new IllegalArgumentException("enable.idempotence=true needs acks=all: acks=" + ackValue
+                    + " (set enable.idempotence=false to use acks=" + ackValue + ")");
+        }
+        if (idempotence && maxInFlight > 5) {
+            throw new IllegalArgumentException("enable.idempotence=true allows at most 5 in-flight requests: "
+                    + MAX_IN_FLIGHT + "=" + maxInFlight);
+        }
+    }
+
+    public static ProducerConfig of(final Properties properties) {
+        return new ProducerConfig(ConfigReader.toMap(properties));
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    /** -1 (all), 0 or 1. */
+    public short acks() {
+        return acks;
+    }
+
+    public long lingerMs() {
+        return lingerMs;
+    }
+
+    public int batchSize() {
+        return batchSize;
+    }
+
+    public long bufferMemory() {
+        return bufferMemory;
+    }
+
+    public long maxBlockMs() {
+        return maxBlockMs;
+    }
+
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
+    public CompressionType compression() {
+        return compression;
+    }
+
+    public int retries() {
+        return retries;
+    }
+
+    public long retryBackoffMs() {
+        return retryBackoffMs;
+    }
+
+    public long deliveryTimeoutMs() {
+        return deliveryTimeoutMs;
+    }
+
+    public Duration requestTimeout() {
+        return Duration.ofMillis(requestTimeoutMs);
+    }
+
+    public boolean idempotence() {
+        return idempotence;
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+}

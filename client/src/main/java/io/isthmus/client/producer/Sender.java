@@ -1,0 +1,453 @@
+package io.isthmus.client.producer;
+
+import io.isthmus.client.cluster.BrokerConnections;
+import io.isthmus.client.cluster.ClusterMetadata;
+import io.isthmus.client.cluster.TopicMetadata;
+import io.isthmus.client.network.KafkaConnection;
+import io.isthmus.client.network.Response;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The producer's I/O thread: seals lingering batches, sends sealed batches to their partition leaders in Produce
+ * requests (at most one batch per partition per request, up to {@code max.in.flight.requests.per.connection} requests
+ * pipelined per broker) and completes batches from the responses.
+ *
+ * <p>Retries never reorder or duplicate: a batch keeps its bytes and its sequence; when a batch of a partition must
+ * be retried, nothing more of that partition is sent until all of its in-flight batches are answered, and then the
+ * failed ones go again in sequence order. A retried batch the broker already has is answered as a duplicate by the
+ * broker's idempotence check and completes normally.
+ */
+final class Sender implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Sender.class);
+    private static final int MAX_REQUEST_BYTES = 1024 * 1024;
+    private static final long IDLE_PARK_NANOS = 50_000_000L;
+
+    private final ProducerConfig config;
+    private final RecordAccumulator accumulator;
+    private final BrokerConnections connections;
+    private final Map<Integer, ArrayDeque<InFlightRequest>> inFlight = new HashMap<>();
+    private final Set<String> staleTopics = new HashSet<>();
+    private volatile boolean running = true;
+    private volatile boolean forceClose;
+    private volatile int flushRequests;
+    private volatile Thread thread;
+
+    private record InFlightRequest(int correlationId, List<ProducerBatch> batches, long sentNanos) {}
+
+    Sender(final ProducerConfig config, final RecordAccumulator accumulator, final BrokerConnections connections) {
+        this.config = config;
+        this.accumulator = accumulator;
+        this.connections = connections;
+    }
+
+    void wakeup() {
+        final Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    void flushBegin() {
+        flushRequests++;
+        wakeup();
+    }
+
+    void flushEnd() {
+        flushRequests--;
+    }
+
+    /** Stops after everything is delivered ({@code force=false}) or at once, failing what is left. */
+    void initiateClose(final boolean force) {
+        running = false;
+        forceClose |= force;
+        wakeup();
+    }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        try {
+            while (running || (!forceClose && accumulator.incomplete() > 0)) {
+                runOnce();
+            }
+        } catch (final RuntimeException e) {
+            LOG.error("producer sender failed: clientId={}", config.clientId(), e);
+        } finally {
+            failEverything(new org.apache.kafka.common.KafkaException(
+                    "producer closed before the batch was delivered: clientId=" + config.clientId()));
+            connections.close();
+        }
+    }
+
+    private void runOnce() {
+        final long now = System.nanoTime();
+        final boolean sealAll = flushRequests > 0 || !running;
+        final long lingerWait = accumulator.sealExpired(now, sealAll);
+        refreshStaleMetadata();
+        final boolean sent = sendReady(now);
+        final boolean received = receiveAvailable();
+        expireRetries(now);
+        if (sent || received) {
+            return;
+        }
+        final long waitNanos = Math.min(lingerWait, IDLE_PARK_NANOS);
+        final Map.Entry<Integer, ArrayDeque<InFlightRequest>> busy = firstBusy();
+        if (busy != null) {
+            // Wait for a response, bounded so that lingering batches and new work are looked at soon.
+            final long wait = Math.min(waitNanos, 1_000_000L);
+            receiveFrom(busy.getKey(), busy.getValue(), wait);
+        } else if (waitNanos > 0) {
+            LockSupport.parkNanos(this, waitNanos);
+        }
+    }
+
+    private Map.Entry<Integer, ArrayDeque<InFlightRequest>> firstBusy() {
+        for (final Map.Entry<Integer, ArrayDeque<InFlightRequest>> e : inFlight.entrySet()) {
+            if (!e.getValue().isEmpty()) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private void refreshStaleMetadata() {
+        if (staleTopics.isEmpty()) {
+            return;
+        }
+        try {
+            final ClusterMetadata metadata = connections.refresh(new ArrayList<>(staleTopics));
+            for (final String topic : staleTopics) {
+                final TopicMetadata t = metadata.topic(topic);
+                if (t != null && t.error() == Errors.NONE) {
+                    accumulator.register(t);
+                }
+            }
+            staleTopics.clear();
+        } catch (final RuntimeException e) {
+            LOG.debug("metadata refresh failed, will retry: topics={}", staleTopics, e);
+        }
+    }
+
+    /** Builds and sends one request per broker with room in its pipeline; true if anything was sent. */
+    private boolean sendReady(final long now) {
+        boolean sentAny = false;
+        Map<Integer, List<ProducerBatch>> byNode = null;
+        for (final PartitionQueue queue : accumulator.queues) {
+            final int leader = queue.leader;
+            if (leader < 0) {
+                continue;
+            }
+            final ArrayDeque<InFlightRequest> pipeline = inFlight.get(leader);
+            if (pipeline != null && pipeline.size() >= config.maxInFlight()) {
+                continue;
+            }
+            final ProducerBatch batch = nextBatch(queue, now);
+            if (batch == null) {
+                continue;
+            }
+            if (byNode == null) {
+                byNode = new HashMap<>();
+            }
+            final List<ProducerBatch> list = byNode.computeIfAbsent(leader, n -> new ArrayList<>());
+            list.add(batch);
+        }
+        if (byNode == null) {
+            return false;
+        }
+        for (final Map.Entry<Integer, List<ProducerBatch>> entry : byNode.entrySet()) {
+            sendTo(entry.getKey(), entry.getValue(), now);
+            sentAny = true;
+        }
+        return sentAny;
+    }
+
+    /** The next batch of a partition to send, or null: retries first (once nothing is in flight), then sealed ones. */
+    private ProducerBatch nextBatch(final PartitionQueue queue, final long now) {
+        if (!queue.retries.isEmpty()) {
+            if (queue.inFlight > 0) {
+                return null;
+            }
+            final ProducerBatch retry = queue.retries.get(0);
+            if (retry.retryAtNanos - now > 0) {
+                return null;
+            }
+            queue.retries.remove(0);
+            return retry;
+        }
+        if (config.idempotence() && !queue.sequenceKnownToBroker && queue.inFlight > 0) {
+            return null;
+        }
+        synchronized (queue.sealed) {
+            return queue.sealed.pollFirst();
+        }
+    }
+
+    private void sendTo(final int node, final List<ProducerBatch> batches, final long now) {
+        final KafkaConnection connection;
+        try {
+            connection = connections.node(node);
+        } catch (final RuntimeException e) {
+            LOG.debug("cannot connect to broker: node={}", node, e);
+            for (final ProducerBatch batch : batches) {
+                retryOrFail(batch, e, now);
+            }
+            return;
+        }
+        final boolean byId = connection.version(ApiKeys.PRODUCE) >= 13;
+        final ProduceRequestData request = new ProduceRequestData()
+                .setAcks(config.acks())
+                .setTimeoutMs((int)
+                        Math.min(Integer.MAX_VALUE, config.requestTimeout().toMillis()));
+        final Map<String, ProduceRequestData.TopicProduceData> byTopic = new HashMap<>();
+        final List<ProducerBatch> sent = new ArrayList<>(batches.size());
+        int bytes = 0;
+        for (final ProducerBatch batch : batches) {
+            if (!sent.isEmpty() && bytes + batch.sizeInBytes > MAX_REQUEST_BYTES) {
+                // Does not fit this request: back to the front of its partition, in order.
+                batch.queue.addRetry(batch);
+                continue;
+            }
+            bytes += batch.sizeInBytes;
+            final PartitionQueue queue = batch.queue;
+            final ProduceRequestData.TopicProduceData topicData = byTopic.computeIfAbsent(queue.topic, t -> {
+                final ProduceRequestData.TopicProduceData d = new ProduceRequestData.TopicProduceData();
+                if (byId) {
+                    d.setTopicId(queue.topicId);
+                } else {
+                    d.setName(t);
+                }
+                request.topicData().add(d);
+                return d;
+            });
+            topicData
+                    .partitionData()
+                    .add(new ProduceRequestData.PartitionProduceData()
+                            .setIndex(queue.partition)
+                            .setRecords(MemoryRecords.readableRecords(batch.bytes())));
+            batch.attempts++;
+            queue.inFlight++;
+            sent.add(batch);
+        }
+        final boolean expectResponse = config.acks() != 0;
+        final int correlationId;
+        try {
+            correlationId = connection.send(ApiKeys.PRODUCE, request, expectResponse);
+        } catch (final RuntimeException e) {
+            connections.disconnect(node);
+            for (final ProducerBatch batch : sent) {
+                batch.queue.inFlight--;
+                retryOrFail(batch, e, now);
+            }
+            failInFlight(node, e, now);
+            return;
+        }
+        if (!expectResponse) {
+            for (final ProducerBatch batch : sent) {
+                batch.queue.inFlight--;
+                accumulator.complete(batch, -1, null);
+            }
+            return;
+        }
+        inFlight.computeIfAbsent(node, n -> new ArrayDeque<>()).addLast(new InFlightRequest(correlationId, sent, now));
+    }
+
+    private boolean receiveAvailable() {
+        boolean any = false;
+        for (final Map.Entry<Integer, ArrayDeque<InFlightRequest>> e : inFlight.entrySet()) {
+            if (!e.getValue().isEmpty()) {
+                any |= receiveFrom(e.getKey(), e.getValue(), 0);
+            }
+        }
+        return any;
+    }
+
+    private boolean receiveFrom(final int node, final ArrayDeque<InFlightRequest> pipeline, final long waitNanos) {
+        final long now = System.nanoTime();
+        final KafkaConnection connection;
+        try {
+            connection = connections.node(node);
+            if (connection.inFlight() != pipeline.size()) {
+                throw new org.apache.kafka.common.errors.NetworkException("connection to node " + node + " was reset");
+            }
+            final Response response = connection.receive(waitNanos);
+            if (response == null) {
+                final InFlightRequest oldest = pipeline.peekFirst();
+                if (now - oldest.sentNanos() > config.requestTimeout().toNanos()) {
+                    throw new TimeoutException("produce request timed out: node=" + node + ", requestTimeoutMs="
+                            + config.requestTimeout().toMillis());
+                }
+                return false;
+            }
+            final InFlightRequest request = pipeline.pollFirst();
+            try {
+                handleResponse(request, (ProduceResponseData) response.parse(), System.nanoTime());
+            } finally {
+                response.release();
+            }
+            return true;
+        } catch (final org.apache.kafka.common.errors.NetworkException | TimeoutException e) {
+            LOG.debug("produce connection failed: node={}", node, e);
+            connections.disconnect(node);
+            failInFlight(node, e, now);
+            return true;
+        }
+    }
+
+    /** Every in-flight batch of the node goes back for retry (in sequence order per partition). */
+    private void failInFlight(final int node, final RuntimeException cause, final long now) {
+        final ArrayDeque<InFlightRequest> pipeline = inFlight.get(node);
+        if (pipeline == null) {
+            return;
+        }
+        InFlightRequest request;
+        while ((request = pipeline.pollFirst()) != null) {
+            for (final ProducerBatch batch : request.batches()) {
+                batch.queue.inFlight--;
+                retryOrFail(batch, cause, now);
+            }
+        }
+    }
+
+    private void handleResponse(final InFlightRequest request, final ProduceResponseData response, final long now) {
+        for (final ProducerBatch batch : request.batches()) {
+            final PartitionQueue queue = batch.queue;
+            queue.inFlight--;
+            final ProduceResponseData.PartitionProduceResponse answer = find(response, queue);
+            if (answer == null) {
+                retryOrFail(
+                        batch,
+                        new org.apache.kafka.common.errors.NetworkException("produce response has no answer for "
+                                + queue + ": correlationId=" + request.correlationId()),
+                        now);
+                continue;
+            }
+            final Errors error = Errors.forCode(answer.errorCode());
+            if (error == Errors.NONE || error == Errors.DUPLICATE_SEQUENCE_NUMBER) {
+                queue.sequenceKnownToBroker = true;
+            }
+            if (error == Errors.NONE) {
+                accumulator.complete(batch, answer.baseOffset(), null);
+            } else if (error == Errors.DUPLICATE_SEQUENCE_NUMBER) {
+                // The broker has this batch from an earlier attempt: delivered exactly once.
+                accumulator.complete(batch, answer.baseOffset(), null);
+            } else {
+                final RuntimeException exception = error.exception("produce failed: topic=" + queue.topic
+                        + ", partition=" + queue.partition + ", baseSequence=" + batch.baseSequence + ", error="
+                        + error + (answer.errorMessage() == null ? "" : ", message=" + answer.errorMessage()));
+                if (error == Errors.NOT_LEADER_OR_FOLLOWER
+                        || error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+                        || error == Errors.UNKNOWN_TOPIC_ID) {
+                    staleTopics.add(queue.topic);
+                }
+                retryOrFail(batch, exception, now);
+            }
+        }
+    }
+
+    private static ProduceResponseData.PartitionProduceResponse find(
+            final ProduceResponseData response, final PartitionQueue queue) {
+        for (final ProduceResponseData.TopicProduceResponse topic : response.responses()) {
+            final boolean matches = queue.topic.equals(topic.name())
+                    || (topic.topicId() != null
+                            && !Uuid.ZERO_UUID.equals(topic.topicId())
+                            && topic.topicId().equals(queue.topicId));
+            if (!matches) {
+                continue;
+            }
+            for (final ProduceResponseData.PartitionProduceResponse p : topic.partitionResponses()) {
+                if (p.index() == queue.partition) {
+                    return p;
+                }
+            }
+        }
+        return null;
+    }
+
+    private void retryOrFail(final ProducerBatch batch, final RuntimeException cause, final long now) {
+        final boolean retriable = cause instanceof RetriableException
+                || cause instanceof org.apache.kafka.common.errors.OutOfOrderSequenceException;
+        if (retriable && batch.attempts <= config.retries() && batch.deadlineNanos - now > 0) {
+            batch.retryAtNanos = now + config.retryBackoffMs() * 1_000_000L;
+            batch.queue.addRetry(batch);
+            return;
+        }
+        final RuntimeException error = retriable
+                ? new TimeoutException(
+                        "batch not delivered within delivery.timeout.ms=" + config.deliveryTimeoutMs() + " or retries="
+                                + config.retries() + ": " + batch + ", last error=" + cause.getMessage(),
+                        cause)
+                : cause;
+        accumulator.complete(batch, -1, error);
+    }
+
+    private void expireRetries(final long now) {
+        for (final PartitionQueue queue : accumulator.queues) {
+            if (queue.retries.isEmpty() || queue.inFlight > 0) {
+                continue;
+            }
+            final ProducerBatch head = queue.retries.get(0);
+            if (head.deadlineNanos - now <= 0) {
+                queue.retries.remove(0);
+                accumulator.complete(
+                        head,
+                        -1,
+                        new TimeoutException(
+                                "batch expired after delivery.timeout.ms=" + config.deliveryTimeoutMs() + ": " + head));
+            }
+        }
+    }
+
+    private static ProducerBatch nextSealed(final PartitionQueue queue) {
+        synchronized (queue.sealed) {
+            return queue.sealed.pollFirst();
+        }
+    }
+
+    private void failEverything(final RuntimeException cause) {
+        for (final Integer node : new ArrayList<>(inFlight.keySet())) {
+            final ArrayDeque<InFlightRequest> pipeline = inFlight.get(node);
+            InFlightRequest request;
+            while ((request = pipeline.pollFirst()) != null) {
+                for (final ProducerBatch batch : request.batches()) {
+                    batch.queue.inFlight--;
+                    accumulator.complete(batch, -1, cause);
+                }
+            }
+        }
+        for (final PartitionQueue queue : accumulator.queues) {
+            for (final ProducerBatch batch : queue.retries) {
+                accumulator.complete(batch, -1, cause);
+            }
+            queue.retries.clear();
+            queue.lock.lock();
+            try {
+                if (queue.open != null) {
+                    accumulator.seal(queue);
+                }
+                ProducerBatch batch;
+                while ((batch = nextSealed(queue)) != null) {
+                    accumulator.complete(batch, -1, cause);
+                }
+            } finally {
+                queue.lock.unlock();
+            }
+        }
+    }
+}

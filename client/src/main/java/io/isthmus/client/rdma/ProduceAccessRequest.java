@@ -1,0 +1,63 @@
+package io.isthmus.client.rdma;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * PRODUCE_ACCESS request body: exclusive produce access to a partition's active segment. With {@link #ROLL_FULL} the
+ * producer says that segment {@code fullSegmentId} (the one it holds) cannot take its next batch: the broker seals it,
+ * starts a new one and answers with access to that (a roll mid-stream).
+ *
+ * <pre>
+ *   0           4          8               12
+ *   +-----------+----------+---------------+-------------------------+
+ *   | partition | flags    | fullSegmentId | topic (int16 len, UTF-8)|
+ *   | int32     | int32    | int32         |                         |
+ *   +-----------+----------+---------------+-------------------------+
+ * </pre>
+ */
+public record ProduceAccessRequest(String topic, int partition, int flags, int fullSegmentId)
+        implements ControlMessage {
+    /** The segment {@code fullSegmentId} is full: roll it and grant the next one. */
+    public static final int ROLL_FULL = 1;
+
+    public static final int PARTITION_OFFSET = 0;
+    public static final int FLAGS_OFFSET = 4;
+    public static final int FULL_SEGMENT_ID_OFFSET = 8;
+    public static final int TOPIC_OFFSET = 12;
+
+    /** First access to {@code topic}-{@code partition}. */
+    public static ProduceAccessRequest of(final String topic, final int partition) {
+        return new ProduceAccessRequest(topic, partition, 0, -1);
+    }
+
+    /** Access to the segment after the full one. */
+    public static ProduceAccessRequest rollFull(final String topic, final int partition, final int fullSegmentId) {
+        return new ProduceAccessRequest(topic, partition, ROLL_FULL, fullSegmentId);
+    }
+
+    public boolean rollsFullSegment() {
+        return (flags & ROLL_FULL) != 0;
+    }
+
+    @Override
+    public int encodedLength() {
+        return TOPIC_OFFSET + ControlCodec.stringLength(topic);
+    }
+
+    @Override
+    public int encode(final MemorySegment segment, final long offset) {
+        segment.set(ControlCodec.INT32, offset + PARTITION_OFFSET, partition);
+        segment.set(ControlCodec.INT32, offset + FLAGS_OFFSET, flags);
+        segment.set(ControlCodec.INT32, offset + FULL_SEGMENT_ID_OFFSET, fullSegmentId);
+        return TOPIC_OFFSET + ControlCodec.putString(segment, offset + TOPIC_OFFSET, topic);
+    }
+
+    public static ProduceAccessRequest decode(final MemorySegment segment, final long offset) {
+        ControlCodec.requireLength(segment, offset, TOPIC_OFFSET + Short.BYTES, "ProduceAccess request");
+        return new ProduceAccessRequest(
+                ControlCodec.getString(segment, offset + TOPIC_OFFSET),
+                segment.get(ControlCodec.INT32, offset + PARTITION_OFFSET),
+                segment.get(ControlCodec.INT32, offset + FLAGS_OFFSET),
+                segment.get(ControlCodec.INT32, offset + FULL_SEGMENT_ID_OFFSET));
+    }
+}

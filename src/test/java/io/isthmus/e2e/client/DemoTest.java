@@ -1,0 +1,75 @@
+package io.isthmus.e2e.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.isthmus.broker.Broker;
+import io.isthmus.client.config.Transport;
+import io.isthmus.client.tools.Demo;
+import io.isthmus.client.tools.DemoOptions;
+import io.isthmus.client.tools.DemoResult;
+import io.isthmus.e2e.EmbeddedBroker;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code isthmus demo} against an in-process isthmus broker. */
+class DemoTest {
+    private static final Pattern DEMO_LINE = Pattern.compile(
+            "^demo: records=(\\d+) verified=(\\d+) transport=(\\w+) produce_rec_s=(\\d+) consume_rec_s=(\\d+)"
+                    + " heap_bytes_per_record=([0-9.]+)$",
+            Pattern.MULTILINE);
+
+    @TempDir
+    static Path logDir;
+
+    private static Broker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = EmbeddedBroker.start(logDir);
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    @Test
+    void shouldVerifyEveryRecordAndEndWithTheDemoLine() {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        final DemoResult result = Demo.run(
+                new DemoOptions(broker.bootstrapServers(), 50_000, 100, 3, Transport.AUTO, null),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(progress, true, StandardCharsets.UTF_8));
+        final String text = out.toString(StandardCharsets.UTF_8);
+        final String[] lines = text.strip().split("\n");
+        final Matcher matcher = DEMO_LINE.matcher(lines[lines.length - 1]);
+        assertThat(matcher.matches()).as(text).isTrue();
+        assertThat(matcher.group(1)).isEqualTo("50000");
+        assertThat(matcher.group(2)).isEqualTo("50000");
+        assertThat(matcher.group(3)).isEqualTo("tcp");
+        assertThat(result.success()).isTrue();
+        assertThat(text)
+                .contains("produce latency")
+                .contains("end-to-end latency")
+                .contains("bytes/record");
+    }
+
+    @Test
+    void shouldRefuseRdmaWithAReason() {
+        assertThatThrownBy(() -> Demo.run(
+                        new DemoOptions(broker.bootstrapServers(), 10, 100, 1, Transport.RDMA, null),
+                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("RDMA transport is not available");
+    }
+}
