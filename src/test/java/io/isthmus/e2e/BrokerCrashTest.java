@@ -3,7 +3,9 @@ package io.isthmus.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.log.LogFileNames;
+import io.isthmus.client.producer.IsthmusProducer;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +16,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -38,8 +42,83 @@ class BrokerCrashTest {
     private static final int PARTITIONS = 2;
     private static final int CRASHES = 2;
 
+    /** One idempotent acks=all producer, whichever client library: sends, reports acks, flushes. */
+    private interface AckingProducer extends AutoCloseable {
+        void send(String key, String value, BiConsumer<String, Exception> onAck);
+
+        void flush();
+
+        @Override
+        void close();
+    }
+
     @Test
-    void shouldKeepEveryAcknowledgedRecordExactlyOnceAcrossKill9(@TempDir final Path dir) throws Exception {
+    void shouldKeepEveryRecordKafkaClientsAcknowledgedExactlyOnceAcrossKill9(@TempDir final Path dir) throws Exception {
+        produceThroughCrashes(dir, bootstrap -> {
+            final KafkaProducer<String, String> producer = producer(bootstrap);
+            return new AckingProducer() {
+                @Override
+                public void send(final String key, final String value, final BiConsumer<String, Exception> onAck) {
+                    producer.send(
+                            new ProducerRecord<>("crash", key, value), (metadata, error) -> onAck.accept(value, error));
+                }
+
+                @Override
+                public void flush() {
+                    producer.flush();
+                }
+
+                @Override
+                public void close() {
+                    producer.close();
+                }
+            };
+        });
+    }
+
+    @Test
+    void shouldKeepEveryRecordTheIsthmusProducerAcknowledgedExactlyOnceAcrossKill9(@TempDir final Path dir)
+            throws Exception {
+        produceThroughCrashes(dir, bootstrap -> {
+            final IsthmusProducer producer = new IsthmusProducer(Map.of(
+                    "bootstrap.servers", bootstrap,
+                    "linger.ms", "2",
+                    "request.timeout.ms", "5000",
+                    "retry.backoff.ms", "50",
+                    "delivery.timeout.ms", "120000"));
+            return new AckingProducer() {
+                @Override
+                public void send(final String key, final String value, final BiConsumer<String, Exception> onAck) {
+                    producer.send(
+                            "crash",
+                            IsthmusProducer.ANY_PARTITION,
+                            IsthmusProducer.NOW,
+                            key.getBytes(StandardCharsets.UTF_8),
+                            value.getBytes(StandardCharsets.UTF_8),
+                            null,
+                            (metadata, error) -> onAck.accept(value, error));
+                }
+
+                @Override
+                public void flush() {
+                    producer.flush();
+                }
+
+                @Override
+                public void close() {
+                    producer.close();
+                }
+            };
+        });
+    }
+
+    /**
+     * Sends {@value #RECORDS} records, killing the broker with SIGKILL {@value #CRASHES} times mid-stream and
+     * restarting it on the same port and log directory; then every acknowledged record must be in the log
+     * exactly once, and nothing else.
+     */
+    private void produceThroughCrashes(final Path dir, final Function<String, AckingProducer> producers)
+            throws Exception {
         final int port = freePort();
         final String bootstrap = "127.0.0.1:" + port;
         BrokerProcess broker = BrokerProcess.start(dir, port);
@@ -52,17 +131,17 @@ class BrokerCrashTest {
             final Set<String> acked = ConcurrentHashMap.newKeySet();
             final AtomicInteger failed = new AtomicInteger();
             final AtomicReference<Exception> firstFailure = new AtomicReference<>();
-            try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            final BiConsumer<String, Exception> onAck = (value, error) -> {
+                if (error == null) {
+                    acked.add(value);
+                } else if (failed.incrementAndGet() == 1) {
+                    firstFailure.set(error);
+                }
+            };
+            try (AckingProducer producer = producers.apply(bootstrap)) {
                 int crashes = 0;
                 for (int i = 0; i < RECORDS; i++) {
-                    final String value = "record-" + i;
-                    producer.send(new ProducerRecord<>("crash", Integer.toString(i), value), (metadata, error) -> {
-                        if (error == null) {
-                            acked.add(value);
-                        } else if (failed.incrementAndGet() == 1) {
-                            firstFailure.set(error);
-                        }
-                    });
+                    producer.send(Integer.toString(i), "record-" + i, onAck);
                     if (crashes < CRASHES && i == (crashes + 1) * RECORDS / (CRASHES + 1)) {
                         // Let some of what was sent be acknowledged, then pull the plug mid-stream.
                         final int target = acked.size() + 1000;
