@@ -26,6 +26,8 @@ import java.util.Map;
  * @param flushSchedulerIntervalMs {@code log.flush.scheduler.interval.ms}: how often {@link LogManager} checks {@code
  *     flush.ms} (isthmus default 1000; only used when {@code flush.ms} is finite).
  * @param preallocate {@code log.preallocate}.
+ * @param preTouchBytes {@code isthmus.log.pretouch.bytes}: how far ahead of an active segment's tail its pages are
+ *     faulted in by a background thread (0: not at all); see {@link SegmentPreToucher}.
  */
 public record LogConfig(
         int segmentBytes,
@@ -38,7 +40,8 @@ public record LogConfig(
         long flushMessages,
         long flushMs,
         long flushSchedulerIntervalMs,
-        boolean preallocate) {
+        boolean preallocate,
+        long preTouchBytes) {
 
     public static final String SEGMENT_BYTES = "log.segment.bytes";
     public static final String ROLL_MS = "log.roll.ms";
@@ -51,6 +54,8 @@ public record LogConfig(
     public static final String FLUSH_MS = "flush.ms";
     public static final String FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
     public static final String PREALLOCATE = "log.preallocate";
+    /** isthmus only (Kafka has no such setting): see {@link SegmentPreToucher}. */
+    public static final String PRETOUCH_BYTES = "isthmus.log.pretouch.bytes";
 
     public static final int DEFAULT_SEGMENT_BYTES = 1 << 30;
     public static final long DEFAULT_ROLL_MS = 7L * 24 * 60 * 60 * 1000;
@@ -63,6 +68,7 @@ public record LogConfig(
     public static final long DEFAULT_FLUSH_MS = Long.MAX_VALUE;
     public static final long DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS = 1000L;
     public static final boolean DEFAULT_PREALLOCATE = true;
+    public static final long DEFAULT_PRETOUCH_BYTES = 16L * 1024 * 1024;
 
     /** Smallest legal segment: room for a few small batches (tests use segments this small to force rolls). */
     public static final int MIN_SEGMENT_BYTES = 1024;
@@ -81,6 +87,7 @@ public record LogConfig(
         requireAtLeast(FLUSH_MESSAGES, flushMessages, 1);
         requireAtLeast(FLUSH_MS, flushMs, 0);
         requireAtLeast(FLUSH_SCHEDULER_INTERVAL_MS, flushSchedulerIntervalMs, 1);
+        requireAtLeast(PRETOUCH_BYTES, preTouchBytes, 0);
     }
 
     /** All defaults. */
@@ -105,7 +112,8 @@ public record LogConfig(
                 longValue(props, FLUSH_MESSAGES, DEFAULT_FLUSH_MESSAGES),
                 longValue(props, FLUSH_MS, DEFAULT_FLUSH_MS),
                 longValue(props, FLUSH_SCHEDULER_INTERVAL_MS, DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS),
-                booleanValue(props, PREALLOCATE, DEFAULT_PREALLOCATE));
+                booleanValue(props, PREALLOCATE, DEFAULT_PREALLOCATE),
+                longValue(props, PRETOUCH_BYTES, DEFAULT_PRETOUCH_BYTES));
     }
 
     /** True when neither {@code flush.messages} nor {@code flush.ms} asks for explicit flushes. */

@@ -38,6 +38,7 @@ public final class LogManager implements AutoCloseable {
     private final LogConfig config;
     private final InstantSource clock;
     private final SegmentIdAllocator ids = new SegmentIdAllocator();
+    private final SegmentPreToucher preToucher;
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private final List<Path> pendingDirDeletes = new CopyOnWriteArrayList<>();
     private ScheduledExecutorService scheduler;
@@ -49,6 +50,7 @@ public final class LogManager implements AutoCloseable {
         this.logDirs = List.copyOf(logDirs);
         this.config = config;
         this.clock = clock;
+        this.preToucher = new SegmentPreToucher(config.preTouchBytes());
     }
 
     /** From a broker configuration map: {@code log.dirs} (comma-separated, required) plus the {@link LogConfig} keys. */
@@ -108,7 +110,7 @@ public final class LogManager implements AutoCloseable {
                                 + partition.get() + " dir=" + child + " other="
                                 + logs.get(partition.get()).dir());
                     }
-                    logs.put(partition.get(), PartitionLog.open(child, config, ids, clock));
+                    logs.put(partition.get(), PartitionLog.open(child, config, ids, clock, preToucher));
                 }
             }
         }
@@ -145,7 +147,8 @@ public final class LogManager implements AutoCloseable {
                 .min(Comparator.comparingLong(this::partitionsIn))
                 .orElseThrow();
         try {
-            final PartitionLog log = PartitionLog.open(logDir.resolve(partition.dirName()), config, ids, clock);
+            final PartitionLog log =
+                    PartitionLog.open(logDir.resolve(partition.dirName()), config, ids, clock, preToucher);
             logs.put(partition, log);
             LOG.info("created log: partition={} dir={}", partition, log.dir());
             return log;
@@ -230,6 +233,7 @@ public final class LogManager implements AutoCloseable {
                 LOG.warn("log scheduler did not stop within 30 s");
             }
         }
+        preToucher.close();
         for (final PartitionLog log : logs.values()) {
             log.close();
         }

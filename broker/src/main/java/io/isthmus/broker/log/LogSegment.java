@@ -72,6 +72,9 @@ public final class LogSegment {
     private final int indexIntervalBytes;
     private final Arena arena;
     private final FileChannel channel;
+    /** Written by the pre-toucher thread, read by the appender: a hint, so plain volatile is enough. */
+    private volatile long touchedUpTo;
+
     private final MemorySegment mapping;
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
@@ -299,6 +302,15 @@ public final class LogSegment {
     }
 
     // ------------------------------------------------------------------ appender side (single thread)
+
+    /** How far the {@link SegmentPreToucher} has faulted the mapping in. */
+    long touchedUpTo() {
+        return touchedUpTo;
+    }
+
+    void touchedUpTo(final long position) {
+        touchedUpTo = position;
+    }
 
     /** Where the next batch goes. Appender thread only. */
     int tail() {

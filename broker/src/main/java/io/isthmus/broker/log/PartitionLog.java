@@ -75,6 +75,7 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long logStartOffset;
     private volatile LogSegment active;
     private volatile boolean closed;
+    private final SegmentPreToucher preToucher;
     private long unflushedRecords;
     private long firstUnflushedAppendMs = -1;
 
@@ -84,30 +85,45 @@ public final class PartitionLog implements AutoCloseable {
             final LogConfig config,
             final SegmentIdAllocator ids,
             final InstantSource clock,
+            final SegmentPreToucher preToucher,
             final List<LogSegment> recovered) {
         this.name = name;
         this.dir = dir;
         this.config = config;
         this.ids = ids;
         this.clock = clock;
+        this.preToucher = preToucher;
         for (final LogSegment segment : recovered) {
             segments.put(segment.baseOffset(), segment);
         }
         this.active = recovered.getLast();
         this.logStartOffset = recovered.getFirst().baseOffset();
         LOG_END_OFFSET.setRelease(this, active.nextOffset());
+        // No touching yet: a log opened only to be deleted (a stray at start) must not be leased meanwhile; the
+        // first append asks for the pages it needs.
     }
 
     /**
      * Opens the partition log in {@code dir} (its name is the partition's name), recovering it if the last shutdown
-     * was not clean, or creates an empty one.
+     * was not clean, or creates an empty one. Its segments are not pre-touched.
      */
     public static PartitionLog open(
             final Path dir, final LogConfig config, final SegmentIdAllocator ids, final InstantSource clock)
             throws IOException {
+        return open(dir, config, ids, clock, SegmentPreToucher.NONE);
+    }
+
+    /** As {@link #open(Path, LogConfig, SegmentIdAllocator, InstantSource)}, with pages ahead of the tail touched. */
+    public static PartitionLog open(
+            final Path dir,
+            final LogConfig config,
+            final SegmentIdAllocator ids,
+            final InstantSource clock,
+            final SegmentPreToucher preToucher)
+            throws IOException {
         final String name = dir.getFileName().toString();
         final List<LogSegment> recovered = LogRecovery.recover(dir, name, config, ids, clock.millis());
-        return new PartitionLog(name, dir, config, ids, clock, recovered);
+        return new PartitionLog(name, dir, config, ids, clock, preToucher, recovered);
     }
 
     // ------------------------------------------------------------------ offsets
@@ -365,6 +381,7 @@ public final class PartitionLog implements AutoCloseable {
         final long newBase = logEndOffset();
         old.seal();
         final LogSegment fresh = LogSegment.create(dir, newBase, ids, config.segmentBytes(), config);
+        preToucher.aheadOf(fresh);
         segments.put(newBase, fresh);
         active = fresh;
         unflushedRecords = 0;
@@ -411,6 +428,7 @@ public final class PartitionLog implements AutoCloseable {
         // release store, so whoever sees the new end offset also sees the position and the bytes.
         segment.publish((int) end, next, appendedMaxTimestamp, clock.millis());
         LOG_END_OFFSET.setRelease(this, next);
+        preToucher.aheadOf(segment);
         return new AppendInfo(
                 firstOffset, next - 1, segment.baseOffset(), position, length, appendedMaxTimestamp, batches);
     }
