@@ -4,7 +4,6 @@ import io.isthmus.benchmarks.harness.BenchCase;
 import io.isthmus.benchmarks.harness.BenchPlan;
 import io.isthmus.benchmarks.harness.BenchRun;
 import io.isthmus.benchmarks.harness.ResultsDirectory;
-import io.isthmus.benchmarks.harness.client.ClientLibrary;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +14,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code ./isthmus bench [--quick] [--only NAME] [--out DIR]}: the side-by-side harness. Starts an Apache Kafka 4.4.0
- * KRaft broker and an isthmus broker, each in its own JVM, runs every workload against both with clients in their
- * own JVMs, measures this machine's memcpy and loopback TCP limits, and writes {@code results.json}, {@code report.md}
+ * KRaft broker and an isthmus broker, each in its own JVM, runs every workload against both with kafka-clients and
+ * the isthmus client in their own JVMs, measures this machine's memcpy and loopback TCP limits, and writes {@code results.json}, {@code report.md}
  * and PNG plots. Progress goes to stderr; stdout ends with exactly one {@code bench: ...} line.
  */
 @Command(
@@ -42,9 +41,6 @@ public final class BenchMain implements Callable<Integer> {
                     "Output directory (default benchmarks/results/<timestamp>, or quick-<timestamp> with --quick).")
     private Path out;
 
-    @Option(names = "--client", defaultValue = "kafka-clients", description = "Client library: ${DEFAULT-VALUE}.")
-    private String client;
-
     public static void main(final String[] args) {
         System.exit(new CommandLine(new BenchMain()).execute(args));
     }
@@ -53,7 +49,7 @@ public final class BenchMain implements Callable<Integer> {
     public Integer call() throws Exception {
         final BenchPlan plan = BenchPlan.of(quick, only);
         final Path dir = out != null ? out.toAbsolutePath() : ResultsDirectory.fresh(quick ? "quick-" : "");
-        final BenchRun run = new BenchRun(plan, ClientLibrary.ofLabel(client), dir);
+        final BenchRun run = new BenchRun(plan, dir);
         final BenchRun.Outcome outcome = run.execute();
         System.out.println(outcome.markdown());
         final List<BenchCase> failedCases = outcome.failedCases();

@@ -30,7 +30,9 @@ import picocli.CommandLine.Option;
  * {@code ./isthmus bench --jmh}: runs the JMH microbenchmarks of {@code io.isthmus.benchmarks.jmh} (or those matching
  * {@code --only}), prints a Markdown table with bytes per second where a score is per batch, and the log append's
  * fraction of this machine's memcpy bandwidth measured in the same run; writes {@code jmh.md} and {@code jmh.json}.
- * Ends with one line {@code jmh: append_1k_vs_memcpy=X append_64k_vs_memcpy=Y results=PATH}.
+ * The consumer benchmark's isthmus consumer is reported against kafka-clients' KafkaConsumer of the same run. Ends with
+ * one line {@code jmh: append_1k_vs_memcpy=X append_64k_vs_memcpy=Y consumer_100b_vs_kafka_consumer=Z
+ * consumer_1k_vs_kafka_consumer=W results=PATH}.
  */
 @Command(
         name = "isthmus bench --jmh",
@@ -38,6 +40,17 @@ import picocli.CommandLine.Option;
         description = "Runs the JMH microbenchmarks and writes a Markdown table.")
 public final class JmhMain implements Callable<Integer> {
     private static final String PACKAGE = "io.isthmus.benchmarks.jmh.";
+    private static final String APPEND = "LogAppendBenchmark.append";
+    private static final String MEMCPY = "MemcpyBenchmark.copy";
+    private static final String ISTHMUS_CONSUMER = "ConsumerBenchmark.isthmus";
+    private static final String KAFKA_CONSUMER = "ConsumerBenchmark.kafkaConsumer";
+
+    /**
+     * Benchmarks whose score is only reported as a ratio to another's measured in the same run: numerator, then
+     * denominator. Whenever a run selects the numerator, it runs the denominator too.
+     */
+    private static final List<List<String>> PAIRS =
+            List.of(List.of(APPEND, MEMCPY), List.of(ISTHMUS_CONSUMER, KAFKA_CONSUMER));
 
     @Option(names = "--only", paramLabel = "REGEX", description = "Only benchmarks whose name matches (JMH regex).")
     private String only;
@@ -62,15 +75,17 @@ public final class JmhMain implements Callable<Integer> {
     public Integer call() throws RunnerException, IOException {
         final Path dir = out != null ? out : ResultsDirectory.fresh(quick ? "jmh-quick-" : "jmh-");
         Files.createDirectories(dir);
-        final ChainedOptionsBuilder options = new OptionsBuilder()
-                .include(PACKAGE + (only == null ? ".*" : ".*(" + only + ").*"))
-                .shouldFailOnError(true);
-        if (only != null
-                && java.util.regex.Pattern.compile(only)
-                        .matcher("LogAppendBenchmark.append")
-                        .find()) {
-            // The append's score is only reported as a fraction of memcpy measured in the same run.
-            options.include(PACKAGE + "MemcpyBenchmark.*");
+        final String include = PACKAGE + (only == null ? ".*" : ".*(" + only + ").*");
+        final ChainedOptionsBuilder options =
+                new OptionsBuilder().include(include).shouldFailOnError(true);
+        // JMH selects a benchmark when the include pattern is found in its full name: test the numerators the same
+        // way, so that no --only (a package prefix, a method name, an anchored pattern) runs one half of a pair.
+        final java.util.regex.Pattern selected = java.util.regex.Pattern.compile(include);
+        for (final List<String> pair : PAIRS) {
+            if (selected.matcher(PACKAGE + pair.get(0)).find()
+                    && !selected.matcher(PACKAGE + pair.get(1)).find()) {
+                options.include("^" + java.util.regex.Pattern.quote(PACKAGE + pair.get(1)) + "$");
+            }
         }
         if (quick) {
             options.warmupIterations(1)
@@ -83,9 +98,11 @@ public final class JmhMain implements Callable<Integer> {
         }
         final Collection<RunResult> results = new Runner(options.build()).run();
         final List<Row> rows = rows(results);
-        final Double append1k = ratio(rows, "LogAppendBenchmark.append", "MemcpyBenchmark.copy", "1024");
-        final Double append64k = ratio(rows, "LogAppendBenchmark.append", "MemcpyBenchmark.copy", "65536");
-        final String table = markdown(rows, append1k, append64k);
+        final Double append1k = ratio(rows, APPEND, MEMCPY, "1024");
+        final Double append64k = ratio(rows, APPEND, MEMCPY, "65536");
+        final Double consumer100 = ratio(rows, ISTHMUS_CONSUMER, KAFKA_CONSUMER, "100");
+        final Double consumer1k = ratio(rows, ISTHMUS_CONSUMER, KAFKA_CONSUMER, "1024");
+        final String table = markdown(rows, append1k, append64k) + consumerMarkdown(rows, consumer100, consumer1k);
         System.out.println();
         System.out.println(table);
         Files.writeString(
@@ -97,11 +114,14 @@ public final class JmhMain implements Callable<Integer> {
         json.put("benchmarks", rows.stream().map(Row::asMap).toList());
         json.put("append_1k_vs_memcpy", append1k);
         json.put("append_64k_vs_memcpy", append64k);
+        json.put("isthmus_consumer_100b_vs_kafka_consumer", consumer100);
+        json.put("isthmus_consumer_1k_vs_kafka_consumer", consumer1k);
         new ObjectMapper()
                 .enable(SerializationFeature.INDENT_OUTPUT)
                 .writeValue(dir.resolve("jmh.json").toFile(), json);
         System.out.println("jmh: append_1k_vs_memcpy=" + format(append1k) + " append_64k_vs_memcpy=" + format(append64k)
-                + " results=" + dir);
+                + " consumer_100b_vs_kafka_consumer=" + format(consumer100) + " consumer_1k_vs_kafka_consumer="
+                + format(consumer1k) + " results=" + dir);
         return 0;
     }
 
@@ -118,7 +138,7 @@ public final class JmhMain implements Callable<Integer> {
                     paramText.append(' ');
                 }
                 paramText.append(key).append('=').append(value);
-                if (key.equals("batchBytes") || key.equals("bytes")) {
+                if (key.equals("batchBytes") || key.equals("bytes") || key.equals("recordBytes")) {
                     sizeBytes = Integer.valueOf(value);
                 }
             }
@@ -190,6 +210,9 @@ public final class JmhMain implements Callable<Integer> {
                                     : "")
                     .append(" |\n");
         }
+        if (find(rows, APPEND, "1024") == null && find(rows, APPEND, "65536") == null) {
+            return md.toString();
+        }
         md.append('\n')
                 .append("Log append as a fraction of memcpy bandwidth (same sizes, same run): 1 KiB batches ")
                 .append(format(append1k))
@@ -200,6 +223,51 @@ public final class JmhMain implements Callable<Integer> {
                                 + " the mapped tail of a tmpfs segment (first-touch page faults included), assigns offsets and"
                                 + " publishes; memcpy is MemorySegment.copy into a pre-touched 256 MiB off-heap ring.\n");
         return md.toString();
+    }
+
+    /** The consumer benchmark's pairs: records/s and MB/s of each consumer and the isthmus/KafkaConsumer ratio. */
+    private static String consumerMarkdown(final List<Row> rows, final Double ratio100, final Double ratio1k) {
+        if (find(rows, ISTHMUS_CONSUMER, "100") == null && find(rows, ISTHMUS_CONSUMER, "1024") == null) {
+            return "";
+        }
+        final StringBuilder md = new StringBuilder("\n## Consumers against the same embedded isthmus broker\n\n");
+        md.append("| record bytes | isthmus records/s | isthmus MB/s | KafkaConsumer records/s | KafkaConsumer MB/s"
+                + " | isthmus/KafkaConsumer |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (final String size : List.of("100", "1024")) {
+            final Row isthmus = find(rows, ISTHMUS_CONSUMER, size);
+            final Row kafka = find(rows, KAFKA_CONSUMER, size);
+            if (isthmus == null && kafka == null) {
+                continue;
+            }
+            md.append("| ")
+                    .append(size)
+                    .append(" | ")
+                    .append(records(isthmus))
+                    .append(" | ")
+                    .append(megabytes(isthmus))
+                    .append(" | ")
+                    .append(records(kafka))
+                    .append(" | ")
+                    .append(megabytes(kafka))
+                    .append(" | ")
+                    .append(format(size.equals("100") ? ratio100 : ratio1k))
+                    .append(" |\n");
+        }
+        md.append("\nOne operation is one record; MB/s counts value bytes (10^6). Both consumers read the same"
+                + " preloaded one-partition topic of an isthmus broker embedded in the benchmark JVM, CRC checks on:"
+                + " the isthmus consumer through its allocation-free poll(handler, limit, timeout), KafkaConsumer"
+                + " through poll(Duration) with byte[] values.\n");
+        return md.toString();
+    }
+
+    private static String records(final Row row) {
+        return row == null ? "n/a" : String.format(Locale.ROOT, "%,.0f", row.score());
+    }
+
+    private static String megabytes(final Row row) {
+        return row == null || row.bytesPerSecond() == null
+                ? "n/a"
+                : String.format(Locale.ROOT, "%,.1f", row.bytesPerSecond() / 1e6);
     }
 
     private static String format(final Double value) {

@@ -1,5 +1,6 @@
 package io.isthmus.benchmarks.harness;
 
+import io.isthmus.benchmarks.harness.client.ClientLibrary;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,7 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One measured configuration, run once against each broker on a fresh topic.
+ * One measured configuration, run once per pairing of client library and broker, each run on a fresh topic (a
+ * preloaded topic is shared by the clients of one broker: they only read it).
  *
  * @param id unique, stable key in results.json (and the topic name's stem)
  * @param group the workload family, as {@code --only} names it
@@ -15,8 +17,9 @@ import java.util.Map;
  * @param params what varies between cases of a group, for the report and the plots
  * @param partitions partitions of the case's topic
  * @param clientArgs the client runner's arguments, without bootstrap, topic and client library
- * @param preloadRecords records a produce run writes into the topic first (consume cases), 0 for none
+ * @param preloadRecords records a kafka-clients produce run writes into the topic first (consume cases), 0 for none
  * @param timeout how long the client may take
+ * @param pairings the client libraries and brokers it runs on, in report order
  */
 public record BenchCase(
         String id,
@@ -26,11 +29,24 @@ public record BenchCase(
         int partitions,
         List<String> clientArgs,
         long preloadRecords,
-        Duration timeout) {
+        Duration timeout,
+        List<Pairing> pairings) {
 
     public BenchCase {
         params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
         clientArgs = List.copyOf(clientArgs);
+        pairings = List.copyOf(pairings);
+    }
+
+    /** The client libraries this case runs against {@code broker}, in report order. */
+    public List<ClientLibrary> clientsOn(final BrokerKind broker) {
+        final List<ClientLibrary> clients = new ArrayList<>();
+        for (final Pairing pairing : pairings) {
+            if (pairing.broker() == broker) {
+                clients.add(pairing.client());
+            }
+        }
+        return clients;
     }
 
     /** The params as {@code key=value} text, in order. */

@@ -1,5 +1,6 @@
 package io.isthmus.benchmarks.harness;
 
+import io.isthmus.benchmarks.harness.client.ClientLibrary;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,11 +24,6 @@ public final class BenchPlan {
     public static final String LIMITS = "limits";
     public static final List<String> GROUPS =
             List.of(PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, LIMITS);
-
-    /** Recommended producer batching for throughput runs. */
-    static final int LINGER_MS = 5;
-
-    static final int BATCH_BYTES = 64 * 1024;
 
     private final boolean quick;
     private final Set<String> groups;
@@ -75,16 +71,28 @@ public final class BenchPlan {
         final Map<String, Object> map = new LinkedHashMap<>();
         map.put("quick", quick);
         map.put("groups", GROUPS.stream().filter(groups::contains).toList());
-        map.put(
-                "producer_batching",
-                "linger.ms=" + LINGER_MS + " batch.size=" + BATCH_BYTES
-                        + " compression=none, idempotence only with acks=all");
+        for (final ClientLibrary library : ClientLibrary.values()) {
+            map.put("recommended_settings_" + library.label(), library.recommendedSettings());
+        }
+        map.put("idempotence", "on exactly with acks=all, for both client libraries");
         map.put("latency_producer", "linger.ms=0 max.in.flight.requests.per.connection=1 acks=1");
-        map.put(
-                "consumer",
-                "assign() all partitions from the beginning, no group, default fetch sizes, check.crcs=true");
+        map.put("consumer", "assign() all partitions from the beginning, no group, check.crcs=true");
         return map;
     }
+
+    /** Produce and consume: both stacks, kafka-clients on isthmus, and (full run) the isthmus client on Kafka. */
+    private List<Pairing> throughputPairings() {
+        return quick
+                ? List.of(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK)
+                : Pairing.ALL;
+    }
+
+    /** Both stacks and kafka-clients on isthmus: the headline ratio and the broker-only ratio. */
+    private static final List<Pairing> STACKS_AND_BROKER_ONLY =
+            List.of(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
+
+    /** Idle fetch measures the broker per fetch request, which only kafka-clients counts: kafka-clients on both. */
+    private static final List<Pairing> BROKER_ONLY = List.of(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
 
     private List<BenchCase> build() {
         final List<BenchCase> all = new ArrayList<>();
@@ -110,25 +118,36 @@ public final class BenchPlan {
         }
         if (groups.contains(PRODUCE_LATENCY)) {
             final int records = quick ? 2_000 : 20_000;
+            final double seconds = quick ? 4 : 60;
             for (final String acks : acksValues) {
                 final Map<String, Object> params = new LinkedHashMap<>();
                 params.put("record_bytes", 100);
                 params.put("acks", acks);
                 params.put("records", records);
+                params.put("max_seconds", seconds);
                 all.add(new BenchCase(
                         "produce-latency-100B-acks" + acks,
                         PRODUCE_LATENCY,
                         "produce-latency",
                         params,
                         1,
-                        List.of("--records", Integer.toString(records), "--record-bytes", "100", "--acks", acks),
+                        List.of(
+                                "--records",
+                                Integer.toString(records),
+                                "--record-bytes",
+                                "100",
+                                "--acks",
+                                acks,
+                                "--duration-s",
+                                Double.toString(seconds)),
                         0,
-                        Duration.ofSeconds(180)));
+                        Duration.ofSeconds(180),
+                        throughputPairings()));
             }
         }
         if (groups.contains(E2E_LATENCY)) {
             final int[] rates = quick ? new int[] {1_000} : new int[] {1_000, 10_000};
-            final double seconds = quick ? 3 : 15;
+            final double seconds = quick ? 2 : 15;
             for (final int rate : rates) {
                 final Map<String, Object> params = new LinkedHashMap<>();
                 params.put("record_bytes", 100);
@@ -147,11 +166,12 @@ public final class BenchPlan {
                                 "--acks", "1",
                                 "--fetch-max-wait-ms", "500"),
                         0,
-                        Duration.ofSeconds(180)));
+                        Duration.ofSeconds(180),
+                        STACKS_AND_BROKER_ONLY));
             }
         }
         if (groups.contains(IDLE_FETCH)) {
-            final double seconds = quick ? 3 : 10;
+            final double seconds = quick ? 2 : 10;
             final List<int[]> variants = quick
                     ? List.of(new int[] {4, 0})
                     : List.of(new int[] {1, 0}, new int[] {4, 0}, new int[] {16, 0}, new int[] {16, 500});
@@ -171,7 +191,8 @@ public final class BenchPlan {
                                 "--fetch-max-wait-ms", Integer.toString(variant[1]),
                                 "--duration-s", Double.toString(seconds)),
                         0,
-                        Duration.ofSeconds(180)));
+                        Duration.ofSeconds(180),
+                        BROKER_ONLY));
             }
         }
         if (groups.contains(FAN_OUT)) {
@@ -189,14 +210,17 @@ public final class BenchPlan {
                         params,
                         1,
                         List.of(
-                                "--consumers", Integer.toString(consumers),
-                                "--records", Integer.toString(records),
-                                "--record-bytes", "1024",
-                                "--acks", "1",
-                                "--linger-ms", Integer.toString(LINGER_MS),
-                                "--batch-bytes", Integer.toString(BATCH_BYTES)),
+                                "--consumers",
+                                Integer.toString(consumers),
+                                "--records",
+                                Integer.toString(records),
+                                "--record-bytes",
+                                "1024",
+                                "--acks",
+                                "1"),
                         0,
-                        Duration.ofSeconds(300)));
+                        Duration.ofSeconds(300),
+                        STACKS_AND_BROKER_ONLY));
             }
         }
         return List.copyOf(all);
@@ -222,14 +246,13 @@ public final class BenchPlan {
         final List<String> args = new ArrayList<>(List.of(
                 "--record-bytes", Integer.toString(size),
                 "--partitions", Integer.toString(partitions),
-                "--acks", acks,
-                "--linger-ms", Integer.toString(LINGER_MS),
-                "--batch-bytes", Integer.toString(BATCH_BYTES)));
+                "--acks", acks));
         if (preload == 0) {
             // A consume case learns its record count from the preload (warmup records included).
             args.addAll(List.of("--records", Long.toString(records)));
         }
-        return new BenchCase(id, group, workload, params, partitions, args, preload, Duration.ofSeconds(300));
+        return new BenchCase(
+                id, group, workload, params, partitions, args, preload, Duration.ofSeconds(300), throughputPairings());
     }
 
     /** About 20-64 MB per case in a quick run, 200-650 MB in a full one. */

@@ -22,15 +22,14 @@ import java.util.Map;
  */
 public final class BenchRun {
     private final BenchPlan plan;
-    private final ClientLibrary client;
     private final Path dir;
     private final Progress progress;
 
-    public BenchRun(final BenchPlan plan, final ClientLibrary client, final Path dir) {
+    public BenchRun(final BenchPlan plan, final Path dir) {
         this.plan = plan;
-        this.client = client;
         this.dir = dir;
-        this.progress = new Progress(plan.cases().size() * BrokerKind.values().length);
+        this.progress = new Progress(
+                plan.cases().stream().mapToInt(c -> c.pairings().size()).sum());
     }
 
     public Outcome execute() throws IOException, InterruptedException {
@@ -68,7 +67,7 @@ public final class BenchRun {
         json.put("started", started);
         json.put("machine", machine.asMap());
         json.put("plan", plan.describe());
-        json.put("client_library", client.label());
+        json.put("pairings", Pairing.ALL.stream().map(Pairing::key).toList());
         json.put("settings", settings);
         json.put("broker_jvm_options", BrokerSettings.brokerJvmOptions());
         json.put("client_jvm_options", BrokerSettings.clientJvmOptions());
@@ -99,7 +98,7 @@ public final class BenchRun {
                 final long start = System.nanoTime();
                 final BrokerUnderTest broker = BrokerUnderTest.start(kind, dataRoot, logs);
                 brokers.put(kind, broker);
-                runners.put(kind, new CaseRunner(broker, client, logs));
+                runners.put(kind, new CaseRunner(broker, logs));
                 final Map<String, Object> totals = new LinkedHashMap<>();
                 totals.put("startup_s", (System.nanoTime() - start) / 1e9);
                 totals.put("pid", broker.pid());
@@ -117,12 +116,24 @@ public final class BenchRun {
                 final List<BrokerKind> order = index++ % 2 == 0
                         ? List.of(BrokerKind.ISTHMUS, BrokerKind.KAFKA)
                         : List.of(BrokerKind.KAFKA, BrokerKind.ISTHMUS);
-                final Map<BrokerKind, Map<String, Object>> results = new EnumMap<>(BrokerKind.class);
+                final Map<Pairing, Map<String, Object>> results = new LinkedHashMap<>();
                 for (final BrokerKind kind : order) {
-                    progress.begin(kind.label() + " " + benchCase.id());
-                    final Map<String, Object> result = runners.get(kind).run(benchCase);
-                    results.put(kind, result);
-                    progress.end(headline(benchCase, result));
+                    final List<ClientLibrary> clients = benchCase.clientsOn(kind);
+                    if (clients.isEmpty()) {
+                        continue;
+                    }
+                    runners.get(kind).run(benchCase, clients, new CaseRunner.RunListener() {
+                        @Override
+                        public void begin(final ClientLibrary client) {
+                            progress.begin(new Pairing(client, kind).key() + " " + benchCase.id());
+                        }
+
+                        @Override
+                        public void end(final ClientLibrary client, final Map<String, Object> result) {
+                            results.put(new Pairing(client, kind), result);
+                            progress.end(headline(benchCase, result));
+                        }
+                    });
                 }
                 outcomes.add(new CaseOutcome(benchCase, results));
             }
@@ -202,16 +213,30 @@ public final class BenchRun {
                 "Segments 1 GiB (both defaults); threads: each broker's defaults (isthmus one event loop per core;"
                         + " Kafka 3 network and 8 I/O threads).",
                 "Broker JVM options (both): `" + String.join(" ", BrokerSettings.brokerJvmOptions()) + "`.",
-                "Clients: " + client.label() + " 4.4.0, one JVM per workload run (`ClientRunnerMain`), options `"
-                        + String.join(" ", BrokerSettings.clientJvmOptions()) + "`.",
-                "Producer batching for throughput: linger.ms=5, batch.size=64 KiB, no compression; idempotence on"
-                        + " only with acks=all. Latency producer: linger.ms=0, max.in.flight=1.",
-                "Consumers: assign() to all partitions from the beginning, no group, default fetch sizes, CRC"
-                        + " checks on.",
+                "Clients: kafka-clients 4.4.0 and the isthmus client (this repository, over TCP), one JVM per"
+                        + " workload run (`ClientRunnerMain`), options `"
+                        + String.join(" ", BrokerSettings.clientJvmOptions()) + "`. Rows: the isthmus client on the"
+                        + " isthmus broker, kafka-clients on the isthmus broker, kafka-clients on Kafka, and (full run,"
+                        + " produce and consume) the isthmus client on Kafka; idle fetch runs kafka-clients only (the"
+                        + " isthmus consumer counts no fetch requests).",
+                "Each client library with its recommended settings. kafka-clients: "
+                        + ClientLibrary.KAFKA_CLIENTS.recommendedSettings() + ". isthmus client: "
+                        + ClientLibrary.ISTHMUS.recommendedSettings() + ".",
+                "Both producers: no compression, idempotence on exactly with acks=all (the cases use acks=1);"
+                        + " latency producers linger.ms=0, max.in.flight=1, each send waited for (kafka-clients:"
+                        + " send().get(); isthmus: sendAsync().get()). Throughput sends go through each library's"
+                        + " cheapest completion path: the isthmus producer's per-batch DeliveryListener (nothing"
+                        + " allocated per record), one shared Callback for kafka-clients.",
+                "Consumers: assign() to all partitions from the beginning, no group, CRC checks on; consume"
+                        + " throughput preloads the topic with kafka-clients once per broker and lets each client read"
+                        + " it; the first tenth of the records is warmup. The isthmus consumer runs its"
+                        + " allocation-free poll(handler, limit, timeout), reading each value's size and first 8 bytes"
+                        + " in place; kafka-clients' poll(Duration) materialises byte[] values.",
                 "CPU time: utime+stime from /proc/<pid>/stat, sampled when the client prints its phase markers,"
                         + " so only the measured part of a workload counts. Heap bytes per record: HotSpot's"
-                        + " per-thread allocation counters (ThreadMXBean) in the client JVM.",
-                "Cases alternate which broker runs first; each case runs once (no repetitions): compare ratios,"
+                        + " per-thread allocation counters (ThreadMXBean.getThreadAllocatedBytes) in the client JVM,"
+                        + " after warmup, of the sending (produce) or polling (consume) thread, and of all threads.",
+                "Cases alternate which broker runs first; each pairing runs once (no repetitions): compare ratios,"
                         + " and repeat a full run before quoting a number.");
     }
 
@@ -228,8 +253,8 @@ public final class BenchRun {
         public List<io.isthmus.benchmarks.harness.BenchCase> failedCases() {
             final List<BenchCase> failed = new ArrayList<>();
             for (final CaseOutcome outcome : outcomes) {
-                for (final BrokerKind kind : BrokerKind.values()) {
-                    if (outcome.of(kind).containsKey("error")) {
+                for (final Pairing pairing : outcome.results().keySet()) {
+                    if (outcome.of(pairing).containsKey("error")) {
                         failed.add(outcome.benchCase());
                         break;
                     }

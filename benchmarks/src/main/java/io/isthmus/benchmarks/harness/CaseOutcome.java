@@ -1,14 +1,23 @@
 package io.isthmus.benchmarks.harness;
 
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** One case's results on both brokers, with derived figures and the isthmus/Kafka ratios of its headline figures. */
-public record CaseOutcome(BenchCase benchCase, Map<BrokerKind, Map<String, Object>> results) {
+/**
+ * One case's results on each pairing of client library and broker, with derived figures and three isthmus/Kafka
+ * ratios of its headline figures: the stacks ({@link Pairing#ISTHMUS_STACK} over {@link Pairing#KAFKA_STACK}), the
+ * broker alone (kafka-clients on both) and the client alone (both clients on the isthmus broker).
+ */
+public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>> results) {
 
     public CaseOutcome {
-        results = new EnumMap<>(results);
+        final Map<Pairing, Map<String, Object>> ordered = new LinkedHashMap<>();
+        for (final Pairing pairing : Pairing.ALL) {
+            if (results.containsKey(pairing)) {
+                ordered.put(pairing, results.get(pairing));
+            }
+        }
+        results = ordered;
         results.values().forEach(result -> derive(benchCase, result));
     }
 
@@ -31,30 +40,48 @@ public record CaseOutcome(BenchCase benchCase, Map<BrokerKind, Map<String, Objec
         }
     }
 
-    public Map<String, Object> of(final BrokerKind kind) {
-        return results.getOrDefault(kind, Map.of());
+    public Map<String, Object> of(final Pairing pairing) {
+        return results.getOrDefault(pairing, Map.of());
     }
 
-    /** A numeric figure of one broker's result, or null when missing (failed run, figure not measured). */
-    public Double figure(final BrokerKind kind, final String key) {
-        return number(of(kind), key);
+    /** A numeric figure of one pairing's result, or null when missing (failed run, figure not measured, not run). */
+    public Double figure(final Pairing pairing, final String key) {
+        return number(of(pairing), key);
     }
 
-    /** isthmus over Kafka for {@code key}, or null. */
+    /** The isthmus stack over the Kafka stack (isthmus client and broker over kafka-clients and Kafka), or null. */
     public Double ratio(final String key) {
-        final Double isthmus = figure(BrokerKind.ISTHMUS, key);
-        final Double kafka = figure(BrokerKind.KAFKA, key);
-        if (isthmus == null || kafka == null || kafka == 0) {
+        return ratio(Pairing.ISTHMUS_STACK, Pairing.KAFKA_STACK, key);
+    }
+
+    /** The isthmus broker over Kafka, kafka-clients on both, or null. */
+    public Double brokerRatio(final String key) {
+        return ratio(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK, key);
+    }
+
+    /** The isthmus client over kafka-clients, both on the isthmus broker, or null. */
+    public Double clientRatio(final String key) {
+        return ratio(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, key);
+    }
+
+    private Double ratio(final Pairing top, final Pairing bottom, final String key) {
+        final Double numerator = figure(top, key);
+        final Double denominator = figure(bottom, key);
+        if (numerator == null || denominator == null || denominator == 0) {
             return null;
         }
-        return isthmus / kafka;
+        return numerator / denominator;
     }
 
-    /** The ratios of every headline figure this case's group has. */
+    /** The stack ratios of every headline figure this case's group has. */
     public Map<String, Double> ratios() {
+        return ratios(Pairing.ISTHMUS_STACK, Pairing.KAFKA_STACK);
+    }
+
+    private Map<String, Double> ratios(final Pairing top, final Pairing bottom) {
         final Map<String, Double> ratios = new LinkedHashMap<>();
         for (final String key : headlineKeys(benchCase.group())) {
-            final Double ratio = ratio(key);
+            final Double ratio = ratio(top, bottom, key);
             if (ratio != null) {
                 ratios.put(key, ratio);
             }
@@ -64,8 +91,20 @@ public record CaseOutcome(BenchCase benchCase, Map<BrokerKind, Map<String, Objec
 
     static String[] headlineKeys(final String group) {
         return switch (group) {
-            case BenchPlan.PRODUCE, BenchPlan.CONSUME ->
-                new String[] {"mb_per_s", "broker_cpu_s_per_gb", "heap_bytes_per_record_all_threads"};
+            case BenchPlan.PRODUCE ->
+                new String[] {
+                    "mb_per_s",
+                    "broker_cpu_s_per_gb",
+                    "heap_bytes_per_record_send_thread",
+                    "heap_bytes_per_record_all_threads"
+                };
+            case BenchPlan.CONSUME ->
+                new String[] {
+                    "mb_per_s",
+                    "broker_cpu_s_per_gb",
+                    "heap_bytes_per_record_poll_thread",
+                    "heap_bytes_per_record_all_threads"
+                };
             case BenchPlan.PRODUCE_LATENCY, BenchPlan.E2E_LATENCY -> new String[] {"p50_us", "p99_us", "p999_us"};
             case BenchPlan.IDLE_FETCH -> new String[] {"fetches_per_s", "broker_cpu_s_per_100k_fetches"};
             case BenchPlan.FAN_OUT -> new String[] {"aggregate_mb_per_s", "broker_cpu_s_per_gb"};
@@ -78,10 +117,16 @@ public record CaseOutcome(BenchCase benchCase, Map<BrokerKind, Map<String, Objec
         map.put("id", benchCase.id());
         map.put("group", benchCase.group());
         map.put("params", benchCase.params());
-        final Map<String, Object> byBroker = new LinkedHashMap<>();
-        results.forEach((kind, result) -> byBroker.put(kind.label(), result));
-        map.put("results", byBroker);
-        map.put("isthmus_over_kafka", ratios());
+        final Map<String, Object> byPairing = new LinkedHashMap<>();
+        results.forEach((pairing, result) -> byPairing.put(pairing.key(), result));
+        map.put("results", byPairing);
+        map.put("isthmus_stack_over_kafka_stack", ratios());
+        map.put(
+                "isthmus_broker_over_kafka_broker_with_kafka_clients",
+                ratios(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK));
+        map.put(
+                "isthmus_client_over_kafka_clients_on_isthmus_broker",
+                ratios(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS));
         return map;
     }
 

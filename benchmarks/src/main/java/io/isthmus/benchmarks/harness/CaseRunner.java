@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +23,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * Runs one case against one broker: creates a fresh topic, preloads it if the case asks, starts the client runner in
- * its own JVM, samples the broker's and the client's CPU time on the client's phase markers, parses the result line,
+ * Runs one case against one broker with each of its client libraries: creates a fresh topic, preloads it if the case
+ * asks, starts the client runner in its own JVM, samples the broker's and the client's CPU time on the client's phase markers, parses the result line,
  * and deletes the topic again so that tmpfs holds one case's data at a time.
  */
 final class CaseRunner implements AutoCloseable {
@@ -31,15 +32,13 @@ final class CaseRunner implements AutoCloseable {
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
 
     private final BrokerUnderTest broker;
-    private final ClientLibrary client;
     private final Path logs;
     private final Admin admin;
     private final ObjectMapper json = new ObjectMapper();
     private int runs;
 
-    CaseRunner(final BrokerUnderTest broker, final ClientLibrary client, final Path logs) {
+    CaseRunner(final BrokerUnderTest broker, final Path logs) {
         this.broker = broker;
-        this.client = client;
         this.logs = logs;
         final Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
@@ -49,31 +48,85 @@ final class CaseRunner implements AutoCloseable {
         this.admin = Admin.create(props);
     }
 
-    /** The case's figures on this broker, the client's and the broker's phase CPU included. */
-    Map<String, Object> run(final BenchCase benchCase) throws IOException, InterruptedException {
-        final String topic = ("bench-" + benchCase.id()).replaceAll("[^a-zA-Z0-9._-]", "_");
-        createTopic(topic, benchCase.partitions());
-        try {
-            final List<String> args = new ArrayList<>(benchCase.clientArgs());
-            if (benchCase.preloadRecords() > 0) {
+    /** Hears each client's run of a case as it starts and ends. */
+    interface RunListener {
+        void begin(ClientLibrary client);
+
+        void end(ClientLibrary client, Map<String, Object> result);
+    }
+
+    /**
+     * The case's figures on this broker for each of {@code clients}, the client's and the broker's phase CPU included.
+     * A preloaded case preloads one topic with kafka-clients (the neutral producer) and lets every client read it; any
+     * other case gives each client a fresh topic.
+     */
+    Map<ClientLibrary, Map<String, Object>> run(
+            final BenchCase benchCase, final List<ClientLibrary> clients, final RunListener listener)
+            throws IOException, InterruptedException {
+        final Map<ClientLibrary, Map<String, Object>> results = new EnumMap<>(ClientLibrary.class);
+        if (benchCase.preloadRecords() > 0) {
+            final String topic = topicName(benchCase.id());
+            createTopic(topic, benchCase.partitions());
+            try {
                 final List<String> preloadArgs = new ArrayList<>(benchCase.clientArgs());
                 preloadArgs.addAll(List.of("--records", Long.toString(benchCase.preloadRecords())));
-                final Map<String, Object> preload =
-                        runClient(benchCase.id() + "-preload", "produce", topic, preloadArgs, benchCase.timeout());
-                if (preload.containsKey("error")) {
-                    return preload;
+                final Map<String, Object> preload = runClient(
+                        benchCase.id() + "-preload",
+                        "produce",
+                        ClientLibrary.KAFKA_CLIENTS,
+                        topic,
+                        preloadArgs,
+                        benchCase.timeout());
+                for (final ClientLibrary client : clients) {
+                    listener.begin(client);
+                    final Map<String, Object> result;
+                    if (preload.containsKey("error")) {
+                        result = new LinkedHashMap<>(preload);
+                    } else {
+                        final List<String> args = new ArrayList<>(benchCase.clientArgs());
+                        args.addAll(List.of(
+                                "--records", preload.get("records_total").toString()));
+                        result = runClient(
+                                benchCase.id(), benchCase.workload(), client, topic, args, benchCase.timeout());
+                    }
+                    results.put(client, result);
+                    listener.end(client, result);
                 }
-                args.addAll(List.of("--records", preload.get("records_total").toString()));
+            } finally {
+                deleteTopic(topic);
             }
-            return runClient(benchCase.id(), benchCase.workload(), topic, args, benchCase.timeout());
-        } finally {
-            deleteTopic(topic);
+            return results;
         }
+        for (final ClientLibrary client : clients) {
+            listener.begin(client);
+            final String topic = topicName(benchCase.id() + "-" + client.label());
+            createTopic(topic, benchCase.partitions());
+            final Map<String, Object> result;
+            try {
+                result = runClient(
+                        benchCase.id(),
+                        benchCase.workload(),
+                        client,
+                        topic,
+                        benchCase.clientArgs(),
+                        benchCase.timeout());
+            } finally {
+                deleteTopic(topic);
+            }
+            results.put(client, result);
+            listener.end(client, result);
+        }
+        return results;
+    }
+
+    private static String topicName(final String stem) {
+        return ("bench-" + stem).replaceAll("[^a-zA-Z0-9._-]", "_");
     }
 
     private Map<String, Object> runClient(
             final String name,
             final String workload,
+            final ClientLibrary client,
             final String topic,
             final List<String> caseArgs,
             final Duration timeout)
@@ -87,7 +140,7 @@ final class CaseRunner implements AutoCloseable {
         args.addAll(caseArgs);
         final PhaseCpu phase = new PhaseCpu(broker);
         final Path log = logs.resolve(
-                String.format("%03d-%s-%s.log", ++runs, broker.kind().label(), name));
+                String.format("%03d-%s-%s-%s.log", ++runs, broker.kind().label(), client.label(), name));
         final Map<String, Object> result;
         try (ChildJvm jvm = ChildJvm.start(
                 name, BrokerSettings.clientJvmOptions(), ClientRunnerMain.class.getName(), args, log, phase::onLine)) {

@@ -18,16 +18,16 @@ final class Plots {
 
     private Plots() {}
 
-    /** Produce (acks=1) and consume throughput against record size, one partition, per broker. */
+    /** Produce (acks=1) and consume throughput against record size, one partition, per client and broker. */
     static String throughputVsRecordSize(final List<CaseOutcome> outcomes, final Path dir) throws IOException {
         final XYChart chart = chart(
-                "Throughput against record size (1 partition, kafka-clients, produce acks=1)",
+                "Throughput against record size (1 partition, produce acks=1)",
                 "record value size (bytes, log scale)",
                 "throughput (MB/s, 10^6 bytes)");
         chart.getStyler().setXAxisLogarithmic(true);
         int series = 0;
         for (final String group : List.of(BenchPlan.PRODUCE, BenchPlan.CONSUME)) {
-            for (final BrokerKind kind : BrokerKind.values()) {
+            for (final Pairing pairing : Pairing.ALL) {
                 final List<Double> xs = new ArrayList<>();
                 final List<Double> ys = new ArrayList<>();
                 for (final CaseOutcome outcome : outcomes) {
@@ -39,14 +39,14 @@ final class Plots {
                             && !"1".equals(c.params().get("acks"))) {
                         continue;
                     }
-                    final Double mb = outcome.figure(kind, "mb_per_s");
+                    final Double mb = outcome.figure(pairing, "mb_per_s");
                     if (mb != null) {
                         xs.add((double) c.intParam("record_bytes"));
                         ys.add(mb);
                     }
                 }
                 if (!xs.isEmpty()) {
-                    chart.addSeries(kind.label() + " " + group, xs, ys).setMarker(SeriesMarkers.CIRCLE);
+                    chart.addSeries(group + ": " + pairing.title(), xs, ys).setMarker(SeriesMarkers.CIRCLE);
                     series++;
                 }
             }
@@ -54,7 +54,7 @@ final class Plots {
         return series == 0 ? null : save(chart, dir, "throughput_vs_record_size");
     }
 
-    /** Latency CDFs of one group (produce latency or end-to-end), one series per broker and case. */
+    /** Latency CDFs of one group (produce latency or end-to-end), one series per client and broker and case. */
     static String latencyCdf(final List<CaseOutcome> outcomes, final String group, final String title, final Path dir)
             throws IOException {
         final XYChart chart = chart(title, "latency (µs, log scale)", "percentile (%)");
@@ -66,8 +66,8 @@ final class Plots {
             if (!outcome.benchCase().group().equals(group)) {
                 continue;
             }
-            for (final BrokerKind kind : BrokerKind.values()) {
-                if (!(outcome.of(kind).get("cdf") instanceof List<?> cdf) || cdf.isEmpty()) {
+            for (final Pairing pairing : outcome.results().keySet()) {
+                if (!(outcome.of(pairing).get("cdf") instanceof List<?> cdf) || cdf.isEmpty()) {
                     continue;
                 }
                 final List<Double> xs = new ArrayList<>();
@@ -78,7 +78,7 @@ final class Plots {
                     xs.add(Math.max(micros, 1.0));
                     ys.add(((Number) pair.get(0)).doubleValue());
                 }
-                chart.addSeries(kind.label() + " " + seriesLabel(outcome.benchCase()), xs, ys)
+                chart.addSeries(pairing.title() + ", " + seriesLabel(outcome.benchCase()), xs, ys)
                         .setMarker(SeriesMarkers.NONE);
                 series++;
             }
@@ -86,28 +86,28 @@ final class Plots {
         return series == 0 ? null : save(chart, dir, group.replace('-', '_') + "_cdf");
     }
 
-    /** Fan-out: aggregate consume throughput against consumer count, per broker. */
+    /** Fan-out: aggregate consume throughput against consumer count, per client and broker. */
     static String fanOutScaling(final List<CaseOutcome> outcomes, final Path dir) throws IOException {
         final XYChart chart = chart(
                 "Fan-out: 1 producer, N consumers (1 KiB records, 1 partition)",
                 "consumers",
                 "aggregate consume throughput (MB/s, 10^6 bytes)");
         int series = 0;
-        for (final BrokerKind kind : BrokerKind.values()) {
+        for (final Pairing pairing : Pairing.ALL) {
             final List<Double> xs = new ArrayList<>();
             final List<Double> ys = new ArrayList<>();
             for (final CaseOutcome outcome : outcomes) {
                 if (!outcome.benchCase().group().equals(BenchPlan.FAN_OUT)) {
                     continue;
                 }
-                final Double mb = outcome.figure(kind, "aggregate_mb_per_s");
+                final Double mb = outcome.figure(pairing, "aggregate_mb_per_s");
                 if (mb != null) {
                     xs.add((double) outcome.benchCase().intParam("consumers"));
                     ys.add(mb);
                 }
             }
             if (!xs.isEmpty()) {
-                chart.addSeries(kind.label(), xs, ys).setMarker(SeriesMarkers.CIRCLE);
+                chart.addSeries(pairing.title(), xs, ys).setMarker(SeriesMarkers.CIRCLE);
                 series++;
             }
         }

@@ -34,8 +34,10 @@ public final class Report {
     }
 
     /**
-     * The summary figures, keys fixed: every ratio is isthmus over Kafka for 100 B records and 1 partition unless its
-     * name says otherwise; null where the run did not measure it.
+     * The summary figures, keys fixed: every ratio is the isthmus stack (isthmus client on the isthmus broker) over the
+     * Kafka stack (kafka-clients on Kafka) for 100 B records and 1 partition unless its name says otherwise; the
+     * consumer figures are the isthmus zero-copy consumer's on the isthmus broker; null where the run did not measure
+     * it.
      */
     public Map<String, Double> summary() {
         final Map<String, Double> summary = new LinkedHashMap<>();
@@ -43,11 +45,10 @@ public final class Report {
         summary.put("consume_ratio", ratio("consume-100B-p1", "mb_per_s"));
         summary.put("produce_p50_latency_ratio", ratio("produce-latency-100B-acks1", "p50_us"));
         summary.put("e2e_p50_latency_ratio", ratio("e2e-latency-100B-rate1000", "p50_us"));
-        // Today: kafka-clients' consumer against the isthmus broker (the isthmus consumer is not in client/ yet).
         summary.put(
                 "consumer_heap_bytes_per_record",
-                figure("consume-100B-p1", BrokerKind.ISTHMUS, "heap_bytes_per_record_poll_thread"));
-        final Double consume1k = figure("consume-1KiB-p1", BrokerKind.ISTHMUS, "mb_per_s");
+                figure("consume-100B-p1", Pairing.ISTHMUS_STACK, "heap_bytes_per_record_poll_thread"));
+        final Double consume1k = figure("consume-1KiB-p1", Pairing.ISTHMUS_STACK, "mb_per_s");
         final Double tcp = limits.get("tcp_loopback_gb_per_s") instanceof Number n ? n.doubleValue() : null;
         summary.put("consume_1k_vs_tcp_limit", consume1k == null || tcp == null ? null : consume1k / (tcp * 1000));
         return summary;
@@ -76,10 +77,14 @@ public final class Report {
         }
         md.append("```\n").append(summaryLine(resultsPath)).append("\n```\n\n");
         md.append("Ratios are isthmus over Kafka: above 1 is better for isthmus in throughput, below 1 is better for"
-                + " isthmus in latency, CPU and allocation. Every client is kafka-clients 4.4.0 in its own JVM; the"
-                + " isthmus client rows will join when the isthmus producer and consumer exist in `client/`."
-                + " `consumer_heap_bytes_per_record` and `consume_1k_vs_tcp_limit` therefore describe"
-                + " **kafka-clients' consumer reading from the isthmus broker** for now.\n\n");
+                + " isthmus in latency, CPU and allocation. Three ratios per case: **stack** is the isthmus client on"
+                + " the isthmus broker over kafka-clients on Kafka (the summary line's ratios, 100 B records, 1"
+                + " partition); **broker only** is kafka-clients on the isthmus broker over kafka-clients on Kafka;"
+                + " **client only** is the isthmus client over kafka-clients, both on the isthmus broker."
+                + " `consumer_heap_bytes_per_record` is the isthmus zero-copy consumer's polling thread on the isthmus"
+                + " broker; `consume_1k_vs_tcp_limit` is its 1 KiB consume bandwidth over the loopback TCP limit"
+                + " below. Every client runs in its own JVM.\n\n");
+        headline(md);
         md.append(machine.markdown()).append('\n');
         md.append("## Physical limits (same run)\n\n| limit | GB/s |\n| --- | ---: |\n");
         md.append("| memcpy, one thread | ")
@@ -94,12 +99,13 @@ public final class Report {
         section(
                 md,
                 BenchPlan.PRODUCE,
-                "Produce throughput (1 producer, linger.ms=5, batch.size=64 KiB)",
+                "Produce throughput (1 producer, each client's recommended batching)",
                 new String[] {"record_bytes", "partitions", "acks"},
                 new Column[] {
                     new Column("MB/s", "mb_per_s", 1, true),
                     new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true),
-                    new Column("client heap B/record (all threads)", "heap_bytes_per_record_all_threads", 0, false)
+                    new Column("client heap B/record (send thread)", "heap_bytes_per_record_send_thread", 1, true),
+                    new Column("client heap B/record (all threads)", "heap_bytes_per_record_all_threads", 0, true)
                 });
         section(
                 md,
@@ -109,7 +115,8 @@ public final class Report {
                 new Column[] {
                     new Column("MB/s", "mb_per_s", 1, true),
                     new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true),
-                    new Column("client heap B/record (poll thread)", "heap_bytes_per_record_poll_thread", 0, false)
+                    new Column("client heap B/record (poll thread)", "heap_bytes_per_record_poll_thread", 1, true),
+                    new Column("client heap B/record (all threads)", "heap_bytes_per_record_all_threads", 0, true)
                 });
         section(
                 md,
@@ -152,6 +159,7 @@ public final class Report {
 
     private static Column[] latencyColumns() {
         return new Column[] {
+            new Column("samples", "samples", 0, false),
             new Column("p50 µs", "p50_us", 0, true),
             new Column("p99 µs", "p99_us", 0, true),
             new Column("p99.9 µs", "p999_us", 0, true),
@@ -159,6 +167,7 @@ public final class Report {
         };
     }
 
+    /** One row per pairing that ran the case, then the three ratio rows. */
     private void section(
             final StringBuilder md,
             final String group,
@@ -178,41 +187,93 @@ public final class Report {
         for (final String key : paramKeys) {
             md.append(' ').append(key).append(" |");
         }
+        md.append(" client → broker |");
         for (final Column column : columns) {
-            md.append(" isthmus ")
-                    .append(column.title())
-                    .append(" | Kafka ")
-                    .append(column.title())
-                    .append(" |");
-            if (column.ratio()) {
-                md.append(" isthmus/Kafka |");
-            }
+            md.append(' ').append(column.title()).append(" |");
         }
         md.append("\n|");
-        md.append(" --- |".repeat(paramKeys.length));
-        for (final Column column : columns) {
-            md.append(" ---: | ---: |");
-            if (column.ratio()) {
-                md.append(" ---: |");
-            }
-        }
+        md.append(" --- |".repeat(paramKeys.length + 1));
+        md.append(" ---: |".repeat(columns.length));
         md.append('\n');
         for (final CaseOutcome row : rows) {
-            md.append('|');
+            final StringBuilder params = new StringBuilder("|");
             for (final String key : paramKeys) {
-                md.append(' ').append(row.benchCase().params().get(key)).append(" |");
+                params.append(' ').append(row.benchCase().params().get(key)).append(" |");
             }
-            for (final Column column : columns) {
-                md.append(' ')
-                        .append(fmt(row.figure(BrokerKind.ISTHMUS, column.key()), column.decimals()))
-                        .append(" | ")
-                        .append(fmt(row.figure(BrokerKind.KAFKA, column.key()), column.decimals()))
-                        .append(" |");
-                if (column.ratio()) {
-                    md.append(' ').append(fmt(row.ratio(column.key()), 2)).append(" |");
+            for (final Pairing pairing : row.results().keySet()) {
+                md.append(params).append(' ').append(pairing.title()).append(" |");
+                for (final Column column : columns) {
+                    md.append(' ')
+                            .append(fmt(row.figure(pairing, column.key()), column.decimals()))
+                            .append(" |");
                 }
+                md.append('\n');
             }
-            md.append('\n');
+            ratioRow(md, params, "**stack ratio** isthmus/Kafka", columns, row::ratio);
+            ratioRow(md, params, "broker only (kafka-clients on both)", columns, row::brokerRatio);
+            ratioRow(md, params, "client only (isthmus broker under both)", columns, row::clientRatio);
+        }
+        md.append('\n');
+    }
+
+    private static void ratioRow(
+            final StringBuilder md,
+            final StringBuilder params,
+            final String title,
+            final Column[] columns,
+            final java.util.function.Function<String, Double> ratio) {
+        boolean any = false;
+        final StringBuilder line =
+                new StringBuilder(params).append(' ').append(title).append(" |");
+        for (final Column column : columns) {
+            final Double value = column.ratio() ? ratio.apply(column.key()) : null;
+            any |= value != null;
+            line.append(' ').append(value == null ? "" : fmt(value, 2)).append(" |");
+        }
+        if (any) {
+            md.append(line).append('\n');
+        }
+    }
+
+    /** The summary's figures side by side: both stacks, kafka-clients on isthmus, and the two ratios. */
+    private void headline(final StringBuilder md) {
+        final String[][] figures = {
+            {"produce 100 B, 1 partition, MB/s", "produce-100B-p1-acks1", "mb_per_s", "1"},
+            {"consume 100 B, 1 partition, MB/s", "consume-100B-p1", "mb_per_s", "1"},
+            {"consume 1 KiB, 1 partition, MB/s", "consume-1KiB-p1", "mb_per_s", "1"},
+            {"produce latency p50 µs (unbatched)", "produce-latency-100B-acks1", "p50_us", "0"},
+            {"end-to-end latency p50 µs (1,000/s)", "e2e-latency-100B-rate1000", "p50_us", "0"},
+            {"end-to-end latency p99 µs (1,000/s)", "e2e-latency-100B-rate1000", "p99_us", "0"},
+            {"consumer heap B/record, poll thread (100 B)", "consume-100B-p1", "heap_bytes_per_record_poll_thread", "1"
+            },
+            {
+                "producer heap B/record, send thread (100 B)",
+                "produce-100B-p1-acks1",
+                "heap_bytes_per_record_send_thread",
+                "1"
+            }
+        };
+        md.append("## Headline\n\n| figure | isthmus client → isthmus | kafka-clients → Kafka | stack ratio |"
+                + " kafka-clients → isthmus | broker-only ratio |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+        for (final String[] figure : figures) {
+            final CaseOutcome outcome = outcome(figure[1]);
+            if (outcome == null) {
+                continue;
+            }
+            final int decimals = Integer.parseInt(figure[3]);
+            md.append("| ")
+                    .append(figure[0])
+                    .append(" | ")
+                    .append(fmt(outcome.figure(Pairing.ISTHMUS_STACK, figure[2]), decimals))
+                    .append(" | ")
+                    .append(fmt(outcome.figure(Pairing.KAFKA_STACK, figure[2]), decimals))
+                    .append(" | ")
+                    .append(fmt(outcome.ratio(figure[2]), 2))
+                    .append(" | ")
+                    .append(fmt(outcome.figure(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, figure[2]), decimals))
+                    .append(" | ")
+                    .append(fmt(outcome.brokerRatio(figure[2]), 2))
+                    .append(" |\n");
         }
         md.append('\n');
     }
@@ -220,10 +281,10 @@ public final class Report {
     private void failures(final StringBuilder md) {
         final List<String> lines = new ArrayList<>();
         for (final CaseOutcome outcome : outcomes) {
-            for (final BrokerKind kind : BrokerKind.values()) {
-                final Object error = outcome.of(kind).get("error");
+            for (final Pairing pairing : outcome.results().keySet()) {
+                final Object error = outcome.of(pairing).get("error");
                 if (error != null) {
-                    lines.add("- " + outcome.benchCase().id() + " on " + kind.label() + ": " + error);
+                    lines.add("- " + outcome.benchCase().id() + ", " + pairing.title() + ": " + error);
                 }
             }
         }
@@ -234,22 +295,23 @@ public final class Report {
         }
     }
 
-    private Double ratio(final String caseId, final String key) {
+    private CaseOutcome outcome(final String caseId) {
         for (final CaseOutcome outcome : outcomes) {
             if (outcome.benchCase().id().equals(caseId)) {
-                return outcome.ratio(key);
+                return outcome;
             }
         }
         return null;
     }
 
-    private Double figure(final String caseId, final BrokerKind kind, final String key) {
-        for (final CaseOutcome outcome : outcomes) {
-            if (outcome.benchCase().id().equals(caseId)) {
-                return outcome.figure(kind, key);
-            }
-        }
-        return null;
+    private Double ratio(final String caseId, final String key) {
+        final CaseOutcome outcome = outcome(caseId);
+        return outcome == null ? null : outcome.ratio(key);
+    }
+
+    private Double figure(final String caseId, final Pairing pairing, final String key) {
+        final CaseOutcome outcome = outcome(caseId);
+        return outcome == null ? null : outcome.figure(pairing, key);
     }
 
     private static String fmt(final Object value, final int decimals) {

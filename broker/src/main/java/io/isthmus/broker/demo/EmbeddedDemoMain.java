@@ -1,7 +1,9 @@
 package io.isthmus.broker.demo;
 
 import io.isthmus.broker.Broker;
+import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.client.tools.Demo;
+import io.isthmus.ffi.Rdma;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -9,7 +11,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import picocli.CommandLine;
@@ -31,8 +35,9 @@ public final class EmbeddedDemoMain {
         if (wantsOwnBroker(args)) {
             return demo.execute(args);
         }
+        final Map<String, String> overrides = rdmaOverrides(args);
         final Path logDir = Files.createTempDirectory("isthmus-demo-");
-        try (Broker broker = Broker.startEmbedded(logDir, Map.of())) {
+        try (Broker broker = Broker.startEmbedded(logDir, overrides)) {
             System.out.println(
                     "isthmus demo: embedded broker at " + broker.bootstrapServers() + ", log.dirs=" + logDir);
             final List<String> withBroker = new ArrayList<>(Arrays.asList(args));
@@ -42,6 +47,39 @@ public final class EmbeddedDemoMain {
         } finally {
             deleteRecursively(logDir);
         }
+    }
+
+    /**
+     * With {@code --transport rdma} or {@code auto} and a usable device here, the embedded broker serves RDMA too (on
+     * {@code ISTHMUS_RDMA_DEVICE}/{@code ISTHMUS_RDMA_GID_INDEX} when set, as in the Soft-RoCE guest), with segments of
+     * 128 MiB: a granted segment is registered, so pinned, whole. Otherwise nothing changes.
+     */
+    static Map<String, String> rdmaOverrides(final String[] args) {
+        String transport = "auto";
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--transport") && i + 1 < args.length) {
+                transport = args[i + 1];
+            } else if (args[i].startsWith("--transport=")) {
+                transport = args[i].substring("--transport=".length());
+            }
+        }
+        final String wanted = transport.trim().toLowerCase(Locale.ROOT);
+        if (!(wanted.equals("rdma") || wanted.equals("auto"))
+                || !Rdma.availability().usable()) {
+            return Map.of();
+        }
+        final Map<String, String> overrides = new HashMap<>();
+        overrides.put(BrokerConfig.RDMA_ENABLED, "true");
+        overrides.put("log.segment.bytes", Integer.toString(128 * 1024 * 1024));
+        final String device = System.getenv("ISTHMUS_RDMA_DEVICE");
+        if (device != null && !device.isBlank()) {
+            overrides.put(BrokerConfig.RDMA_DEVICE, device);
+        }
+        final String gidIndex = System.getenv("ISTHMUS_RDMA_GID_INDEX");
+        if (gidIndex != null && !gidIndex.isBlank()) {
+            overrides.put(BrokerConfig.RDMA_GID_INDEX, gidIndex);
+        }
+        return overrides;
     }
 
     /** Help, version, or a broker given by the user: the demo needs no broker of ours. */

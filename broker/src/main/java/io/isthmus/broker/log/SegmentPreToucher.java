@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Touching writes nothing: a compare-and-set of 0 with 0 on each page's first word faults the page in for
  * writing and leaves alone any byte already there, so it can race an append or a remote RDMA WRITE past the
- * tail without harm (the same trick as Aeron's pre-touch of its log buffers). A segment is touched only under
- * a lease, so retention never unmaps it mid-touch.
+ * tail without harm (the same trick as Aeron's pre-touch of its log buffers). It takes no lease, so it never
+ * delays the deletion of a segment; one unmapped under it stops the touching with the arena's own error.
  */
 public final class SegmentPreToucher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentPreToucher.class);
@@ -74,10 +74,8 @@ public final class SegmentPreToucher implements AutoCloseable {
 
     private void touch(final LogSegment segment) {
         queued.remove(segment);
-        final SegmentLease lease = segment.tryAcquire();
-        if (lease == null) {
-            return;
-        }
+        // No lease: pre-touching must never hold back a deletion. If the segment is unmapped meanwhile, its
+        // arena's close makes the next access here throw instead of touching freed memory.
         try {
             final MemorySegment mapping = segment.mapping();
             final long to = Math.min(segment.capacity(), segment.tail() + windowBytes);
@@ -88,8 +86,6 @@ public final class SegmentPreToucher implements AutoCloseable {
             segment.touchedUpTo(to);
         } catch (final IllegalStateException unmapped) {
             LOG.debug("segment {} went away while being pre-touched", segment, unmapped);
-        } finally {
-            lease.close();
         }
     }
 

@@ -1,5 +1,7 @@
 package io.isthmus.client.config;
 
+import io.isthmus.ffi.Rdma;
+import io.isthmus.ffi.RdmaAvailability;
 import java.util.Locale;
 
 /**
@@ -11,9 +13,8 @@ public enum Transport {
     RDMA,
     AUTO;
 
-    /** Why the RDMA datapath cannot be used by this build. */
-    public static final String RDMA_UNAVAILABLE = "RDMA transport is not available: this client build has no RDMA "
-            + "datapath yet (only the Kafka protocol over TCP); use --transport tcp or auto";
+    /** How every refusal of {@code transport=rdma} starts. */
+    public static final String RDMA_UNAVAILABLE = "RDMA transport is not available: ";
 
     public static Transport forName(final String name) {
         try {
@@ -24,15 +25,42 @@ public enum Transport {
     }
 
     /**
-     * The transport actually used for a requested one: {@code auto} and {@code tcp} give TCP.
+     * The transport actually used, probing this host's devices ({@link Rdma#availability()}) unless TCP was asked for.
      *
-     * @throws UnsupportedOperationException for {@code rdma}, with the reason
+     * @param brokerAdvertisesRdma whether the broker lists the isthmus control keys in ApiVersions (its RDMA datapath
+     *     runs)
+     * @throws UnsupportedOperationException for {@code rdma} where it cannot work, with the reason
      */
-    public Transport resolve() {
-        if (this == RDMA) {
-            throw new UnsupportedOperationException(RDMA_UNAVAILABLE);
+    public Transport resolve(final boolean brokerAdvertisesRdma) {
+        if (this == TCP) {
+            return TCP;
         }
-        return TCP;
+        return resolve(Rdma.availability(), brokerAdvertisesRdma);
+    }
+
+    /**
+     * The transport used given this host's RDMA availability and the broker's answer: {@code tcp} is TCP; {@code auto}
+     * is RDMA when both can, else TCP; {@code rdma} is RDMA or refused.
+     *
+     * @throws UnsupportedOperationException for {@code rdma} where it cannot work, with the reason
+     */
+    public Transport resolve(final RdmaAvailability local, final boolean brokerAdvertisesRdma) {
+        return switch (this) {
+            case TCP -> TCP;
+            case AUTO -> local.usable() && brokerAdvertisesRdma ? RDMA : TCP;
+            case RDMA -> {
+                if (!local.usable()) {
+                    throw new UnsupportedOperationException(
+                            RDMA_UNAVAILABLE + local.reason() + "; use --transport tcp or auto");
+                }
+                if (!brokerAdvertisesRdma) {
+                    throw new UnsupportedOperationException(RDMA_UNAVAILABLE
+                            + "the broker does not advertise the isthmus RDMA control requests (rdma.enabled=false,"
+                            + " or no usable device there); use --transport tcp or auto");
+                }
+                yield RDMA;
+            }
+        };
     }
 
     public String configName() {

@@ -114,7 +114,7 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
         if (closed) {
             throw new IllegalStateException("consumer batch is closed");
         }
-        return data.buffer.segment().reinterpret(arena, null);
+        return data.segment().reinterpret(arena, null);
     }
 
     /** Ends every slice handed out, then recycles the receive buffer. Idempotent. */

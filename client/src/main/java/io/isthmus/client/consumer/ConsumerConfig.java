@@ -2,6 +2,7 @@ package io.isthmus.client.consumer;
 
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
+import io.isthmus.client.rdma.RdmaClientSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -45,7 +46,12 @@ public final class ConsumerConfig {
             MAX_POLL_INTERVAL_MS,
             REQUEST_TIMEOUT_MS,
             ISOLATION_LEVEL,
-            TRANSPORT);
+            TRANSPORT,
+            RdmaClientSettings.DEVICE,
+            RdmaClientSettings.PORT,
+            RdmaClientSettings.GID_INDEX,
+            RdmaClientSettings.READ_BYTES,
+            RdmaClientSettings.CREDITS);
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
 
     /** What to do when a partition has no committed offset or its offset is out of range. */
@@ -72,6 +78,7 @@ public final class ConsumerConfig {
     private final long requestTimeoutMs;
     private final byte isolationLevel;
     private final Transport transport;
+    private final RdmaClientSettings rdmaSettings;
 
     public ConsumerConfig(final Map<String, ?> settings) {
         final ConfigReader r = new ConfigReader(settings, KNOWN, "consumer");
@@ -99,6 +106,13 @@ public final class ConsumerConfig {
                 ? (byte) 1
                 : (byte) 0;
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
+        rdmaSettings = new RdmaClientSettings(
+                r.string(RdmaClientSettings.DEVICE, null),
+                r.integer(RdmaClientSettings.PORT, RdmaClientSettings.DEFAULT_PORT, 1),
+                r.integer(RdmaClientSettings.GID_INDEX, RdmaClientSettings.DEFAULT_GID_INDEX, 0),
+                r.integer(RdmaClientSettings.READ_BYTES, RdmaClientSettings.DEFAULT_READ_BYTES, 4096),
+                r.integer(RdmaClientSettings.CREDITS, RdmaClientSettings.DEFAULT_CREDITS, 1),
+                requestTimeoutMs);
         if (autoCommit && groupId == null) {
             throw new IllegalArgumentException("enable.auto.commit=true needs a group.id");
         }
@@ -172,6 +186,11 @@ public final class ConsumerConfig {
     /** 0 read_uncommitted, 1 read_committed. */
     public byte isolationLevel() {
         return isolationLevel;
+    }
+
+    /** The {@code rdma.*} settings, used with transport rdma (or auto where RDMA is picked). */
+    public RdmaClientSettings rdmaSettings() {
+        return rdmaSettings;
     }
 
     public Transport transport() {

@@ -1,7 +1,9 @@
 package io.isthmus.client.consumer;
 
 import io.isthmus.client.network.ReceiveBuffer;
+import io.isthmus.client.rdma.RdmaReadBuffer;
 import io.isthmus.client.record.BatchDecompressor;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 
 /**
@@ -28,11 +30,26 @@ final class FetchedData {
     private int sliceCount;
     private int decompressorsUsed;
     ReceiveBuffer buffer;
+    /** Set instead of {@link #buffer} for data an RDMA READ brought. */
+    RdmaReadBuffer rdmaBuffer;
 
     void reset(final ReceiveBuffer buffer) {
         this.buffer = buffer;
+        this.rdmaBuffer = null;
         this.sliceCount = 0;
         this.decompressorsUsed = 0;
+    }
+
+    void reset(final RdmaReadBuffer buffer) {
+        this.buffer = null;
+        this.rdmaBuffer = buffer;
+        this.sliceCount = 0;
+        this.decompressorsUsed = 0;
+    }
+
+    /** The memory the slices lie in: the receive buffer or the RDMA READ target. */
+    MemorySegment segment() {
+        return buffer != null ? buffer.segment() : rdmaBuffer.segment();
     }
 
     Slice addSlice(final PartitionState state, final long start, final long end, final long fetchOffset) {
@@ -69,6 +86,10 @@ final class FetchedData {
         if (buffer != null) {
             buffer.release();
             buffer = null;
+        }
+        if (rdmaBuffer != null) {
+            rdmaBuffer.release();
+            rdmaBuffer = null;
         }
         for (int i = 0; i < sliceCount; i++) {
             slices.get(i).state = null;

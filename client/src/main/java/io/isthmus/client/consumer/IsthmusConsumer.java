@@ -1,15 +1,22 @@
 package io.isthmus.client.consumer;
 
 import io.isthmus.client.cluster.BrokerConnections;
+import io.isthmus.client.cluster.BrokerNode;
 import io.isthmus.client.cluster.ClusterMetadata;
 import io.isthmus.client.cluster.OffsetAndTime;
 import io.isthmus.client.cluster.OffsetLookup;
 import io.isthmus.client.cluster.TopicMetadata;
+import io.isthmus.client.config.Transport;
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
 import io.isthmus.client.network.Response;
+import io.isthmus.client.rdma.RdmaConsumerTransport;
+import io.isthmus.client.rdma.RdmaPartitionReader;
+import io.isthmus.client.rdma.RdmaReadBuffer;
 import io.isthmus.client.record.BatchDecompressor;
 import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.ffi.Rdma;
+import io.isthmus.ffi.RdmaAvailability;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -78,6 +85,16 @@ public final class IsthmusConsumer implements AutoCloseable {
     private ConsumerRebalanceListener rebalanceListener;
     private long nextAutoCommitNanos;
     private boolean closed;
+    private final RdmaConsumerTransport rdma;
+    private final RdmaConsumerTransport.BatchSink rdmaSink;
+    private RdmaPartitionReader[] rdmaReaders = new RdmaPartitionReader[0];
+    private int rdmaIdle;
+    private int rdmaSliceCount;
+    private PartitionState[] rdmaSliceStates = new PartitionState[8];
+    private long[] rdmaSliceStarts = new long[8];
+    private long[] rdmaSliceEnds = new long[8];
+    private long[] rdmaSliceFetchOffsets = new long[8];
+    private long[] rdmaSliceNextOffsets = new long[8];
 
     /** A fetch in flight to one broker: the partitions and offsets it asked for. */
     private static final class InFlightFetch {
@@ -93,7 +110,6 @@ public final class IsthmusConsumer implements AutoCloseable {
     }
 
     public IsthmusConsumer(final ConsumerConfig config) {
-        config.transport().resolve();
         this.config = config;
         this.pool =
                 new ReceiveBufferPool(Math.min(config.fetchMaxBytes(), config.maxPartitionFetchBytes()) + 64L * 1024);
@@ -107,6 +123,40 @@ public final class IsthmusConsumer implements AutoCloseable {
                 ? null
                 : new ConsumerGroupMember(config, BrokerConnections.parseBootstrap(config.bootstrapServers()));
         this.nextAutoCommitNanos = System.nanoTime() + config.autoCommitIntervalMs() * 1_000_000L;
+        try {
+            this.rdma = openRdma(config, connections);
+        } catch (final RuntimeException e) {
+            connections.close();
+            pool.close();
+            if (group != null) {
+                group.close(Duration.ZERO);
+            }
+            throw e;
+        }
+        this.rdmaSink = this::onRdmaBatches;
+    }
+
+    /** The RDMA transport when {@code transport} resolves to RDMA (see {@link Transport#resolve}), else null. */
+    private static RdmaConsumerTransport openRdma(final ConsumerConfig config, final BrokerConnections connections) {
+        if (config.transport() == Transport.TCP) {
+            return null;
+        }
+        final RdmaAvailability local = Rdma.availability();
+        final boolean advertised = local.usable() && connections.any().advertisesRdma();
+        if (config.transport().resolve(local, advertised) != Transport.RDMA) {
+            return null;
+        }
+        return new RdmaConsumerTransport(config.rdmaSettings(), config.clientId());
+    }
+
+    /** The transport in use: TCP, or RDMA (what {@code transport=auto} resolved to). */
+    public Transport transport() {
+        return rdma == null ? Transport.TCP : Transport.RDMA;
+    }
+
+    /** The RDMA transport's counters (null with TCP); for tests and metrics. */
+    public RdmaConsumerTransport rdmaTransport() {
+        return rdma;
     }
 
     public ConsumerConfig config() {
@@ -130,6 +180,12 @@ public final class IsthmusConsumer implements AutoCloseable {
         for (final TopicPartition tp : partitions) {
             final PartitionState existing = states.get(tp);
             next.put(tp, existing != null ? existing : new PartitionState(tp));
+        }
+        for (final PartitionState old : stateArray) {
+            if (old.rdma != null && !next.containsKey(old.topicPartition)) {
+                rdma.remove(old.rdma);
+                old.rdma = null;
+            }
         }
         states.clear();
         states.putAll(next);
@@ -406,6 +462,24 @@ public final class IsthmusConsumer implements AutoCloseable {
                 refreshMetadata();
             }
             resolvePositions();
+            if (rdma != null) {
+                final FetchedData read = pollRdma();
+                if (read != null) {
+                    return read;
+                }
+                final long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return null;
+                }
+                rdmaIdle = Math.min(rdmaIdle + 1, 1 << 20);
+                if (rdmaIdle > 256) {
+                    // Nothing new: back off from slot READs (they cost the broker nothing, but cost this core).
+                    LockSupport.parkNanos(this, Math.min(remaining, Math.min(IDLE_PARK_NANOS, 1_000L * rdmaIdle)));
+                } else {
+                    Thread.yield();
+                }
+                continue;
+            }
             final FetchedData ready = completed.pollFirst();
             if (ready != null) {
                 sendFetches();
@@ -426,6 +500,98 @@ public final class IsthmusConsumer implements AutoCloseable {
                 return null;
             }
         }
+    }
+
+    /**
+     * One RDMA round: access where needed, one slot READ per broker, segment READs of the new bytes; the whole
+     * batches become one {@link FetchedData} over the READ target buffer.
+     */
+    private FetchedData pollRdma() {
+        if (rdmaReaders.length < stateArray.length) {
+            rdmaReaders = new RdmaPartitionReader[stateArray.length];
+        }
+        int count = 0;
+        for (final PartitionState s : stateArray) {
+            if (!s.fetchable()) {
+                continue;
+            }
+            RdmaPartitionReader reader = s.rdma;
+            if (reader == null) {
+                reader = rdma.reader(s.topic, s.partition);
+                reader.attach(s);
+                s.rdma = reader;
+            }
+            if (reader.nextOffset() != s.fetchPosition) {
+                final BrokerNode leader = connections.metadata() == null
+                        ? null
+                        : connections.metadata().node(s.leader);
+                if (leader == null) {
+                    metadataStale = true;
+                    continue;
+                }
+                reader.seek(s.fetchPosition, leader.address());
+            }
+            rdmaReaders[count++] = reader;
+        }
+        if (count == 0) {
+            return null;
+        }
+        rdmaSliceCount = 0;
+        final RdmaReadBuffer buffer = rdma.poll(rdmaReaders, count, rdmaSink);
+        for (int i = 0; i < count; i++) {
+            final RdmaPartitionReader reader = rdmaReaders[i];
+            if (reader.outOfRange()) {
+                final PartitionState state = (PartitionState) reader.attachment();
+                if (config.autoOffsetReset() == ConsumerConfig.OffsetReset.NONE) {
+                    throw new OffsetOutOfRangeException("RDMA consume offset out of range: partition="
+                            + state.topicPartition + ", offset=" + reader.nextOffset());
+                }
+                state.position = -1;
+                state.generation++;
+                state.rdma = null;
+            }
+            rdmaReaders[i] = null;
+        }
+        if (buffer == null) {
+            return null;
+        }
+        FetchedData data = spareData.pollFirst();
+        if (data == null) {
+            data = new FetchedData();
+        }
+        data.reset(buffer);
+        for (int i = 0; i < rdmaSliceCount; i++) {
+            final FetchedData.Slice slice =
+                    data.addSlice(rdmaSliceStates[i], rdmaSliceStarts[i], rdmaSliceEnds[i], rdmaSliceFetchOffsets[i]);
+            slice.nextOffset = rdmaSliceNextOffsets[i];
+            rdmaSliceStates[i] = null;
+        }
+        rdmaSliceCount = 0;
+        rdmaIdle = 0;
+        return data;
+    }
+
+    private void onRdmaBatches(
+            final RdmaPartitionReader reader,
+            final long start,
+            final long end,
+            final long fetchOffset,
+            final long nextOffset) {
+        final PartitionState state = (PartitionState) reader.attachment();
+        final int i = rdmaSliceCount++;
+        if (i == rdmaSliceStates.length) {
+            rdmaSliceStates = java.util.Arrays.copyOf(rdmaSliceStates, i * 2);
+            rdmaSliceStarts = java.util.Arrays.copyOf(rdmaSliceStarts, i * 2);
+            rdmaSliceEnds = java.util.Arrays.copyOf(rdmaSliceEnds, i * 2);
+            rdmaSliceFetchOffsets = java.util.Arrays.copyOf(rdmaSliceFetchOffsets, i * 2);
+            rdmaSliceNextOffsets = java.util.Arrays.copyOf(rdmaSliceNextOffsets, i * 2);
+        }
+        rdmaSliceStates[i] = state;
+        rdmaSliceStarts[i] = start;
+        rdmaSliceEnds[i] = end;
+        rdmaSliceFetchOffsets[i] = fetchOffset;
+        rdmaSliceNextOffsets[i] = nextOffset;
+        state.fetchPosition = nextOffset;
     }
 
     private InFlightFetch firstFetch() {
@@ -788,6 +954,9 @@ public final class IsthmusConsumer implements AutoCloseable {
             FetchedData data;
             while ((data = spareData.pollFirst()) != null) {
                 data.close();
+            }
+            if (rdma != null) {
+                rdma.close();
             }
             connections.close();
             handlerDecompressor.close();

@@ -1,5 +1,6 @@
 package io.isthmus.client.consumer;
 
+import io.isthmus.client.rdma.RdmaPartitionReader;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
@@ -22,6 +23,8 @@ final class PartitionState {
     boolean paused;
     long highWatermark = -1;
     long logStartOffset = -1;
+    /** The RDMA read state, with transport rdma (created on first poll). */
+    RdmaPartitionReader rdma;
 
     PartitionState(final TopicPartition topicPartition) {
         this.topicPartition = topicPartition;

@@ -85,7 +85,7 @@ final class RecordIterator {
             }
             slice = candidate;
             batchPosition = candidate.start;
-            readableEnd = RecordBatchValidator.readableBatchEnd(data.buffer.segment(), candidate.start, candidate.end);
+            readableEnd = RecordBatchValidator.readableBatchEnd(data.segment(), candidate.start, candidate.end);
             return true;
         }
         slice = null;
@@ -93,7 +93,7 @@ final class RecordIterator {
     }
 
     private void openBatch() {
-        final MemorySegment segment = data.buffer.segment();
+        final MemorySegment segment = data.segment();
         batch.wrap(segment, batchPosition);
         batchPosition = batch.nextBatchOffset();
         final long nextOffset = batch.nextOffset();

@@ -61,6 +61,8 @@ public final class KafkaConnection implements AutoCloseable {
     private int receivedBytes;
     private boolean closed;
 
+    private boolean advertisesRdma;
+
     private record InFlight(ApiKeys apiKey, short version, int correlationId, boolean expectResponse) {}
 
     private KafkaConnection(
@@ -126,6 +128,9 @@ public final class KafkaConnection implements AutoCloseable {
         }
         java.util.Arrays.fill(maxVersions, (short) -1);
         for (final ApiVersionsResponseData.ApiVersion api : response.apiKeys()) {
+            if (api.apiKey() == io.isthmus.client.rdma.ControlApiKeys.RDMA_CONNECT) {
+                advertisesRdma = true;
+            }
             if (!ApiKeys.hasId(api.apiKey())) {
                 continue;
             }
@@ -136,6 +141,11 @@ public final class KafkaConnection implements AutoCloseable {
                 maxVersions[api.apiKey()] = high;
             }
         }
+    }
+
+    /** Whether the broker listed the isthmus RDMA control requests in ApiVersions: its RDMA datapath is running. */
+    public boolean advertisesRdma() {
+        return advertisesRdma;
     }
 
     /** The version requests of {@code apiKey} are sent at, or -1 if the broker does not serve it. */

@@ -17,10 +17,26 @@ final class BatchBufferPool implements AutoCloseable {
     private final ArrayDeque<MemorySegment> free = new ArrayDeque<>();
     private int allocated;
     private boolean closed;
+    /** All buffers in one piece (RDMA: registered once), or null: each allocated on first need. */
+    private final MemorySegment slab;
 
     BatchBufferPool(final int bufferSize, final long totalMemory) {
+        this(bufferSize, totalMemory, false);
+    }
+
+    /**
+     * @param contiguous allocate every buffer at once in one slab, so that the RDMA transport registers the memory once
+     *     instead of once per buffer
+     */
+    BatchBufferPool(final int bufferSize, final long totalMemory, final boolean contiguous) {
         this.bufferSize = bufferSize;
         this.maxBuffers = (int) Math.max(1, Math.min(Integer.MAX_VALUE, totalMemory / bufferSize));
+        this.slab = contiguous ? arena.allocate((long) maxBuffers * bufferSize, 4096) : null;
+    }
+
+    /** The slab all buffers lie in, or null when they are allocated one by one. */
+    MemorySegment slab() {
+        return slab;
     }
 
     int bufferSize() {
@@ -39,7 +55,9 @@ final class BatchBufferPool implements AutoCloseable {
             }
             if (allocated < maxBuffers) {
                 allocated++;
-                return arena.allocate(bufferSize, 64);
+                return slab != null
+                        ? slab.asSlice((long) (allocated - 1) * bufferSize, bufferSize)
+                        : arena.allocate(bufferSize, 64);
             }
             final long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
             if (remainingMs <= 0) {

@@ -3,9 +3,13 @@ package io.isthmus.client.producer;
 import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.cluster.ClusterMetadata;
 import io.isthmus.client.cluster.TopicMetadata;
+import io.isthmus.client.config.Transport;
 import io.isthmus.client.network.ReceiveBufferPool;
+import io.isthmus.client.rdma.RdmaProducerTransport;
 import io.isthmus.client.record.HeaderList;
 import io.isthmus.client.record.RecordBatchBuilder;
+import io.isthmus.ffi.Rdma;
+import io.isthmus.ffi.RdmaAvailability;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +46,7 @@ public final class IsthmusProducer implements AutoCloseable {
     public static final long NOW = -1;
 
     private final ProducerConfig config;
+    private final Transport transport;
     private final RecordAccumulator accumulator;
     private final Sender sender;
     private final Thread senderThread;
@@ -62,13 +67,19 @@ public final class IsthmusProducer implements AutoCloseable {
 
     /** A producer that tells {@code listener} about every batch delivered or failed. */
     public IsthmusProducer(final ProducerConfig config, final DeliveryListener listener) {
-        config.transport().resolve();
         this.config = config;
         this.listener = listener;
         final var bootstrap = BrokerConnections.parseBootstrap(config.bootstrapServers());
         this.metadataConnections =
                 new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout());
-        this.accumulator = new RecordAccumulator(config, listener);
+        try {
+            this.transport = resolveTransport(config, metadataConnections);
+        } catch (final RuntimeException e) {
+            metadataConnections.close();
+            receivePool.close();
+            throw e;
+        }
+        this.accumulator = new RecordAccumulator(config, listener, transport == Transport.RDMA);
         try {
             if (config.idempotence()) {
                 final InitProducerIdResponseData init = initProducerId();
@@ -87,12 +98,30 @@ public final class IsthmusProducer implements AutoCloseable {
         this.sender = new Sender(
                 config,
                 accumulator,
-                new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout()));
+                new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout()),
+                transport == Transport.RDMA
+                        ? new RdmaProducerTransport(config.rdmaSettings(), config.clientId(), accumulator.bufferSlab())
+                        : null);
         accumulator.wakeSender(sender::wakeup);
         this.senderThread = Thread.ofPlatform()
                 .name("isthmus-producer-sender-" + config.clientId())
                 .daemon(true)
                 .start(sender);
+    }
+
+    /** TCP, or RDMA where {@code transport} resolves to it (see {@link Transport#resolve}). */
+    private static Transport resolveTransport(final ProducerConfig config, final BrokerConnections connections) {
+        if (config.transport() == Transport.TCP) {
+            return Transport.TCP;
+        }
+        final RdmaAvailability local = Rdma.availability();
+        final boolean advertised = local.usable() && connections.any().advertisesRdma();
+        return config.transport().resolve(local, advertised);
+    }
+
+    /** The transport in use: TCP, or RDMA (what {@code transport=auto} resolved to). */
+    public Transport transport() {
+        return transport;
     }
 
     /** InitProducerId, retried while the broker answers with a retriable error (coordinator loading ...). */

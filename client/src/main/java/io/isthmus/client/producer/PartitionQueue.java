@@ -1,5 +1,6 @@
 package io.isthmus.client.producer;
 
+import io.isthmus.client.rdma.RdmaProduceStream;
 import io.isthmus.client.record.RecordBatchBuilder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -46,6 +47,9 @@ final class PartitionQueue {
     boolean sequenceKnownToBroker;
 
     final ArrayList<ProducerBatch> retries = new ArrayList<>();
+
+    /** Produce access over RDMA (sender thread, transport rdma only). */
+    RdmaProduceStream rdma;
 
     PartitionQueue(final String topic, final int partition) {
         this.topic = topic;

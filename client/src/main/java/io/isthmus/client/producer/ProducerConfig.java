@@ -2,6 +2,7 @@ package io.isthmus.client.producer;
 
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
+import io.isthmus.client.rdma.RdmaClientSettings;
 import io.isthmus.client.record.CompressionType;
 import java.time.Duration;
 import java.util.Map;
@@ -42,7 +43,12 @@ public final class ProducerConfig {
             DELIVERY_TIMEOUT_MS,
             REQUEST_TIMEOUT_MS,
             ENABLE_IDEMPOTENCE,
-            TRANSPORT);
+            TRANSPORT,
+            RdmaClientSettings.DEVICE,
+            RdmaClientSettings.PORT,
+            RdmaClientSettings.GID_INDEX,
+            RdmaClientSettings.READ_BYTES,
+            RdmaClientSettings.CREDITS);
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
 
     private final String bootstrapServers;
@@ -60,6 +66,7 @@ public final class ProducerConfig {
     private final long requestTimeoutMs;
     private final boolean idempotence;
     private final Transport transport;
+    private final RdmaClientSettings rdmaSettings;
 
     public ProducerConfig(final Map<String, ?> settings) {
         final ConfigReader r = new ConfigReader(settings, KNOWN, "producer");
@@ -86,6 +93,13 @@ public final class ProducerConfig {
         deliveryTimeoutMs = r.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1);
         idempotence = r.bool(ENABLE_IDEMPOTENCE, true);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
+        rdmaSettings = new RdmaClientSettings(
+                r.string(RdmaClientSettings.DEVICE, null),
+                r.integer(RdmaClientSettings.PORT, RdmaClientSettings.DEFAULT_PORT, 1),
+                r.integer(RdmaClientSettings.GID_INDEX, RdmaClientSettings.DEFAULT_GID_INDEX, 0),
+                r.integer(RdmaClientSettings.READ_BYTES, RdmaClientSettings.DEFAULT_READ_BYTES, 4096),
+                r.integer(RdmaClientSettings.CREDITS, RdmaClientSettings.DEFAULT_CREDITS, 1),
+                requestTimeoutMs);
         if (idempotence && acks != -1) {
             throw new IllegalArgumentException("enable.idempotence=true needs acks=all: acks=" + ackValue
                     + " (set enable.idempotence=false to use acks=" + ackValue + ")");
@@ -155,6 +169,11 @@ public final class ProducerConfig {
 
     public boolean idempotence() {
         return idempotence;
+    }
+
+    /** The {@code rdma.*} settings, used with transport rdma (or auto where RDMA is picked). */
+    public RdmaClientSettings rdmaSettings() {
+        return rdmaSettings;
     }
 
     public Transport transport() {

@@ -38,9 +38,14 @@ final class RecordAccumulator implements AutoCloseable {
     private final DeliveryListener listener;
 
     RecordAccumulator(final ProducerConfig config, final DeliveryListener listener) {
+        this(config, listener, false);
+    }
+
+    /** @param contiguousBuffers batch buffers in one slab (for the RDMA transport to register once) */
+    RecordAccumulator(final ProducerConfig config, final DeliveryListener listener, final boolean contiguousBuffers) {
         this.config = config;
         this.listener = listener;
-        this.pool = new BatchBufferPool(config.batchSize(), config.bufferMemory());
+        this.pool = new BatchBufferPool(config.batchSize(), config.bufferMemory(), contiguousBuffers);
         this.deliveryTimeoutNanos = config.deliveryTimeoutMs() * 1_000_000L;
     }
 
@@ -51,6 +56,11 @@ final class RecordAccumulator implements AutoCloseable {
 
     void wakeSender(final Runnable wakeSender) {
         this.wakeSender = wakeSender;
+    }
+
+    /** The slab the pooled batch buffers lie in, or null. */
+    MemorySegment bufferSlab() {
+        return pool.slab();
     }
 
     /** The partition queues of a topic, or null if the producer has not seen it yet. */
@@ -132,6 +142,9 @@ final class RecordAccumulator implements AutoCloseable {
         builder.begin(buffer, 0, buffer.byteSize(), 0L);
         queue.open = batch;
         incomplete.incrementAndGet();
+        // A new batch starts its linger clock now: an idle sender must learn of it (one unpark per batch, not per
+        // record), or a lone record would wait out the sender's idle park instead of linger.ms.
+        wakeSender.run();
         return builder;
     }
 

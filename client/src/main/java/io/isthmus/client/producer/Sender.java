@@ -1,10 +1,12 @@
 package io.isthmus.client.producer;
 
 import io.isthmus.client.cluster.BrokerConnections;
+import io.isthmus.client.cluster.BrokerNode;
 import io.isthmus.client.cluster.ClusterMetadata;
 import io.isthmus.client.cluster.TopicMetadata;
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.Response;
+import io.isthmus.client.rdma.RdmaProducerTransport;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,10 +53,25 @@ final class Sender implements Runnable {
 
     private record InFlightRequest(int correlationId, List<ProducerBatch> batches, long sentNanos) {}
 
+    /** Sends over RDMA instead of Produce requests when set (transport rdma). */
+    private final RdmaProducerTransport rdma;
+
+    private final RdmaProducerTransport.AckHandler rdmaAcks = this::onRdmaAck;
+    private int rdmaIdle;
+
     Sender(final ProducerConfig config, final RecordAccumulator accumulator, final BrokerConnections connections) {
+        this(config, accumulator, connections, null);
+    }
+
+    Sender(
+            final ProducerConfig config,
+            final RecordAccumulator accumulator,
+            final BrokerConnections connections,
+            final RdmaProducerTransport rdma) {
         this.config = config;
         this.accumulator = accumulator;
         this.connections = connections;
+        this.rdma = rdma;
     }
 
     void wakeup() {
@@ -90,13 +107,22 @@ final class Sender implements Runnable {
         } catch (final RuntimeException e) {
             LOG.error("producer sender failed: clientId={}", config.clientId(), e);
         } finally {
-            failEverything(new org.apache.kafka.common.KafkaException(
-                    "producer closed before the batch was delivered: clientId=" + config.clientId()));
+            final org.apache.kafka.common.KafkaException closedError = new org.apache.kafka.common.KafkaException(
+                    "producer closed before the batch was delivered: clientId=" + config.clientId());
+            if (rdma != null) {
+                rdma.failAll(rdmaAcks, closedError.getMessage());
+                rdma.close();
+            }
+            failEverything(closedError);
             connections.close();
         }
     }
 
     private void runOnce() {
+        if (rdma != null) {
+            runOnceRdma();
+            return;
+        }
         final long now = System.nanoTime();
         final boolean sealAll = flushRequests > 0 || !running;
         final long lingerWait = accumulator.sealExpired(now, sealAll);
@@ -116,6 +142,95 @@ final class Sender implements Runnable {
         } else if (waitNanos > 0) {
             LockSupport.parkNanos(this, waitNanos);
         }
+    }
+
+    /**
+     * The RDMA loop: write sealed batches (in order per partition, within credits), take acks. Waits by spinning, then
+     * yielding, then parking briefly while writes are in flight (the broker may share this core), and parks until the
+     * linger deadline or a wakeup when nothing is.
+     */
+    private void runOnceRdma() {
+        final long now = System.nanoTime();
+        final boolean sealAll = flushRequests > 0 || !running;
+        final long lingerWait = accumulator.sealExpired(now, sealAll);
+        refreshStaleMetadata();
+        final boolean sent = writeReady();
+        final boolean received = rdma.poll(rdmaAcks) > 0;
+        if (sent || received) {
+            rdmaIdle = 0;
+            return;
+        }
+        if (rdma.inFlight() > 0) {
+            rdmaIdle++;
+            if (rdmaIdle < 64) {
+                Thread.onSpinWait();
+            } else if (rdmaIdle < 256) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(this, Math.min(200_000L, lingerWait));
+            }
+            return;
+        }
+        final long waitNanos = Math.min(lingerWait, IDLE_PARK_NANOS);
+        if (waitNanos > 0) {
+            LockSupport.parkNanos(this, waitNanos);
+        }
+    }
+
+    /** Writes what each partition has sealed until a partition must wait for credits or a roll; true if any. */
+    private boolean writeReady() {
+        boolean wrote = false;
+        final ClusterMetadata metadata = connections.metadata();
+        for (final PartitionQueue queue : accumulator.queues) {
+            final int leader = queue.leader;
+            if (leader < 0) {
+                continue;
+            }
+            while (true) {
+                final ProducerBatch batch;
+                synchronized (queue.sealed) {
+                    batch = queue.sealed.peekFirst();
+                }
+                if (batch == null) {
+                    break;
+                }
+                if (queue.rdma == null) {
+                    final BrokerNode node = metadata == null ? null : metadata.node(leader);
+                    if (node == null) {
+                        staleTopics.add(queue.topic);
+                        break;
+                    }
+                    queue.rdma = rdma.stream(queue.topic, queue.partition, node.address());
+                }
+                final boolean written;
+                try {
+                    written = rdma.tryWrite(queue.rdma, batch.buffer, batch.sizeInBytes, batch);
+                } catch (final RuntimeException e) {
+                    synchronized (queue.sealed) {
+                        queue.sealed.pollFirst();
+                    }
+                    accumulator.complete(batch, -1, e);
+                    wrote = true;
+                    continue;
+                }
+                if (!written) {
+                    break;
+                }
+                synchronized (queue.sealed) {
+                    queue.sealed.pollFirst();
+                }
+                batch.attempts++;
+                queue.inFlight++;
+                wrote = true;
+            }
+        }
+        return wrote;
+    }
+
+    private void onRdmaAck(final Object token, final long baseOffset, final RuntimeException error) {
+        final ProducerBatch batch = (ProducerBatch) token;
+        batch.queue.inFlight--;
+        accumulator.complete(batch, baseOffset, error);
     }
 
     private Map.Entry<Integer, ArrayDeque<InFlightRequest>> firstBusy() {

@@ -7,6 +7,11 @@
  * ({@link io.isthmus.client.rdma.MetadataSlotDescriptor}) and the 64-bit reservation word of shared produce ({@link
  * io.isthmus.client.rdma.SharedProduceWordDescriptor}).
  *
+ * <p>The client side of the transport lives here too: {@link io.isthmus.client.rdma.RdmaConnection} (control socket
+ * plus one RC queue pair), {@link io.isthmus.client.rdma.RdmaProducerTransport} (exclusive one-sided produce with
+ * credits, acks and segment rolls) and {@link io.isthmus.client.rdma.RdmaConsumerTransport} (one slot READ per poll,
+ * segment READs into registered buffers handed to the application in place).
+ *
  * <p>Control messages are big-endian like the Kafka protocol they travel in. Words the NIC or the broker's CPU touch
  * in place (slots, acks, the reservation word) are little-endian, the byte order of the x86-64 and arm64 hosts that
  * run brokers, so the broker reads and writes them with plain aligned accesses and NIC atomics operate on them as

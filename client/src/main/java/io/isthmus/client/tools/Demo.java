@@ -1,14 +1,18 @@
 package io.isthmus.client.tools;
 
 import io.isthmus.client.admin.IsthmusAdmin;
+import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.config.Transport;
 import io.isthmus.client.consumer.ConsumedRecord;
 import io.isthmus.client.consumer.ConsumerRecordHandler;
 import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.client.network.ReceiveBufferPool;
 import io.isthmus.client.producer.DeliveryListener;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.ProducerConfig;
 import io.isthmus.client.producer.ValueClaim;
+import io.isthmus.ffi.Rdma;
+import io.isthmus.ffi.RdmaAvailability;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -113,7 +117,7 @@ public final class Demo implements Callable<Integer> {
      * @throws UnsupportedOperationException when the transport asked for is not available (rdma)
      */
     public static DemoResult run(final DemoOptions options, final PrintStream out, final PrintStream progress) {
-        final Transport used = options.transport().resolve();
+        final Transport used = resolveTransport(options);
         final String topicName =
                 options.topic() != null ? options.topic() : "isthmus-demo-" + System.currentTimeMillis();
         try (IsthmusAdmin admin = new IsthmusAdmin(options.bootstrapServers())) {
@@ -132,6 +136,30 @@ public final class Demo implements Callable<Integer> {
                 used.configName(),
                 options.bootstrapServers());
         return new Run(options, topicName, used, out, progress).execute();
+    }
+
+    /**
+     * What {@code --transport} means here: TCP as asked; otherwise this host's devices ({@link Rdma#availability()})
+     * and whether the broker advertises its RDMA datapath in ApiVersions decide.
+     *
+     * @throws UnsupportedOperationException for rdma where it cannot work, with the reason
+     */
+    static Transport resolveTransport(final DemoOptions options) {
+        if (options.transport() == Transport.TCP) {
+            return Transport.TCP;
+        }
+        final RdmaAvailability local = Rdma.availability();
+        if (!local.usable()) {
+            return options.transport().resolve(local, false);
+        }
+        try (ReceiveBufferPool pool = new ReceiveBufferPool(64 * 1024);
+                BrokerConnections connections = new BrokerConnections(
+                        BrokerConnections.parseBootstrap(options.bootstrapServers()),
+                        "isthmus-demo",
+                        pool,
+                        Duration.ofSeconds(30))) {
+            return options.transport().resolve(local, connections.any().advertisesRdma());
+        }
     }
 
     /** One demo run: the producer on the calling thread, the consumer on its own. */

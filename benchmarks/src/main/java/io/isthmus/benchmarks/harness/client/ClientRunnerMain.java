@@ -28,7 +28,7 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Option(
             names = "--client",
             defaultValue = "kafka-clients",
-            description = "Client library (default ${DEFAULT-VALUE}).")
+            description = "Client library: kafka-clients or isthmus (default ${DEFAULT-VALUE}).")
     private String client;
 
     @Option(names = "--bootstrap", required = true)
@@ -49,10 +49,10 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Option(names = "--acks", defaultValue = "1")
     private String acks;
 
-    @Option(names = "--linger-ms", defaultValue = "5")
+    @Option(names = "--linger-ms", defaultValue = "-1", description = "Default: the client library's recommended.")
     private int lingerMs;
 
-    @Option(names = "--batch-bytes", defaultValue = "65536")
+    @Option(names = "--batch-bytes", defaultValue = "-1", description = "Default: the client library's recommended.")
     private int batchBytes;
 
     @Option(names = "--max-in-flight", defaultValue = "5")
@@ -80,10 +80,18 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final ObjectMapper json = new ObjectMapper();
+        final ClientLibrary library = ClientLibrary.ofLabel(client);
         final WorkloadContext context = new WorkloadContext(
-                ClientLibrary.ofLabel(client),
+                library,
                 new ClientSettings(
-                        bootstrap, topic, partitions, acks, lingerMs, batchBytes, maxInFlight, fetchMaxWaitMs),
+                        bootstrap,
+                        topic,
+                        partitions,
+                        acks,
+                        lingerMs >= 0 ? lingerMs : library.recommendedLingerMs(),
+                        batchBytes > 0 ? batchBytes : library.recommendedBatchBytes(),
+                        maxInFlight,
+                        fetchMaxWaitMs),
                 records,
                 recordBytes,
                 consumers,

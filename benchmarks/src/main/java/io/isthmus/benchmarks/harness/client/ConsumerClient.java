@@ -10,8 +10,11 @@ public interface ConsumerClient extends AutoCloseable {
      */
     int poll(Duration timeout, RecordSink sink);
 
-    /** Fetch requests this consumer has sent so far (empty ones included). */
+    /** Fetch requests this consumer has sent so far (empty ones included), or -1 where the library counts none. */
     long fetchRequests();
+
+    /** Whether this consumer has sent its first fetch (it is then waiting on the broker for records). */
+    boolean fetching();
 
     @Override
     void close();

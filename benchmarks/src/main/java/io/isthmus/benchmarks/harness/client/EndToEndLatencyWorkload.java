@@ -78,13 +78,13 @@ public final class EndToEndLatencyWorkload implements Workload {
                 final byte[] bytes = new byte[value.capacity()];
                 value.get(0, bytes);
                 ByteBuffer.wrap(bytes).putLong(0, intended);
-                producer.send(bytes, error -> {
-                    if (error != null) {
-                        consumed.completeExceptionally(error);
-                    }
-                });
+                producer.send(bytes);
             }
             producer.flush();
+            if (producer.failedRecords() > 0) {
+                consumerThread.interrupt();
+                producer.checkDelivered();
+            }
         }
         try {
             consumed.get(context.remaining().toMillis(), TimeUnit.MILLISECONDS);

@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Fan-out: one producer sends {@code records} records while {@code consumers} consumers, each on its own thread and
@@ -33,7 +31,7 @@ public final class FanOutWorkload implements Workload {
                 try (ConsumerClient consumer = context.library().consumer(context.settings(), clientId)) {
                     final long[] seen = new long[1];
                     final ConsumerClient.RecordSink sink = (size, first) -> seen[0]++;
-                    while (consumer.fetchRequests() < 1) {
+                    while (!consumer.fetching()) {
                         context.checkDeadline(clientId + " to start fetching");
                         consumer.poll(POLL, sink);
                     }
@@ -53,31 +51,22 @@ public final class FanOutWorkload implements Workload {
             throw new IllegalStateException("consumers did not start polling before the deadline");
         }
         final byte[] value = context.value();
-        final AtomicLong errors = new AtomicLong();
-        final AtomicReference<Exception> firstError = new AtomicReference<>();
         context.beginPhase();
         final long start = System.nanoTime();
         final long produced;
         try (ProducerClient producer = context.library().producer(context.settings(), "bench-fanout-producer")) {
             for (long i = 0; i < records; i++) {
-                producer.send(value, error -> {
-                    if (error != null) {
-                        errors.incrementAndGet();
-                        firstError.compareAndSet(null, error);
-                    }
-                });
+                producer.send(value);
             }
             producer.flush();
             produced = System.nanoTime();
+            producer.checkDelivered();
         }
         long last = start;
         for (final CompletableFuture<Long> finished : done) {
             last = Math.max(last, finished.get(context.remaining().toMillis(), TimeUnit.MILLISECONDS));
         }
         context.endPhase();
-        if (errors.get() > 0) {
-            throw new IllegalStateException("produce failed: errors=" + errors.get(), firstError.get());
-        }
         final double seconds = (last - start) / 1e9;
         final Map<String, Object> result = new LinkedHashMap<>();
         result.put("consumers", count);

@@ -76,6 +76,11 @@ final class KafkaConsumerClient implements ConsumerClient {
     }
 
     @Override
+    public boolean fetching() {
+        return fetchRequests() >= 1;
+    }
+
+    @Override
     public void close() {
         consumer.close();
     }

@@ -1,15 +1,30 @@
 package io.isthmus.benchmarks.harness.client;
 
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** kafka-clients' {@link KafkaProducer}, uncompressed, idempotent exactly when {@code acks=all}. */
+/**
+ * kafka-clients' {@link KafkaProducer}, uncompressed, idempotent exactly when {@code acks=all}. {@link #send(byte[])}
+ * passes one shared {@link Callback} (kafka-clients has no per-batch completion), so the workload adds no allocation
+ * of its own per record.
+ */
 final class KafkaProducerClient implements ProducerClient {
     private final KafkaProducer<byte[], byte[]> producer;
     private final String topic;
+    private final AtomicLong failures = new AtomicLong();
+    private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
+    private final Callback countFailures = (metadata, error) -> {
+        if (error != null) {
+            failures.incrementAndGet();
+            firstFailure.compareAndSet(null, error);
+        }
+    };
 
     KafkaProducerClient(final ClientSettings settings, final String clientId) {
         final Properties props = new Properties();
@@ -32,8 +47,8 @@ final class KafkaProducerClient implements ProducerClient {
     }
 
     @Override
-    public void send(final byte[] value, final Acknowledgement listener) {
-        producer.send(new ProducerRecord<>(topic, value), (metadata, error) -> listener.onCompletion(error));
+    public void send(final byte[] value) {
+        producer.send(new ProducerRecord<>(topic, value), countFailures);
     }
 
     @Override
@@ -44,6 +59,16 @@ final class KafkaProducerClient implements ProducerClient {
     @Override
     public void flush() {
         producer.flush();
+    }
+
+    @Override
+    public long failedRecords() {
+        return failures.get();
+    }
+
+    @Override
+    public Exception firstFailure() {
+        return firstFailure.get();
     }
 
     @Override

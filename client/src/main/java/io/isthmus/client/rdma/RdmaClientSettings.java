@@ -1,0 +1,39 @@
+package io.isthmus.client.rdma;
+
+/**
+ * The {@code rdma.*} settings of a producer or consumer that uses the RDMA transport.
+ *
+ * @param device the RDMA device (e.g. {@code mlx5_0}, {@code rxe0}); null: the first one
+ * @param port the device port
+ * @param gidIndex the GID table index of the port (on RoCE v2 the IPv4-mapped GID, usually 1)
+ * @param readBytes the most bytes one RDMA READ of a consumer brings, and the size of each registered READ target
+ * @param credits acknowledgements a producer keeps receives posted for (the broker may grant fewer)
+ * @param requestTimeoutMs how long a control request or an RDMA completion may take
+ */
+public record RdmaClientSettings(
+        String device, int port, int gidIndex, int readBytes, int credits, long requestTimeoutMs) {
+    public static final String DEVICE = "rdma.device";
+    public static final String PORT = "rdma.port";
+    public static final String GID_INDEX = "rdma.gid.index";
+    public static final String READ_BYTES = "rdma.read.bytes";
+    public static final String CREDITS = "rdma.produce.credits";
+
+    public static final int DEFAULT_PORT = 1;
+    public static final int DEFAULT_GID_INDEX = 1;
+    public static final int DEFAULT_READ_BYTES = 1024 * 1024;
+    public static final int DEFAULT_CREDITS = 32;
+
+    public RdmaClientSettings {
+        if (port < 1 || gidIndex < 0 || readBytes < 4096 || credits < 1 || requestTimeoutMs < 1) {
+            throw new IllegalArgumentException("invalid RDMA client settings: device=" + device + " port=" + port
+                    + " gidIndex=" + gidIndex + " readBytes=" + readBytes + " (at least 4096) credits=" + credits
+                    + " requestTimeoutMs=" + requestTimeoutMs);
+        }
+    }
+
+    /** Defaults, with the request timeout given. */
+    public static RdmaClientSettings defaults(final long requestTimeoutMs) {
+        return new RdmaClientSettings(
+                null, DEFAULT_PORT, DEFAULT_GID_INDEX, DEFAULT_READ_BYTES, DEFAULT_CREDITS, requestTimeoutMs);
+    }
+}

@@ -1,0 +1,358 @@
+package io.isthmus.client.rdma;
+
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.CompletionQueue;
+import io.isthmus.ffi.verbs.Context;
+import io.isthmus.ffi.verbs.DeviceList;
+import io.isthmus.ffi.verbs.Gid;
+import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.ffi.verbs.Mtu;
+import io.isthmus.ffi.verbs.Opcode;
+import io.isthmus.ffi.verbs.ProtectionDomain;
+import io.isthmus.ffi.verbs.QueuePair;
+import io.isthmus.ffi.verbs.QueuePairAddress;
+import io.isthmus.ffi.verbs.QueuePairOptions;
+import io.isthmus.ffi.verbs.ReceiveWorkRequests;
+import io.isthmus.ffi.verbs.SendFlags;
+import io.isthmus.ffi.verbs.SendWorkRequests;
+import io.isthmus.ffi.verbs.WorkCompletions;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiFunction;
+
+/**
+ * One client's RDMA connection to a broker: the TCP control connection (its own socket, so the broker ties the RDMA
+ * session to it and tears it down when it closes) and one RC queue pair with its own send and receive completion
+ * queues, connected by a manual address exchange (RDMA_CONNECT).
+ *
+ * <p>The receive queue holds {@code ackCredits} receives into a registered ack region, one {@link ProduceAckDescriptor}
+ * each, identified by their index as work-request id: the broker's acknowledgements of produce writes land there. The
+ * send queue carries the client's one-sided operations (WRITE WITH IMM, READ, FETCH_AND_ADD), posted one at a time
+ * from one reused work request, so a post allocates nothing.
+ *
+ * <p>Not thread-safe: one thread (the producer's sender, the consumer's polling thread) owns a connection.
+ */
+public final class RdmaConnection implements AutoCloseable {
+    private final InetSocketAddress broker;
+    private final String clientId;
+    private final RdmaClientSettings settings;
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private final Arena arena = Arena.ofShared();
+    private final DeviceList devices;
+    private final Context context;
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue receiveCq;
+    private final QueuePair qp;
+    private final MemorySegment acks;
+    private final MemoryRegion ackRegion;
+    private final SendWorkRequests sends;
+    private final ReceiveWorkRequests receives;
+    private final List<MemoryRegion> regions = new ArrayList<>();
+    private final int ackCredits;
+    private final int maxSendWr;
+    private RdmaConnectResponse connected;
+    private int correlationId;
+    private boolean closed;
+
+    private RdmaConnection(
+            final InetSocketAddress broker,
+            final String clientId,
+            final RdmaClientSettings settings,
+            final int ackCredits,
+            final int maxSendWr)
+            throws IOException {
+        this.broker = broker;
+        this.clientId = clientId;
+        this.settings = settings;
+        this.ackCredits = ackCredits;
+        this.maxSendWr = maxSendWr;
+        socket = new Socket();
+        DeviceList openedDevices = null;
+        Context openedContext = null;
+        try {
+            socket.connect(broker, (int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
+            in = new DataInputStream(socket.getInputStream());
+            out = socket.getOutputStream();
+            openedDevices = DeviceList.open();
+            openedContext = settings.device() == null
+                    ? openedDevices.devices().getFirst().open()
+                    : openedDevices.byName(settings.device()).open();
+        } catch (final IOException | RuntimeException e) {
+            if (openedDevices != null) {
+                openedDevices.close();
+            }
+            socket.close();
+            throw e;
+        }
+        devices = openedDevices;
+        context = openedContext;
+        pd = context.allocateProtectionDomain();
+        sendCq = context.createCompletionQueue(maxSendWr);
+        receiveCq = context.createCompletionQueue(ackCredits);
+        qp = pd.createQueuePair(new QueuePairOptions()
+                .sendCompletionQueue(sendCq)
+                .receiveCompletionQueue(receiveCq)
+                .maxSendWr(maxSendWr)
+                .maxRecvWr(ackCredits)
+                .maxSendSge(1)
+                .maxRecvSge(1)
+                .maxInlineData(0));
+        acks = arena.allocate((long) ackCredits * ProduceAckDescriptor.LENGTH, 64);
+        ackRegion = pd.registerMemory(acks, AccessFlags.LOCAL_WRITE);
+        sends = SendWorkRequests.allocate(arena, 1, 1);
+        receives = ReceiveWorkRequests.allocate(arena, ackCredits, 1);
+    }
+
+    /**
+     * Connects to the broker at {@code broker}: opens the device, the queue pair and the control connection and runs
+     * RDMA_CONNECT.
+     *
+     * @param ackCredits produce acknowledgements to keep receives posted for (1 for a consumer)
+     * @param maxSendWr send queue depth
+     * @throws RdmaTransportException if the broker refuses (its reason included) or the device cannot be used
+     */
+    public static RdmaConnection open(
+            final InetSocketAddress broker,
+            final String clientId,
+            final RdmaClientSettings settings,
+            final int ackCredits,
+            final int maxSendWr) {
+        final RdmaConnection connection;
+        try {
+            connection = new RdmaConnection(broker, clientId, settings, ackCredits, maxSendWr);
+        } catch (final IOException | RuntimeException e) {
+            throw new RdmaTransportException(
+                    "cannot open an RDMA connection: broker=" + broker + " device=" + settings.device() + " cause=" + e,
+                    e);
+        }
+        try {
+            connection.connect();
+            return connection;
+        } catch (final RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    private void connect() {
+        final int port = settings.port();
+        qp.moveToInit(port, AccessFlags.LOCAL_WRITE);
+        for (int i = 0; i < ackCredits; i++) {
+            receives.set(i, i)
+                    .sge(i, 0, ackRegion, (long) i * ProduceAckDescriptor.LENGTH, ProduceAckDescriptor.LENGTH);
+        }
+        qp.postReceive(receives, ackCredits);
+        final Gid gid = context.queryGid(port, settings.gidIndex());
+        final Mtu mtu = context.queryPort(port).activeMtu();
+        final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        final RdmaConnectResponse response = call(
+                ControlApiKeys.RDMA_CONNECT,
+                new RdmaConnectRequest(qp.qpNumber(), psn, 0, gid.raw(), ackCredits, mtu.value()),
+                RdmaConnectResponse::decode);
+        if (response.errorCode() != ControlErrorCodes.NONE) {
+            throw new RdmaTransportException("broker refused RDMA_CONNECT: broker=" + broker + " error="
+                    + ControlErrorCodes.name(response.errorCode()) + " reason=" + response.reason());
+        }
+        qp.moveToReadyToReceive(
+                new QueuePairAddress(
+                        response.qpNumber(), response.packetSequenceNumber(), Gid.of(response.gid()), response.lid()),
+                Mtu.of(response.mtu()),
+                port,
+                settings.gidIndex(),
+                1);
+        qp.moveToReadyToSend(psn, 4);
+        connected = response;
+    }
+
+    // ------------------------------------------------------------------ control plane
+
+    public ProduceAccessResponse produceAccess(final ProduceAccessRequest request) {
+        return call(ControlApiKeys.PRODUCE_ACCESS, request, ProduceAccessResponse::decode);
+    }
+
+    public ConsumeAccessResponse consumeAccess(final String topic, final int partition, final long offset) {
+        return call(
+                ControlApiKeys.CONSUME_ACCESS,
+                new ConsumeAccessRequest(topic, partition, offset),
+                ConsumeAccessResponse::decode);
+    }
+
+    public ReleaseAccessResponse release(final String topic, final int partition, final int access) {
+        return call(
+                ControlApiKeys.RELEASE_ACCESS,
+                new ReleaseAccessRequest(topic, partition, access),
+                ReleaseAccessResponse::decode);
+    }
+
+    private <T> T call(
+            final short apiKey, final ControlMessage body, final BiFunction<MemorySegment, Long, T> decoder) {
+        final int id = ++correlationId;
+        try {
+            out.write(ControlFrame.request(apiKey, id, clientId, body));
+            out.flush();
+            final int size = in.readInt();
+            if (size < ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH || size > 1 << 20) {
+                throw new RdmaTransportException("bad control response size: broker=" + broker + " apiKey="
+                        + ControlApiKeys.name(apiKey) + " size=" + size);
+            }
+            final byte[] response = new byte[size];
+            in.readFully(response);
+            final MemorySegment segment = MemorySegment.ofArray(response);
+            final int answered = ControlFrame.responseCorrelationId(segment);
+            if (answered != id) {
+                throw new RdmaTransportException("control response out of order: broker=" + broker + " apiKey="
+                        + ControlApiKeys.name(apiKey) + " correlationId=" + id + " answered=" + answered);
+            }
+            return decoder.apply(segment, (long) ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH);
+        } catch (final IOException e) {
+            throw new RdmaTransportException(
+                    "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
+                            + e,
+                    e);
+        }
+    }
+
+    // ------------------------------------------------------------------ data plane
+
+    /** Registers {@code segment} for the life of this connection (off the hot path: once per buffer). */
+    public MemoryRegion register(final MemorySegment segment, final int accessFlags) {
+        final MemoryRegion region = pd.registerMemory(segment, accessFlags);
+        regions.add(region);
+        return region;
+    }
+
+    /** Deregisters a region {@link #register registered} here. */
+    public void deregister(final MemoryRegion region) {
+        if (regions.remove(region)) {
+            region.close();
+        }
+    }
+
+    /** Posts an RDMA READ of {@code length} bytes from {@code remoteAddress} into {@code local} at {@code offset}. */
+    public void postRead(
+            final long wrId,
+            final MemoryRegion local,
+            final long offset,
+            final int length,
+            final long remoteAddress,
+            final int rkey) {
+        sends.set(0, wrId, Opcode.RDMA_READ, SendFlags.SIGNALED)
+                .sge(0, 0, local, offset, length)
+                .rdma(0, remoteAddress, rkey);
+        qp.postSend(sends, 1);
+    }
+
+    /** Posts a WRITE WITH IMM of {@code length} bytes of {@code local} from {@code offset} to {@code remoteAddress}. */
+    public void postWriteWithImmediate(
+            final long wrId,
+            final MemoryRegion local,
+            final long offset,
+            final int length,
+            final long remoteAddress,
+            final int rkey,
+            final int immediate,
+            final boolean signaled) {
+        sends.set(0, wrId, Opcode.RDMA_WRITE_WITH_IMM, signaled ? SendFlags.SIGNALED : 0)
+                .sge(0, 0, local, offset, length)
+                .rdma(0, remoteAddress, rkey)
+                .immediate(0, immediate);
+        qp.postSend(sends, 1);
+    }
+
+    /** Polls up to {@code completions.capacity()} send-side completions. */
+    public int pollSend(final WorkCompletions completions) {
+        return sendCq.poll(completions);
+    }
+
+    /** Polls up to {@code completions.capacity()} acknowledgement receives. */
+    public int pollReceive(final WorkCompletions completions) {
+        return receiveCq.poll(completions);
+    }
+
+    /** The ack that arrived in receive {@code slot} (the completion's work-request id). */
+    public MemorySegment acks() {
+        return acks;
+    }
+
+    /** Offset of receive {@code slot}'s ack in {@link #acks()}. */
+    public static long ackOffset(final int slot) {
+        return (long) slot * ProduceAckDescriptor.LENGTH;
+    }
+
+    /** Posts receive {@code slot} again, after its ack was read: the producer's credit goes back to the broker. */
+    public void repostAck(final int slot) {
+        receives.set(0, slot).sge(0, 0, ackRegion, ackOffset(slot), ProduceAckDescriptor.LENGTH);
+        qp.postReceive(receives, 1);
+    }
+
+    /** Allocates {@code bytes} of memory that lives as long as this connection. */
+    public MemorySegment allocate(final long bytes) {
+        return arena.allocate(bytes, 4096);
+    }
+
+    /** The broker's answer to RDMA_CONNECT. */
+    public RdmaConnectResponse connected() {
+        return connected;
+    }
+
+    /** Writes the broker lets this connection have unacknowledged. */
+    public int produceCredits() {
+        return Math.min(ackCredits, connected.produceCredits());
+    }
+
+    public int maxSendWr() {
+        return maxSendWr;
+    }
+
+    public InetSocketAddress broker() {
+        return broker;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Closes the control connection (the broker drops the session and every grant) and frees the device. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            socket.close();
+        } catch (final IOException ignored) {
+            // Closing a socket we own; the broker notices either way.
+        }
+        qp.close();
+        for (final MemoryRegion region : regions) {
+            region.close();
+        }
+        regions.clear();
+        ackRegion.close();
+        receiveCq.close();
+        sendCq.close();
+        pd.close();
+        context.close();
+        devices.close();
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaConnection{broker=" + broker + ", clientId=" + clientId + ", qpNumber=" + qp.qpNumber() + '}';
+    }
+}

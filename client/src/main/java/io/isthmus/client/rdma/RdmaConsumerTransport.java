@@ -1,0 +1,392 @@
+package io.isthmus.client.rdma;
+
+import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.client.record.RecordBatchValidator;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.ffi.verbs.WorkCompletions;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer side of RDMA consume (KafkaDirect section 4.4.2). Per partition a {@link RdmaPartitionReader} holds
+ * read access to one segment, asked for over the control connection. Each {@link #poll}:
+ *
+ * <ol>
+ *   <li>asks for access where a reader needs it (first read, a seek, a sealed segment read to its end, a revoked
+ *       slot);
+ *   <li>refreshes every partition read over a connection with ONE RDMA READ of its metadata slots;
+ *   <li>READs the new bytes of each partition, never past its readable position, into one registered {@link
+ *       RdmaReadBuffer} of {@code rdma.read.bytes}, all READs in flight together;
+ *   <li>hands out only whole batches: a partial trailing batch is not handed out and is read again, with the rest of
+ *       it, once the slot says the rest is there.
+ * </ol>
+ *
+ * <p>A READ that completes in error (e.g. REM_ACCESS_ERR on an rkey retention withdrew) breaks the queue pair: the
+ * connection is closed and every reader on it asks for access again on the next poll, over a new connection; the
+ * application sees no error unless access is refused (then {@link RdmaPartitionReader#outOfRange()}).
+ *
+ * <p>Owned by the consumer's polling thread. Allocates nothing per poll once buffers and readers exist.
+ */
+public final class RdmaConsumerTransport implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaConsumerTransport.class);
+    private static final int MAX_SEND_WR = 64;
+    private static final int SLOT_BYTES = 64 * 1024;
+
+    /** Receives the whole batches of one poll. */
+    public interface BatchSink {
+        /**
+         * Batches of {@code reader}'s partition lie in {@code [start, end)} of the poll's buffer.
+         *
+         * @param fetchOffset records below it are not to be handed out (the first batch may start earlier)
+         * @param nextOffset the offset after the last of these batches
+         */
+        void onBatches(RdmaPartitionReader reader, long start, long end, long fetchOffset, long nextOffset);
+    }
+
+    private final RdmaClientSettings settings;
+    private final String clientId;
+    private final RdmaReadBufferPool buffers;
+    private final Map<InetSocketAddress, Link> links = new HashMap<>();
+    /** {@link #links}' values, rebuilt when a link comes or goes, so a poll iterates without allocating. */
+    private Link[] linkArray = new Link[0];
+
+    private final WorkCompletions completions;
+    private final Arena arena = Arena.ofShared();
+    private final List<RdmaPartitionReader> chunkReaders = new ArrayList<>();
+    private long[] chunkStarts = new long[16];
+    private int[] chunkLengths = new int[16];
+    private long slotReads;
+    private long dataReads;
+    private long accessRequests;
+    private int rotation;
+
+    /** A connection to one broker with its slot READ target. */
+    private static final class Link {
+        final RdmaConnection connection;
+        final MemorySegment slots;
+        final MemoryRegion slotRegion;
+
+        Link(final RdmaConnection connection) {
+            this.connection = connection;
+            this.slots = connection.allocate(SLOT_BYTES);
+            this.slotRegion = connection.register(slots, AccessFlags.LOCAL_WRITE);
+        }
+    }
+
+    public RdmaConsumerTransport(final RdmaClientSettings settings, final String clientId) {
+        this.settings = settings;
+        this.clientId = clientId;
+        this.buffers = new RdmaReadBufferPool(settings.readBytes());
+        this.completions = WorkCompletions.allocate(arena, MAX_SEND_WR);
+    }
+
+    /** A reader for a partition; {@link RdmaPartitionReader#seek} it before polling. */
+    public RdmaPartitionReader reader(final String topic, final int partition) {
+        return new RdmaPartitionReader(topic, partition);
+    }
+
+    /** Gives the reader's access back (the partition is no longer read). */
+    public void remove(final RdmaPartitionReader reader) {
+        final RdmaConnection connection = reader.connection;
+        if (connection != null && !connection.isClosed() && !reader.needsAccess) {
+            try {
+                connection.release(reader.topic, reader.partition, ReleaseAccessRequest.CONSUME);
+            } catch (final RuntimeException e) {
+                LOG.debug("releasing consume access failed: {}", reader, e);
+            }
+        }
+        reader.connection = null;
+        reader.needsAccess = true;
+    }
+
+    /**
+     * One round over the readers (those the caller wants read now: not paused, positioned). Returns the buffer the
+     * batches handed to {@code sink} lie in, to release once they are consumed, or null if no reader had whole
+     * batches.
+     */
+    public RdmaReadBuffer poll(final RdmaPartitionReader[] readers, final int count, final BatchSink sink) {
+        for (int i = 0; i < count; i++) {
+            final RdmaPartitionReader reader = readers[i];
+            if (reader.needsAccess && !reader.outOfRange) {
+                requestAccess(reader);
+            }
+        }
+        for (final Link link : linkArray) {
+            final RdmaReadBuffer buffer = pollLink(link, readers, count, sink);
+            if (buffer != null) {
+                return buffer;
+            }
+        }
+        return null;
+    }
+
+    private Link link(final InetSocketAddress broker) {
+        Link link = links.get(broker);
+        if (link == null || link.connection.isClosed()) {
+            final RdmaConnection connection = RdmaConnection.open(broker, clientId, settings, 1, MAX_SEND_WR);
+            try {
+                link = new Link(connection);
+            } catch (final RuntimeException e) {
+                connection.close();
+                throw e;
+            }
+            links.put(broker, link);
+            linkArray = links.values().toArray(Link[]::new);
+        }
+        return link;
+    }
+
+    private void requestAccess(final RdmaPartitionReader reader) {
+        if (reader.broker == null || reader.nextOffset < 0) {
+            throw new IllegalStateException("RDMA reader not positioned: " + reader);
+        }
+        final Link link = link(reader.broker);
+        accessRequests++;
+        final ConsumeAccessResponse access =
+                link.connection.consumeAccess(reader.topic, reader.partition, reader.nextOffset);
+        reader.connection = link.connection;
+        switch (access.errorCode()) {
+            case ControlErrorCodes.NONE -> {
+                if (access.slotIndex() < 0
+                        || (long) (access.slotIndex() + 1) * MetadataSlotDescriptor.LENGTH > SLOT_BYTES) {
+                    throw new RdmaTransportException("metadata slot out of range: " + reader + " slotIndex="
+                            + access.slotIndex() + " slotBytes=" + SLOT_BYTES);
+                }
+                reader.granted(access);
+            }
+            case ControlErrorCodes.OFFSET_OUT_OF_RANGE -> reader.outOfRange = true;
+            default ->
+                throw new RdmaTransportException("broker refused RDMA consume access: " + reader + " error="
+                        + ControlErrorCodes.name(access.errorCode()) + " broker=" + reader.broker);
+        }
+    }
+
+    private RdmaReadBuffer pollLink(
+            final Link link, final RdmaPartitionReader[] readers, final int count, final BatchSink sink) {
+        final RdmaConnection connection = link.connection;
+        int slotsToRead = 0;
+        for (int i = 0; i < count; i++) {
+            final RdmaPartitionReader r = readers[i];
+            if (r.connection == connection && !r.needsAccess) {
+                slotsToRead = Math.max(slotsToRead, r.slotIndex + 1);
+            }
+        }
+        if (slotsToRead == 0) {
+            return null;
+        }
+        final RdmaPartitionReader any = firstOn(connection, readers, count);
+        slotReads++;
+        connection.postRead(
+                0,
+                link.slotRegion,
+                0,
+                slotsToRead * MetadataSlotDescriptor.LENGTH,
+                any.slotRegionAddress,
+                any.slotRegionRkey);
+        if (!awaitReads(connection, 1, readers, count)) {
+            return null;
+        }
+        chunkReaders.clear();
+        RdmaReadBuffer buffer = null;
+        MemoryRegion region = null;
+        long used = 0;
+        final long capacity = buffers.bufferBytes();
+        // Start at another partition each poll, so one with a large backlog cannot take every buffer.
+        final int first = count == 0 ? 0 : Math.floorMod(rotation++, count);
+        for (int k = 0; k < count && chunkReaders.size() < MAX_SEND_WR; k++) {
+            final RdmaPartitionReader r = readers[(first + k) % count];
+            if (r.connection != connection || r.needsAccess) {
+                continue;
+            }
+            final long slot = (long) r.slotIndex * MetadataSlotDescriptor.LENGTH;
+            if (MetadataSlotDescriptor.segmentId(link.slots, slot) == r.segmentId) {
+                final long word = MetadataSlotDescriptor.readable(link.slots, slot);
+                if (MetadataSlotDescriptor.isRevoked(word)) {
+                    LOG.info("RDMA read access revoked by the broker, asking again: {}", r);
+                    r.needsAccess = true;
+                    continue;
+                }
+                r.readable = Math.max(r.readable, MetadataSlotDescriptor.position(word));
+                r.sealed |= MetadataSlotDescriptor.isSealed(word);
+            }
+            if (r.finishedSealedSegment()) {
+                r.needsAccess = true;
+                continue;
+            }
+            final long length = Math.min(r.readable - r.readPosition, capacity - used);
+            if (length <= 0) {
+                continue;
+            }
+            if (buffer == null) {
+                buffer = buffers.acquire();
+                region = buffer.regionFor(connection);
+            }
+            if (chunkReaders.size() == chunkStarts.length) {
+                chunkStarts = java.util.Arrays.copyOf(chunkStarts, chunkStarts.length * 2);
+                chunkLengths = java.util.Arrays.copyOf(chunkLengths, chunkLengths.length * 2);
+            }
+            final int index = chunkReaders.size();
+            chunkStarts[index] = used;
+            chunkLengths[index] = (int) length;
+            chunkReaders.add(r);
+            dataReads++;
+            connection.postRead(index + 1L, region, used, (int) length, r.segmentAddress + r.readPosition, r.rkey);
+            used += (length + 7) & ~7L;
+        }
+        if (buffer == null) {
+            return null;
+        }
+        if (!awaitReads(connection, chunkReaders.size(), readers, count)) {
+            buffer.release();
+            return null;
+        }
+        boolean handedOut = false;
+        final MemorySegment memory = buffer.segment();
+        for (int c = 0; c < chunkReaders.size(); c++) {
+            final RdmaPartitionReader r = chunkReaders.get(c);
+            final long start = chunkStarts[c];
+            final long limit = start + chunkLengths[c];
+            final long end = RecordBatchValidator.readableBatchEnd(memory, start, limit);
+            if (end == start) {
+                checkIncomplete(r, memory, start, limit);
+                continue;
+            }
+            long nextOffset = r.nextOffset;
+            long position = start;
+            while (position < end) {
+                nextOffset = Math.max(nextOffset, RecordBatchDescriptor.lastOffset(memory, position) + 1);
+                position += RecordBatchDescriptor.batchSize(memory, position);
+            }
+            sink.onBatches(r, start, end, r.nextOffset, nextOffset);
+            handedOut = true;
+            r.readPosition += end - start;
+            r.nextOffset = nextOffset;
+            if (r.finishedSealedSegment()) {
+                r.needsAccess = true;
+            }
+        }
+        if (!handedOut) {
+            buffer.release();
+            return null;
+        }
+        return buffer;
+    }
+
+    /** No whole batch in a chunk: garbage is an error, a batch larger than a whole buffer can never be read. */
+    private void checkIncomplete(
+            final RdmaPartitionReader r, final MemorySegment memory, final long start, final long limit) {
+        final RecordBatchValidator.Structure structure = RecordBatchValidator.structure(memory, start, limit);
+        if (structure == RecordBatchValidator.Structure.MALFORMED) {
+            throw new RdmaTransportException("malformed batch read over RDMA: " + r + " segmentPosition="
+                    + r.readPosition + " bytesRead=" + (limit - start));
+        }
+        if (limit - start >= RecordBatchDescriptor.LOG_OVERHEAD) {
+            final long batchSize = RecordBatchDescriptor.batchSize(memory, start);
+            if (batchSize > buffers.bufferBytes()) {
+                throw new RdmaTransportException("a batch is larger than one RDMA READ buffer: " + r + " batchBytes="
+                        + batchSize + " " + RdmaClientSettings.READ_BYTES + "=" + buffers.bufferBytes()
+                        + " (raise it)");
+            }
+        }
+    }
+
+    private static RdmaPartitionReader firstOn(
+            final RdmaConnection connection, final RdmaPartitionReader[] readers, final int count) {
+        for (int i = 0; i < count; i++) {
+            if (readers[i].connection == connection && !readers[i].needsAccess) {
+                return readers[i];
+            }
+        }
+        throw new IllegalStateException("no reader on connection " + connection);
+    }
+
+    /**
+     * Waits for {@code expected} READ completions. On an error the queue pair is broken: the connection is closed and
+     * its readers ask for access again; returns false then.
+     */
+    private boolean awaitReads(
+            final RdmaConnection connection, final int expected, final RdmaPartitionReader[] readers, final int count) {
+        final long deadline = System.nanoTime() + settings.requestTimeoutMs() * 1_000_000L;
+        int done = 0;
+        boolean failed = false;
+        String failure = null;
+        int idle = 0;
+        while (done < expected) {
+            final int n = connection.pollSend(completions);
+            for (int i = 0; i < n; i++) {
+                if (!completions.isSuccess(i) && !failed) {
+                    failed = true;
+                    failure = completions.describe(i);
+                }
+            }
+            done += n;
+            if (n == 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    failed = true;
+                    failure = "no completion within " + settings.requestTimeoutMs() + " ms";
+                    break;
+                }
+                idle(++idle);
+            }
+        }
+        if (!failed) {
+            return true;
+        }
+        LOG.warn("RDMA READ failed, reconnecting and asking for access again: {} completion={}", connection, failure);
+        links.values().removeIf(link -> link.connection == connection);
+        linkArray = links.values().toArray(Link[]::new);
+        for (int i = 0; i < count; i++) {
+            if (readers[i].connection == connection) {
+                readers[i].connection = null;
+                readers[i].needsAccess = true;
+            }
+        }
+        connection.close();
+        return false;
+    }
+
+    /** Spin briefly, then yield, then park: the broker may share this core (embedded, or a one-vCPU guest). */
+    static void idle(final int idleCount) {
+        if (idleCount < 64) {
+            Thread.onSpinWait();
+        } else if (idleCount < 256) {
+            Thread.yield();
+        } else {
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(1_000_000L, 1_000L * (idleCount - 255)));
+        }
+    }
+
+    /** Slot READs so far: one per poll per connection, whatever the number of partitions. */
+    public long slotReads() {
+        return slotReads;
+    }
+
+    /** Segment data READs so far. */
+    public long dataReads() {
+        return dataReads;
+    }
+
+    /** CONSUME_ACCESS requests so far (first reads, sealed segments, revocations, seeks). */
+    public long accessRequests() {
+        return accessRequests;
+    }
+
+    @Override
+    public void close() {
+        for (final Link link : links.values()) {
+            link.connection.close();
+        }
+        links.clear();
+        linkArray = new Link[0];
+        buffers.close();
+        arena.close();
+    }
+}

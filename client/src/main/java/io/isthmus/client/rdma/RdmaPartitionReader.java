@@ -1,0 +1,111 @@
+package io.isthmus.client.rdma;
+
+import java.net.InetSocketAddress;
+
+/**
+ * What an RDMA consumer knows about one partition it reads: the segment it has read access to (address, rkey,
+ * capacity), its metadata slot, the last readable byte and sealed flag from the last slot READ, and how far it has
+ * read. Owned by the consumer's polling thread; {@link RdmaConsumerTransport} updates it.
+ */
+public final class RdmaPartitionReader {
+    final String topic;
+    final int partition;
+    InetSocketAddress broker;
+    RdmaConnection connection;
+
+    /** Access must be (re-)requested at {@link #nextOffset} before the next read. */
+    boolean needsAccess = true;
+    /** The broker said the offset is not in the log (retention deleted it, or a bad seek). */
+    boolean outOfRange;
+
+    int segmentId = -1;
+    int rkey;
+    long segmentAddress;
+    long capacity;
+    int slotIndex = -1;
+    long slotRegionAddress;
+    int slotRegionRkey;
+
+    /** The next byte of the segment to read: the start of the first batch not yet handed out. */
+    long readPosition;
+    /** The broker's readable position (exclusive) from the last slot READ or access answer. */
+    long readable;
+
+    boolean sealed;
+
+    /** The offset the next records handed out start from (records below it in a batch are skipped). */
+    long nextOffset = -1;
+
+    private Object attachment;
+
+    RdmaPartitionReader(final String topic, final int partition) {
+        this.topic = topic;
+        this.partition = partition;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    /** The consumer's own state for this partition, so a {@link RdmaConsumerTransport.BatchSink} finds it at once. */
+    public void attach(final Object attachment) {
+        this.attachment = attachment;
+    }
+
+    public Object attachment() {
+        return attachment;
+    }
+
+    /** The offset after the data handed out so far (where a seek-free consumer continues). */
+    public long nextOffset() {
+        return nextOffset;
+    }
+
+    /** Whether the last access request found the offset outside the log; cleared by {@link #seek}. */
+    public boolean outOfRange() {
+        return outOfRange;
+    }
+
+    /** Reads from {@code offset} on, from the partition leader at {@code leader}: access is asked for again. */
+    public void seek(final long offset, final InetSocketAddress leader) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0: " + this + " offset=" + offset);
+        }
+        nextOffset = offset;
+        broker = leader;
+        needsAccess = true;
+        outOfRange = false;
+    }
+
+    /** Sets access from a CONSUME_ACCESS answer. */
+    void granted(final ConsumeAccessResponse access) {
+        segmentId = access.segmentId();
+        rkey = access.rkey();
+        segmentAddress = access.segmentAddress();
+        capacity = access.capacity();
+        slotIndex = access.slotIndex();
+        slotRegionAddress = access.slotRegionAddress();
+        slotRegionRkey = access.slotRegionRkey();
+        readPosition = access.startPosition();
+        readable = access.readablePosition();
+        sealed = access.sealed();
+        needsAccess = false;
+        outOfRange = false;
+    }
+
+    /** Whether the whole sealed segment has been handed out: time for the next one. */
+    boolean finishedSealedSegment() {
+        return sealed && readPosition >= readable;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaPartitionReader{" + topic + "-" + partition + ", segmentId=" + segmentId + ", readPosition="
+                + readPosition + ", readable=" + readable + ", sealed=" + sealed + ", nextOffset=" + nextOffset
+                + ", needsAccess=" + needsAccess + ", broker=" + broker + '}';
+    }
+}

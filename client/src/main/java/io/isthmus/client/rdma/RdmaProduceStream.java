@@ -1,0 +1,64 @@
+package io.isthmus.client.rdma;
+
+import java.net.InetSocketAddress;
+
+/**
+ * A producer's exclusive write access to one partition (KafkaDirect section 4.2.2): the granted segment's address,
+ * rkey, capacity, the tail where the next batch goes and the order its immediate carries. Owned by the producer's
+ * sender thread; {@link RdmaProducerTransport} updates it.
+ */
+public final class RdmaProduceStream {
+    final String topic;
+    final int partition;
+    InetSocketAddress broker;
+    RdmaProducerTransport.Link link;
+
+    boolean needsAccess = true;
+    int segmentId = -1;
+    int rkey;
+    long segmentAddress;
+    long capacity;
+    long tail;
+    int nextOrder;
+    /** Writes of this stream not acknowledged yet. */
+    int inFlight;
+
+    RdmaProduceStream(final String topic, final int partition, final InetSocketAddress broker) {
+        this.topic = topic;
+        this.partition = partition;
+        this.broker = broker;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    /** The partition's leader moved: access is asked for again there. */
+    public void leader(final InetSocketAddress leader) {
+        if (!leader.equals(broker)) {
+            broker = leader;
+            needsAccess = true;
+        }
+    }
+
+    void granted(final ProduceAccessResponse access) {
+        segmentId = access.segmentId();
+        rkey = access.rkey();
+        segmentAddress = access.segmentAddress();
+        capacity = access.capacity();
+        tail = access.tailPosition();
+        nextOrder = access.firstOrder();
+        needsAccess = false;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaProduceStream{" + topic + "-" + partition + ", segmentId=" + segmentId + ", tail=" + tail
+                + ", capacity=" + capacity + ", nextOrder=" + nextOrder + ", inFlight=" + inFlight + ", broker="
+                + broker + '}';
+    }
+}

@@ -1,0 +1,27 @@
+package io.isthmus.client.rdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class RdmaClientSettingsTest {
+    @Test
+    void shouldDefaultToTheFirstDevicePortOneAndTheIpv4MappedGid() {
+        final RdmaClientSettings settings = RdmaClientSettings.defaults(30_000);
+
+        assertThat(settings.device()).isNull();
+        assertThat(settings.port()).isEqualTo(1);
+        assertThat(settings.gidIndex()).isEqualTo(1);
+        assertThat(settings.readBytes()).isEqualTo(1024 * 1024);
+        assertThat(settings.requestTimeoutMs()).isEqualTo(30_000);
+    }
+
+    @Test
+    void shouldRejectAReadBufferSmallerThanAPageWithContext() {
+        assertThatThrownBy(() -> new RdmaClientSettings("rxe0", 1, 1, 1024, 32, 1000))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("readBytes=1024")
+                .hasMessageContaining("device=rxe0");
+    }
+}
