@@ -1,11 +1,9 @@
 package io.isthmus.ffi.verbs;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.isthmus.ffi.layout.IbvRecvWr;
-import io.isthmus.ffi.layout.IbvSge;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -14,41 +12,21 @@ import java.lang.foreign.MemorySegment;
  * twin of {@link SendWorkRequests}. Posting allocates nothing. Not thread-safe.
  */
 public final class ReceiveWorkRequests {
-    private final MemorySegment requests;
-    private final MemorySegment sges;
-    private final int capacity;
-    private final int maxSge;
     private final WorkRequestArray array;
+    private final MemorySegment requests;
 
-    private ReceiveWorkRequests(MemorySegment requests, MemorySegment sges, int capacity, int maxSge) {
-        this.requests = requests;
-        this.array = new WorkRequestArray(requests, capacity, IbvRecvWr.SIZE, IbvRecvWr.NEXT);
-        this.sges = sges;
-        this.capacity = capacity;
-        this.maxSge = maxSge;
-        for (int i = 0; i < capacity; i++) {
-            requests.set(
-                    ADDRESS,
-                    i * IbvRecvWr.SIZE + IbvRecvWr.SG_LIST,
-                    sges.asSlice(i * maxSge * IbvSge.SIZE, maxSge * IbvSge.SIZE));
-        }
+    private ReceiveWorkRequests(final WorkRequestArray array) {
+        this.array = array;
+        this.requests = array.structs();
     }
 
     /** Allocates {@code capacity} zeroed receive requests with {@code maxSge} SGE slots each. */
     public static ReceiveWorkRequests allocate(Arena arena, int capacity, int maxSge) {
-        if (capacity < 1 || maxSge < 1) {
-            throw new IllegalArgumentException(
-                    "capacity and maxSge must be >= 1: capacity=" + capacity + ", maxSge=" + maxSge);
-        }
-        MemorySegment requests =
-                arena.allocate(IbvRecvWr.LAYOUT.byteSize() * capacity, IbvRecvWr.LAYOUT.byteAlignment());
-        MemorySegment sges =
-                arena.allocate(IbvSge.LAYOUT.byteSize() * capacity * maxSge, IbvSge.LAYOUT.byteAlignment());
-        return new ReceiveWorkRequests(requests, sges, capacity, maxSge);
+        return new ReceiveWorkRequests(WorkRequestArray.allocate(arena, capacity, maxSge, WorkRequestArray.RECEIVE));
     }
 
     public int capacity() {
-        return capacity;
+        return array.capacity();
     }
 
     public MemorySegment segment() {
@@ -65,17 +43,7 @@ public final class ReceiveWorkRequests {
 
     /** Sets SGE {@code sge} of request {@code index}, raising its SGE count if needed. */
     public ReceiveWorkRequests sge(int index, int sge, long address, int length, int lkey) {
-        long wr = offset(index);
-        if (sge < 0 || sge >= maxSge) {
-            throw new IndexOutOfBoundsException("sge=" + sge + ", maxSge=" + maxSge);
-        }
-        long s = ((long) index * maxSge + sge) * IbvSge.SIZE;
-        sges.set(JAVA_LONG, s + IbvSge.ADDR, address);
-        sges.set(JAVA_INT, s + IbvSge.LENGTH, length);
-        sges.set(JAVA_INT, s + IbvSge.LKEY, lkey);
-        if (requests.get(JAVA_INT, wr + IbvRecvWr.NUM_SGE) <= sge) {
-            requests.set(JAVA_INT, wr + IbvRecvWr.NUM_SGE, sge + 1);
-        }
+        array.sge(index, sge, address, length, lkey);
         return this;
     }
 
@@ -89,7 +57,7 @@ public final class ReceiveWorkRequests {
     }
 
     public int sgeCount(int index) {
-        return requests.get(JAVA_INT, offset(index) + IbvRecvWr.NUM_SGE);
+        return array.sgeCount(index);
     }
 
     MemorySegment chain(int count) {

@@ -1,11 +1,9 @@
 package io.isthmus.ffi.verbs;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.isthmus.ffi.layout.IbvSendWr;
-import io.isthmus.ffi.layout.IbvSge;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -29,23 +27,12 @@ import java.nio.ByteOrder;
 public final class SendWorkRequests {
     private static final ValueLayout.OfInt IMM_BIG_ENDIAN = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private final MemorySegment requests;
-    private final MemorySegment sges;
-    private final int capacity;
-    private final int maxSge;
     private final WorkRequestArray array;
+    private final MemorySegment requests;
 
-    private SendWorkRequests(MemorySegment requests, MemorySegment sges, int capacity, int maxSge) {
-        this.requests = requests;
-        this.array = new WorkRequestArray(requests, capacity, IbvSendWr.SIZE, IbvSendWr.NEXT);
-        this.sges = sges;
-        this.capacity = capacity;
-        this.maxSge = maxSge;
-        for (int i = 0; i < capacity; i++) {
-            long wr = i * IbvSendWr.SIZE;
-            requests.set(ADDRESS, wr + IbvSendWr.SG_LIST, sges.asSlice(i * maxSge * IbvSge.SIZE, maxSge * IbvSge.SIZE));
-            requests.set(JAVA_INT, wr + IbvSendWr.NUM_SGE, 0);
-        }
+    private SendWorkRequests(final WorkRequestArray array) {
+        this.array = array;
+        this.requests = array.structs();
     }
 
     /**
@@ -53,25 +40,17 @@ public final class SendWorkRequests {
      * arena owns the memory; keep it open while requests may still be posted.
      */
     public static SendWorkRequests allocate(Arena arena, int capacity, int maxSge) {
-        if (capacity < 1 || maxSge < 1) {
-            throw new IllegalArgumentException(
-                    "capacity and maxSge must be >= 1: capacity=" + capacity + ", maxSge=" + maxSge);
-        }
-        MemorySegment requests =
-                arena.allocate(IbvSendWr.LAYOUT.byteSize() * capacity, IbvSendWr.LAYOUT.byteAlignment());
-        MemorySegment sges =
-                arena.allocate(IbvSge.LAYOUT.byteSize() * capacity * maxSge, IbvSge.LAYOUT.byteAlignment());
-        return new SendWorkRequests(requests, sges, capacity, maxSge);
+        return new SendWorkRequests(WorkRequestArray.allocate(arena, capacity, maxSge, WorkRequestArray.SEND));
     }
 
     /** How many requests the array holds. */
     public int capacity() {
-        return capacity;
+        return array.capacity();
     }
 
     /** The SGE slots of each request. */
     public int maxSge() {
-        return maxSge;
+        return array.maxSge();
     }
 
     /** The native array (the first request). */
@@ -110,17 +89,7 @@ public final class SendWorkRequests {
      * lower.
      */
     public SendWorkRequests sge(int index, int sge, long address, int length, int lkey) {
-        long wr = offset(index);
-        if (sge < 0 || sge >= maxSge) {
-            throw new IndexOutOfBoundsException("sge=" + sge + ", maxSge=" + maxSge);
-        }
-        long s = ((long) index * maxSge + sge) * IbvSge.SIZE;
-        sges.set(JAVA_LONG, s + IbvSge.ADDR, address);
-        sges.set(JAVA_INT, s + IbvSge.LENGTH, length);
-        sges.set(JAVA_INT, s + IbvSge.LKEY, lkey);
-        if (requests.get(JAVA_INT, wr + IbvSendWr.NUM_SGE) <= sge) {
-            requests.set(JAVA_INT, wr + IbvSendWr.NUM_SGE, sge + 1);
-        }
+        array.sge(index, sge, address, length, lkey);
         return this;
     }
 
@@ -131,17 +100,13 @@ public final class SendWorkRequests {
 
     /** Sets the SGE count of request {@code index} (0 sends no payload). */
     public SendWorkRequests sgeCount(int index, int count) {
-        if (count < 0 || count > maxSge) {
-            throw new IndexOutOfBoundsException("count=" + count + ", maxSge=" + maxSge);
-        }
-        requests.set(JAVA_INT, offset(index) + IbvSendWr.NUM_SGE, count);
+        array.sgeCount(index, count);
         return this;
     }
 
     /** Patches only the length of an SGE (the common per-post change). */
     public SendWorkRequests sgeLength(int index, int sge, int length) {
-        offset(index);
-        sges.set(JAVA_INT, ((long) index * maxSge + sge) * IbvSge.SIZE + IbvSge.LENGTH, length);
+        array.sgeLength(index, sge, length);
         return this;
     }
 
@@ -188,7 +153,7 @@ public final class SendWorkRequests {
     }
 
     public int sgeCount(int index) {
-        return requests.get(JAVA_INT, offset(index) + IbvSendWr.NUM_SGE);
+        return array.sgeCount(index);
     }
 
     /**
