@@ -11,9 +11,19 @@ import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.ProducerConfig;
+import io.isthmus.client.rdma.ProduceAccessRequest;
+import io.isthmus.client.rdma.ProduceAccessResponse;
+import io.isthmus.client.rdma.RdmaClientSettings;
+import io.isthmus.client.rdma.RdmaConnection;
+import io.isthmus.client.rdma.SharedProduceWordDescriptor;
 import io.isthmus.client.record.HeaderList;
 import io.isthmus.e2e.EmbeddedBroker;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.ffi.verbs.WorkCompletions;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +36,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -67,6 +81,7 @@ class RdmaEndToEndTest {
                 "rdma.gid.index=" + env("ISTHMUS_RDMA_GID_INDEX", "1"),
                 "rdma.cq.size=1024",
                 "rdma.max.connections=8",
+                "rdma.produce.reservation.timeout.ms=500",
                 "num.network.threads=1");
         assertThat(broker.rdma().unavailableReason()).isEmpty();
     }
@@ -250,5 +265,141 @@ class RdmaEndToEndTest {
         final List<Sent> produced = produce(topic, records);
 
         assertSame(consumed.get(DEADLINE.toSeconds(), TimeUnit.SECONDS), produced);
+    }
+
+    /** Sends {@code count} records keyed {@code name-i} in order; one first, then the rest after {@code start}. */
+    private List<Long> produceTagged(
+            final String topic, final String name, final String transport, final int count, final CyclicBarrier start)
+            throws Exception {
+        final Map<String, Object> settings = clientSettings(transport);
+        settings.put(ProducerConfig.BATCH_SIZE, Integer.toString(4 * 1024));
+        settings.put(ProducerConfig.LINGER_MS, "1");
+        settings.put("rdma.produce.mode", "shared");
+        final List<CompletableFuture<io.isthmus.client.producer.RecordMetadata>> futures = new ArrayList<>();
+        try (IsthmusProducer producer = new IsthmusProducer(settings)) {
+            assertThat(producer.transport()).isEqualTo(Transport.forName(transport));
+            for (int i = 0; i < count; i++) {
+                futures.add(producer.sendAsync(
+                        topic,
+                        0,
+                        IsthmusProducer.NOW,
+                        (name + "-" + i).getBytes(StandardCharsets.UTF_8),
+                        ("v" + i + "x".repeat(i % 50)).getBytes(StandardCharsets.UTF_8),
+                        new HeaderList()));
+                if (i == 0) {
+                    producer.flush(); // access asked for, connections made: from here on the three run together
+                    if (start != null) {
+                        start.await(60, TimeUnit.SECONDS);
+                    }
+                }
+            }
+            producer.flush();
+        }
+        final List<Long> offsets = new ArrayList<>(count);
+        for (final CompletableFuture<io.isthmus.client.producer.RecordMetadata> future : futures) {
+            offsets.add(future.join().offset());
+        }
+        return offsets;
+    }
+
+    /** Every record of every producer once, each producer's in the order it sent them. */
+    private static void assertEachProducerOnceInOrder(
+            final List<Sent> consumed, final List<String> producers, final int perProducer) {
+        assertThat(consumed).hasSize(producers.size() * perProducer);
+        final Map<String, Integer> next = new HashMap<>();
+        for (int i = 0; i < consumed.size(); i++) {
+            assertThat(consumed.get(i).offset()).isEqualTo(i);
+            final String key = new String(consumed.get(i).key(), StandardCharsets.UTF_8);
+            final String name = key.substring(0, key.lastIndexOf('-'));
+            final int sequence = Integer.parseInt(key.substring(key.lastIndexOf('-') + 1));
+            assertThat(sequence).as("next record of %s", name).isEqualTo(next.getOrDefault(name, 0));
+            next.put(name, sequence + 1);
+        }
+        for (final String name : producers) {
+            assertThat(next.get(name)).as("records of %s", name).isEqualTo(perProducer);
+        }
+    }
+
+    @Test
+    void shouldInterleaveTwoSharedRdmaProducersAndATcpProducerOnOnePartitionEachOnceInOrder() throws Exception {
+        final String topic = "rdma-shared-e2e";
+        createTopic(topic);
+        final int perProducer = 1500;
+        final List<String> names = List.of("rdma-a", "rdma-b", "tcp-c");
+        final CyclicBarrier start = new CyclicBarrier(names.size());
+        final ExecutorService pool = Executors.newFixedThreadPool(names.size());
+        try {
+            final List<Future<List<Long>>> producers = new ArrayList<>();
+            for (final String name : names) {
+                producers.add(pool.submit(
+                        () -> produceTagged(topic, name, name.startsWith("tcp") ? "tcp" : "rdma", perProducer, start)));
+            }
+            final List<List<Long>> offsets = new ArrayList<>();
+            for (final Future<List<Long>> producer : producers) {
+                offsets.add(producer.get(DEADLINE.toSeconds(), TimeUnit.SECONDS));
+            }
+            for (int p = 0; p < offsets.size(); p++) {
+                for (int q = 0; q < offsets.size(); q++) {
+                    if (p != q) {
+                        assertThat(offsets.get(p).getLast())
+                                .as("%s still producing after %s started", names.get(p), names.get(q))
+                                .isGreaterThan(offsets.get(q).get(1));
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEachProducerOnceInOrder(consumeKafkaClients(topic, names.size() * perProducer), names, perProducer);
+    }
+
+    @Test
+    void shouldRetryWritesRevokedBehindAReservationThatIsNeverWritten() throws Exception {
+        final String topic = "rdma-shared-revoked";
+        createTopic(topic);
+        final var datapath = broker.rdma().datapath().orElseThrow();
+        final long revocationsBefore = datapath.sharedRevocations();
+        final String[] hostPort = broker.bootstrapServers().split(":");
+        final RdmaClientSettings stalledSettings = new RdmaClientSettings(
+                env("ISTHMUS_RDMA_DEVICE", "rxe0"),
+                1,
+                Integer.parseInt(env("ISTHMUS_RDMA_GID_INDEX", "1")),
+                RdmaClientSettings.DEFAULT_READ_BYTES,
+                4,
+                30_000,
+                true);
+        try (RdmaConnection stalled = RdmaConnection.open(
+                        new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])),
+                        "stalled",
+                        stalledSettings,
+                        4,
+                        8);
+                Arena arena = Arena.ofConfined()) {
+            final ProduceAccessResponse access = stalled.produceAccess(ProduceAccessRequest.shared(topic, 0));
+            assertThat(access.errorCode()).isZero();
+            final MemorySegment old = stalled.allocate(SharedProduceWordDescriptor.LENGTH);
+            final MemoryRegion oldRegion = stalled.register(old, AccessFlags.LOCAL_WRITE);
+            stalled.postFetchAndAdd(
+                    7,
+                    oldRegion,
+                    0,
+                    access.wordAddress(),
+                    access.wordRkey(),
+                    SharedProduceWordDescriptor.reservation(128));
+            final WorkCompletions completion = WorkCompletions.allocate(arena, 1);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (stalled.pollSend(completion) == 0) {
+                assertThat(System.nanoTime() - deadline).isNegative();
+                Thread.onSpinWait();
+            }
+            assertThat(completion.isSuccess(0)).isTrue();
+            // Reserved and never written: the producer's writes behind it are revoked, asked again and retried.
+
+            final List<Long> offsets = produceTagged(topic, "retried", "rdma", 400, null);
+
+            assertThat(offsets).isSorted();
+            assertThat(datapath.sharedRevocations() - revocationsBefore).isEqualTo(1);
+        }
+        assertEachProducerOnceInOrder(consumeKafkaClients(topic, 400), List.of("retried"), 400);
     }
 }

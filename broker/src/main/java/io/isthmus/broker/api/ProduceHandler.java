@@ -7,6 +7,8 @@ import io.isthmus.broker.partition.Partition.ProduceOutcome;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +25,7 @@ import org.apache.kafka.common.requests.ProduceRequest;
  * Produce over TCP: the batches are validated and copied from the request frame straight into the
  * partition's memory-mapped segment. acks=1 and acks=all are the same on a single broker: the answer goes
  * out once the bytes are in the log (the page cache, which survives a crash of this process). acks=0 gets no
- * answer.
+ * answer. A partition that RDMA producers share answers once its batches are committed in the shared order.
  */
 public final class ProduceHandler implements ApiHandler {
     /** The first Produce version whose response carries the log start offset. */
@@ -46,6 +48,7 @@ public final class ProduceHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final ProduceRequestData data = ((ProduceRequest) request).data();
         final ProduceResponseData response = new ProduceResponseData();
+        List<CompletableFuture<Void>> pending = null;
         for (final ProduceRequestData.TopicProduceData topicData : data.topicData()) {
             final Optional<TopicInfo> topic = topics.resolve(topicData.name(), topicData.topicId());
             final ProduceResponseData.TopicProduceResponse topicResponse =
@@ -66,25 +69,46 @@ public final class ProduceHandler implements ApiHandler {
                             TopicResolver.unknownTopicError(topicData.topicId()).code());
                     continue;
                 }
-                final ProduceOutcome outcome = append(partition.get(), partitionData);
-                partitionResponse
-                        .setErrorCode(outcome.error().code())
-                        .setErrorMessage(outcome.message())
-                        .setBaseOffset(outcome.baseOffset());
-                if (context.apiVersion() >= FIRST_VERSION_WITH_LOG_START_OFFSET) {
-                    partitionResponse.setLogStartOffset(partition.get().logStartOffset());
+                final CompletableFuture<ProduceOutcome> outcome = append(partition.get(), partitionData);
+                if (outcome.isDone()) {
+                    answer(context, partition.get(), partitionResponse, outcome.join());
+                } else {
+                    if (pending == null) {
+                        pending = new ArrayList<>();
+                    }
+                    pending.add(outcome.thenAccept(done -> answer(context, partition.get(), partitionResponse, done)));
                 }
             }
         }
-        return CompletableFuture.completedFuture(data.acks() == 0 ? Response.NONE : Response.of(response));
+        final Response answer = data.acks() == 0 ? Response.NONE : Response.of(response);
+        return pending == null
+                ? CompletableFuture.completedFuture(answer)
+                : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                        .thenApply(done -> answer);
     }
 
-    private static ProduceOutcome append(
+    private static CompletableFuture<ProduceOutcome> append(
             final Partition partition, final ProduceRequestData.PartitionProduceData data) {
         if (!(data.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
-            return new ProduceOutcome(Errors.INVALID_RECORD, -1, "a produce request must carry record batches");
+            return CompletableFuture.completedFuture(
+                    new ProduceOutcome(Errors.INVALID_RECORD, -1, "a produce request must carry record batches"));
         }
-        // A view of the request frame, no copy: the log validates it and copies it once, into the segment.
-        return partition.appendFromClient(MemorySegment.ofBuffer(records.buffer()));
+        // A view of the request frame, no copy: the log validates it and copies it once, into the segment. The frame
+        // stays valid until the response future completes (shared RDMA produce commits later, in the shared order).
+        return partition.appendFromClientAsync(MemorySegment.ofBuffer(records.buffer()));
+    }
+
+    private static void answer(
+            final RequestContext context,
+            final Partition partition,
+            final ProduceResponseData.PartitionProduceResponse partitionResponse,
+            final ProduceOutcome outcome) {
+        partitionResponse
+                .setErrorCode(outcome.error().code())
+                .setErrorMessage(outcome.message())
+                .setBaseOffset(outcome.baseOffset());
+        if (context.apiVersion() >= FIRST_VERSION_WITH_LOG_START_OFFSET) {
+            partitionResponse.setLogStartOffset(partition.logStartOffset());
+        }
     }
 }

@@ -48,6 +48,7 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String RDMA_PRODUCE_CREDITS = "rdma.produce.credits";
     public static final String RDMA_MAX_CONNECTIONS = "rdma.max.connections";
     public static final String RDMA_SLOTS_PER_CONNECTION = "rdma.slots.per.connection";
+    public static final String RDMA_PRODUCE_RESERVATION_TIMEOUT_MS = "rdma.produce.reservation.timeout.ms";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(NODE_ID, Type.INT, 0, Range.atLeast(0), Importance.HIGH, "The id of this broker.")
@@ -192,7 +193,17 @@ public final class BrokerConfig extends AbstractConfig {
                     64,
                     Range.atLeast(1),
                     Importance.LOW,
-                    "Metadata slots per RDMA client: the partitions one consumer connection can read at once.");
+                    "Metadata slots per RDMA client: the partitions one consumer connection can read at once.")
+            .define(
+                    RDMA_PRODUCE_RESERVATION_TIMEOUT_MS,
+                    Type.LONG,
+                    5000L,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Shared RDMA produce: how long the broker waits for the write of a space reservation before it"
+                            + " revokes access to the segment (every pending write of it is answered ACCESS_REVOKED"
+                            + " and the segment keeps its committed tail, so no hole is ever visible). Producers ask"
+                            + " for access again after as long again. Keep it below the clients' request.timeout.ms.");
 
     private BrokerConfig(final Map<String, String> values) {
         super(DEFINITION, values, false);

@@ -304,6 +304,24 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
+     * Zeroes bytes that were written past the committed tail of the active segment {@code segmentId} and will never
+     * be committed (shared RDMA reservations revoked after their writers lost access), so neither a later writer nor
+     * recovery after a crash can mistake them for batches. Nothing happens if the segment is no longer the active one:
+     * a sealed segment ends at its committed position.
+     */
+    public void discardUncommitted(final int segmentId, final long position, final long length) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            if (active.id() == segmentId && length > 0) {
+                active.zeroUncommitted(position, length);
+            }
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
      * A lease on the active segment, for RDMA registration or for writing at its tail. Close it when access is
      * released; the segment stays mapped until then even if it is sealed and deleted meanwhile.
      */

@@ -10,6 +10,7 @@ import io.isthmus.client.record.RecordBatch;
 import io.isthmus.client.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,7 +39,9 @@ public final class Partition implements AutoCloseable {
     private final ReentrantLock appendLock = new ReentrantLock();
     private final Set<Runnable> appendListeners = ConcurrentHashMap.newKeySet();
     private final Set<Runnable> appendObservers = new CopyOnWriteArraySet<>();
-    private final AtomicReference<Object> exclusiveWriter = new AtomicReference<>();
+    /** An exclusive RDMA producer's session or a {@link SharedAppender}; null while TCP appends directly. */
+    private final AtomicReference<Object> rdmaWriter = new AtomicReference<>();
+
     private final RecordBatch batch = new RecordBatch();
 
     private Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
@@ -67,16 +70,36 @@ public final class Partition implements AutoCloseable {
      * invalid batch and is answered with an error; earlier batches of the same request stay appended.
      */
     public ProduceOutcome appendFromClient(final MemorySegment batches) {
+        return appendFromClientAsync(batches).join();
+    }
+
+    /**
+     * {@link #appendFromClient} for the request handlers: done at once, or, while RDMA producers share the partition,
+     * once the {@link SharedAppender} has committed the batches in the shared order ({@code batches} must stay valid
+     * until then).
+     */
+    public CompletableFuture<ProduceOutcome> appendFromClientAsync(final MemorySegment batches) {
         appendLock.lock();
         try {
-            final Object writer = exclusiveWriter.get();
+            final Object writer = rdmaWriter.get();
+            if (writer instanceof SharedAppender shared) {
+                return shared.append(this, batches);
+            }
             if (writer != null) {
-                return new ProduceOutcome(
+                return CompletableFuture.completedFuture(new ProduceOutcome(
                         Errors.POLICY_VIOLATION,
                         -1,
                         "partition is written by an exclusive RDMA producer: partition=" + topicPartition + " writer="
-                                + writer);
+                                + writer));
             }
+            return CompletableFuture.completedFuture(appendLocked(batches));
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    private ProduceOutcome appendLocked(final MemorySegment batches) {
+        {
             long firstOffset = -1;
             long position = 0;
             final long size = batches.byteSize();
@@ -93,6 +116,73 @@ public final class Partition implements AutoCloseable {
                 position += batchSize;
             }
             return ProduceOutcome.appended(firstOffset);
+        }
+    }
+
+    /**
+     * Shared RDMA produce, before a TCP batch of an idempotent producer takes its place in the shared order: the
+     * duplicate and sequence checks of {@link #appendFromClient}, and on {@link Verdict.Append} the batch is recorded
+     * at once (offsets {@link ProducerStateTable#PENDING}) so that the producer's next pipelined batch is checked
+     * against it. A duplicate of a batch still pending is answered with a retriable error: its offset is not known
+     * yet.
+     */
+    public Verdict acceptShared(final RecordBatch view) {
+        final long producerId = view.producerId();
+        if (producerId < 0) {
+            return new Verdict.Append();
+        }
+        appendLock.lock();
+        try {
+            final Verdict verdict =
+                    producers.check(producerId, view.producerEpoch(), view.baseSequence(), view.lastSequence());
+            if (verdict instanceof Verdict.Duplicate duplicate
+                    && duplicate.firstOffset() == ProducerStateTable.PENDING) {
+                return new Verdict.Reject(
+                        Errors.REQUEST_TIMED_OUT,
+                        "the same batch is being committed: producerId=" + producerId + " sequence="
+                                + view.baseSequence() + "; retry");
+            }
+            if (verdict instanceof Verdict.Append) {
+                producers.appended(
+                        producerId,
+                        view.producerEpoch(),
+                        view.baseSequence(),
+                        view.lastSequence(),
+                        ProducerStateTable.PENDING,
+                        ProducerStateTable.PENDING);
+            }
+            return verdict;
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** A batch {@link #acceptShared accepted} committed at these offsets. */
+    public void sharedCommitted(
+            final long producerId,
+            final short epoch,
+            final int firstSequence,
+            final long firstOffset,
+            final long lastOffset) {
+        if (producerId < 0) {
+            return;
+        }
+        appendLock.lock();
+        try {
+            producers.resolve(producerId, epoch, firstSequence, firstOffset, lastOffset);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** A batch {@link #acceptShared accepted} will not commit: its retry must be accepted again. */
+    public void sharedFailed(final long producerId, final short epoch, final int firstSequence) {
+        if (producerId < 0) {
+            return;
+        }
+        appendLock.lock();
+        try {
+            producers.forgetFrom(producerId, epoch, firstSequence);
         } finally {
             appendLock.unlock();
         }
@@ -173,16 +263,28 @@ public final class Partition implements AutoCloseable {
     }
 
     /**
-     * Makes {@code owner} the only writer of this partition (an exclusive RDMA producer): TCP produce is refused until
-     * {@link #releaseExclusiveWriter}. Returns whether {@code owner} holds it now (also when it held it already).
+     * Makes {@code owner} the RDMA writer of this partition: an exclusive RDMA producer (TCP produce is refused) or a
+     * {@link SharedAppender} (TCP produce goes through it), until {@link #releaseWriter}. Taken under the append lock,
+     * so no TCP append is half done when it returns and the committed tail it leaves is final. Returns whether {@code
+     * owner} holds it now (also when it held it already).
      */
-    public boolean tryClaimExclusiveWriter(final Object owner) {
-        return exclusiveWriter.compareAndSet(null, owner) || exclusiveWriter.get() == owner;
+    public boolean tryClaimWriter(final Object owner) {
+        appendLock.lock();
+        try {
+            return rdmaWriter.compareAndSet(null, owner) || rdmaWriter.get() == owner;
+        } finally {
+            appendLock.unlock();
+        }
     }
 
-    /** Gives exclusive writing back if {@code owner} holds it. */
-    public void releaseExclusiveWriter(final Object owner) {
-        exclusiveWriter.compareAndSet(owner, null);
+    /** Gives writing back if {@code owner} holds it. */
+    public void releaseWriter(final Object owner) {
+        appendLock.lock();
+        try {
+            rdmaWriter.compareAndSet(owner, null);
+        } finally {
+            appendLock.unlock();
+        }
     }
 
     /**

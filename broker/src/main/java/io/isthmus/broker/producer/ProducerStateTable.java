@@ -15,6 +15,8 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class ProducerStateTable {
     public static final int CACHED_BATCHES = 5;
+    /** The offsets of a batch accepted but not committed yet; see {@link #resolve}. */
+    public static final long PENDING = -2;
 
     private final Map<Long, ProducerEntry> entries = new HashMap<>();
 
@@ -92,6 +94,53 @@ public final class ProducerStateTable {
             entry.batches.pollFirst();
         }
         entry.batches.addLast(new AppendedBatch(firstSequence, lastSequence, firstOffset, lastOffset));
+    }
+
+    /**
+     * Fills in the offsets of a batch recorded with {@link #PENDING} offsets (shared RDMA produce records a TCP batch
+     * when it reserves its place and learns its offsets when it commits, in order).
+     */
+    public void resolve(
+            final long producerId,
+            final short epoch,
+            final int firstSequence,
+            final long firstOffset,
+            final long lastOffset) {
+        final ProducerEntry entry = entries.get(producerId);
+        if (entry == null || entry.epoch != epoch) {
+            return;
+        }
+        final int count = entry.batches.size();
+        for (int i = 0; i < count; i++) {
+            final AppendedBatch batch = entry.batches.pollFirst();
+            entry.batches.addLast(
+                    batch.firstSequence() == firstSequence && batch.firstOffset() == PENDING
+                            ? new AppendedBatch(batch.firstSequence(), batch.lastSequence(), firstOffset, lastOffset)
+                            : batch);
+        }
+    }
+
+    /**
+     * Forgets a batch recorded with {@link #PENDING} offsets that will never commit, and every batch of the producer
+     * recorded after it (they were behind it in the same order, so they fail too): its retry is then accepted again.
+     */
+    public void forgetFrom(final long producerId, final short epoch, final int firstSequence) {
+        final ProducerEntry entry = entries.get(producerId);
+        if (entry == null || entry.epoch != epoch) {
+            return;
+        }
+        final int count = entry.batches.size();
+        boolean forgetting = false;
+        for (int i = 0; i < count; i++) {
+            final AppendedBatch batch = entry.batches.pollFirst();
+            forgetting |= batch.firstSequence() == firstSequence && batch.firstOffset() == PENDING;
+            if (!forgetting) {
+                entry.batches.addLast(batch);
+            }
+        }
+        if (entry.batches.isEmpty()) {
+            entries.remove(producerId);
+        }
     }
 
     public int producerCount() {

@@ -4,20 +4,34 @@ import io.isthmus.broker.partition.Partition;
 import io.isthmus.client.rdma.ProduceImmediateDescriptor;
 
 /**
- * Exclusive produce access of one connection to one partition's active segment: where the next batch must start and
- * which order number its immediate must carry. Confined to the datapath thread.
+ * Produce access of one connection to one partition's active segment. Exclusive: where the next batch must start and
+ * which order number its immediate must carry. Shared: the {@link SharedSegment} whose word the producer reserves
+ * through (the broker orders its writes there). Confined to the datapath thread.
  */
 final class ProduceGrant {
     final Partition partition;
-    SegmentRegistration registration;
+    final SegmentRegistration registration;
+    /** Null for exclusive access. */
+    final SharedSegment shared;
+
     long tail;
     int nextOrder;
 
-    ProduceGrant(final Partition partition, final SegmentRegistration registration) {
+    private ProduceGrant(
+            final Partition partition, final SegmentRegistration registration, final SharedSegment shared) {
         this.partition = partition;
         this.registration = registration;
+        this.shared = shared;
         this.tail = registration.segment().committedPosition();
         this.nextOrder = 0;
+    }
+
+    static ProduceGrant exclusive(final Partition partition, final SegmentRegistration registration) {
+        return new ProduceGrant(partition, registration, null);
+    }
+
+    static ProduceGrant shared(final SharedSegment segment) {
+        return new ProduceGrant(segment.owner.partition, segment.registration, segment);
     }
 
     int segmentId() {
@@ -31,7 +45,9 @@ final class ProduceGrant {
 
     @Override
     public String toString() {
-        return "ProduceGrant{partition=" + partition.topicPartition() + ", segmentId=" + segmentId() + ", tail=" + tail
-                + ", nextOrder=" + nextOrder + '}';
+        return shared != null
+                ? "ProduceGrant{partition=" + partition.topicPartition() + ", shared=" + shared + '}'
+                : "ProduceGrant{partition=" + partition.topicPartition() + ", segmentId=" + segmentId() + ", tail="
+                        + tail + ", nextOrder=" + nextOrder + '}';
     }
 }

@@ -64,6 +64,10 @@ import org.slf4j.LoggerFactory;
  * (the producer's credit) and a {@link ProduceAckDescriptor SEND} carries the base offset back. A bad batch is zeroed,
  * never committed, answered with an error and the producer's registration revoked, so its rkey stops working.
  *
+ * <p><b>Shared produce.</b> Producers that ask for shared access reserve space through a per-segment word with
+ * FETCH_AND_ADD and the broker commits their writes, and its own TCP producers' batches, strictly in reservation order;
+ * see {@link SharedProducePath}.
+ *
  * <p><b>Flow control.</b> A client may have at most {@code credits} writes unacknowledged, exactly the receives posted
  * for it; the completion queue is never promised more entries than it has (connections beyond that are refused), and
  * acks are signalled one in {@code maxSendWr / 2} so the send queue drains.
@@ -76,6 +80,9 @@ import org.slf4j.LoggerFactory;
 public final class RdmaDatapath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaDatapath.class);
     private static final long SWEEP_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How often shared produce checks for stalled reservations and ended grace periods. */
+    private static final long TICK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private static final int POLL_BATCH = 32;
     private static final int MAX_INLINE_DATA = 64;
 
@@ -96,6 +103,9 @@ public final class RdmaDatapath implements AutoCloseable {
     private final int signalInterval;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final IdleStrategy idle;
+    /** Shared produce, or null where the device cannot do the broker's own atomics. */
+    private final SharedProducePath shared;
+
     private final Thread thread;
     private volatile boolean running = true;
     private int reservedCompletions;
@@ -125,8 +135,18 @@ public final class RdmaDatapath implements AutoCloseable {
         this.acks = arena.allocate((long) sessions.length * settings.maxSendWr() * ProduceAckDescriptor.LENGTH, 64);
         this.ackRegion = device.pd.registerMemory(acks, AccessFlags.LOCAL_WRITE);
         this.signalInterval = Math.max(1, settings.maxSendWr() / 2);
+        this.shared = openSharedProduce();
         this.thread = new Thread(this::run, "isthmus-rdma-datapath");
         this.thread.setDaemon(true);
+    }
+
+    private SharedProducePath openSharedProduce() {
+        try {
+            return new SharedProducePath(settings, device, registrations, this::ack, this::execute);
+        } catch (final RuntimeException e) {
+            LOG.warn("shared RDMA produce unavailable: the broker cannot run atomics on its own device", e);
+            return null;
+        }
     }
 
     /** Opens the device and starts the datapath thread. */
@@ -167,7 +187,13 @@ public final class RdmaDatapath implements AutoCloseable {
     }
 
     CompletableFuture<ControlMessage> produceAccess(final long connectionId, final ProduceAccessRequest request) {
-        return submit(() -> doProduceAccess(connectionId, request));
+        final CompletableFuture<ControlMessage> result = new CompletableFuture<>();
+        if (!running) {
+            result.completeExceptionally(new IllegalStateException("RDMA datapath is closed"));
+            return result;
+        }
+        execute(() -> doProduceAccess(connectionId, request, result));
+        return result;
     }
 
     CompletableFuture<ControlMessage> consumeAccess(final long connectionId, final ConsumeAccessRequest request) {
@@ -187,6 +213,12 @@ public final class RdmaDatapath implements AutoCloseable {
             }
             return session != null;
         });
+    }
+
+    /** Queues {@code command} for the datapath thread. */
+    private void execute(final Runnable command) {
+        commands.offer(command);
+        LockSupport.unpark(thread);
     }
 
     /** Runs {@code command} on the datapath thread; for the broker's own use (tests, shutdown). */
@@ -209,9 +241,19 @@ public final class RdmaDatapath implements AutoCloseable {
 
     // ------------------------------------------------------------------ counters (any thread)
 
-    /** Batches committed from RDMA writes. */
+    /** Batches committed from RDMA writes (and, under shared produce, TCP batches committed in the shared order). */
     public long commits() {
-        return commits;
+        return commits + (shared == null ? 0 : shared.commits());
+    }
+
+    /** Shared segments whose access was revoked (a reservation not written in time, or a bad write). */
+    public long sharedRevocations() {
+        return shared == null ? 0 : shared.revocations();
+    }
+
+    /** Writes to shared segments answered ACCESS_REVOKED. */
+    public long revokedSharedWrites() {
+        return shared == null ? 0 : shared.revokedWrites();
     }
 
     /** RDMA writes rejected (bad batch, wrong order or segment). */
@@ -233,13 +275,18 @@ public final class RdmaDatapath implements AutoCloseable {
 
     private void run() {
         long nextSweep = System.nanoTime() + SWEEP_INTERVAL_NANOS;
+        long nextTick = System.nanoTime() + TICK_INTERVAL_NANOS;
         while (running) {
             int work = 0;
             try {
                 work += runCommands();
                 work += pollCompletions();
+                final long now = System.nanoTime();
+                if (shared != null && now - nextTick >= 0) {
+                    work += shared.tick(now);
+                    nextTick = now + TICK_INTERVAL_NANOS;
+                }
                 if (work == 0) {
-                    final long now = System.nanoTime();
                     if (now - nextSweep >= 0) {
                         work += sweepDeletedSegments();
                         nextSweep = now + SWEEP_INTERVAL_NANOS;
@@ -311,6 +358,10 @@ public final class RdmaDatapath implements AutoCloseable {
             return;
         }
         final int order = ProduceImmediateDescriptor.order(immediate);
+        if (grant.shared != null) {
+            shared.onWrite(session, grant, immediate, order);
+            return;
+        }
         if (order != grant.nextOrder) {
             reject(
                     session,
@@ -480,7 +531,9 @@ public final class RdmaDatapath implements AutoCloseable {
                 mtu.bytes());
         return new RdmaConnectResponse(
                 ControlErrorCodes.NONE,
-                (short) (RdmaConnectResponse.EXCLUSIVE_PRODUCE | RdmaConnectResponse.CONSUME),
+                (short) (RdmaConnectResponse.EXCLUSIVE_PRODUCE
+                        | RdmaConnectResponse.CONSUME
+                        | (shared != null ? RdmaConnectResponse.SHARED_PRODUCE : 0)),
                 qp.qpNumber(),
                 psn,
                 device.lid,
@@ -490,16 +543,34 @@ public final class RdmaDatapath implements AutoCloseable {
                 null);
     }
 
-    private ControlMessage doProduceAccess(final long connectionId, final ProduceAccessRequest request) {
+    private void doProduceAccess(
+            final long connectionId,
+            final ProduceAccessRequest request,
+            final CompletableFuture<ControlMessage> result) {
         final RdmaSession session = sessionsByConnection.get(connectionId);
         if (session == null) {
-            return ProduceAccessResponse.error(ControlErrorCodes.NOT_CONNECTED);
+            result.complete(ProduceAccessResponse.error(ControlErrorCodes.NOT_CONNECTED));
+            return;
         }
         final Partition partition = partition(request.topic(), request.partition());
         if (partition == null) {
-            return ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            result.complete(ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION));
+            return;
         }
-        if (!partition.tryClaimExclusiveWriter(session)) {
+        if (request.shared()) {
+            if (shared == null) {
+                result.complete(ProduceAccessResponse.error(ControlErrorCodes.RDMA_UNAVAILABLE));
+                return;
+            }
+            shared.access(session, partition, request, result, () -> doProduceAccess(connectionId, request, result));
+            return;
+        }
+        result.complete(exclusiveAccess(session, partition, request));
+    }
+
+    private ControlMessage exclusiveAccess(
+            final RdmaSession session, final Partition partition, final ProduceAccessRequest request) {
+        if (!partition.tryClaimWriter(session)) {
             return ProduceAccessResponse.error(ControlErrorCodes.ACCESS_HELD);
         }
         ProduceGrant grant = session.produceGrant(partition);
@@ -522,9 +593,9 @@ public final class RdmaDatapath implements AutoCloseable {
         if (grant == null) {
             try {
                 final SegmentLease lease = log.acquireActiveSegment();
-                grant = new ProduceGrant(partition, registrations.acquire(lease, true));
+                grant = ProduceGrant.exclusive(partition, registrations.acquire(lease, true));
             } catch (final RuntimeException e) {
-                partition.releaseExclusiveWriter(session);
+                partition.releaseWriter(session);
                 LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
                 return ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR);
             }
@@ -532,8 +603,7 @@ public final class RdmaDatapath implements AutoCloseable {
             LOG.info("RDMA produce access granted: {} {}", session, grant);
         }
         final LogSegment segment = grant.registration.segment();
-        return new ProduceAccessResponse(
-                ControlErrorCodes.NONE,
+        return ProduceAccessResponse.exclusive(
                 segment.id(),
                 grant.registration.rkey(),
                 grant.registration.address(),
@@ -650,8 +720,12 @@ public final class RdmaDatapath implements AutoCloseable {
 
     private void dropProduce(final RdmaSession session, final ProduceGrant grant) {
         session.produceGrants.remove(grant);
+        if (grant.shared != null) {
+            shared.dropGrant(grant);
+            return;
+        }
         registrations.release(grant.registration);
-        grant.partition.releaseExclusiveWriter(session);
+        grant.partition.releaseWriter(session);
     }
 
     private void dropConsume(final RdmaSession session, final ConsumeGrant grant, final boolean revoked) {
@@ -766,6 +840,29 @@ public final class RdmaDatapath implements AutoCloseable {
         return submit(sessionsByConnection::size);
     }
 
+    /**
+     * Moves the queue pair of every session to the error state, as a broken link or a retry-exceeded peer would: the
+     * flushed receives complete in error and each session is torn down by the normal path. Fault injection for tests;
+     * returns how many queue pairs it broke.
+     */
+    CompletableFuture<Integer> breakQueuePairs() {
+        return submit(() -> {
+            int broken = 0;
+            for (final RdmaSession session : sessions) {
+                if (session != null) {
+                    session.qp.moveToError();
+                    broken++;
+                }
+            }
+            return broken;
+        });
+    }
+
+    /** Partitions under shared produce now. */
+    CompletableFuture<Integer> sharedPartitions() {
+        return submit(() -> shared == null ? 0 : shared.sharedPartitions());
+    }
+
     /** Forces a sweep for deleted segments now; returns how many grants it revoked. */
     CompletableFuture<Integer> sweepNow() {
         return submit(this::sweepDeletedSegments);
@@ -789,6 +886,9 @@ public final class RdmaDatapath implements AutoCloseable {
             if (session != null) {
                 teardown(session, "broker shutdown");
             }
+        }
+        if (shared != null) {
+            shared.close();
         }
         registrations.close();
         slotRegion.close();

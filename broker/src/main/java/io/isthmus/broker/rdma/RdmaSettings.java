@@ -8,6 +8,7 @@ import io.isthmus.broker.config.BrokerConfig;
  * @param device the device name, null for the first one
  * @param produceCredits WRITE WITH IMMs one client may have unacknowledged
  * @param maxConnections RDMA clients at once (each has a range of {@code slotsPerConnection} metadata slots)
+ * @param reservationTimeoutMs shared produce: how long a reservation may stay unwritten before access is revoked
  */
 public record RdmaSettings(
         boolean enabled,
@@ -19,7 +20,8 @@ public record RdmaSettings(
         int maxRecvWr,
         int produceCredits,
         int maxConnections,
-        int slotsPerConnection) {
+        int slotsPerConnection,
+        long reservationTimeoutMs) {
 
     public static RdmaSettings from(final BrokerConfig config) {
         return new RdmaSettings(
@@ -32,7 +34,13 @@ public record RdmaSettings(
                 config.getInt(BrokerConfig.RDMA_QP_MAX_RECV_WR),
                 config.getInt(BrokerConfig.RDMA_PRODUCE_CREDITS),
                 config.getInt(BrokerConfig.RDMA_MAX_CONNECTIONS),
-                config.getInt(BrokerConfig.RDMA_SLOTS_PER_CONNECTION));
+                config.getInt(BrokerConfig.RDMA_SLOTS_PER_CONNECTION),
+                config.getLong(BrokerConfig.RDMA_PRODUCE_RESERVATION_TIMEOUT_MS));
+    }
+
+    /** Writes that can wait for their turn in one shared segment: every client's credits, plus room for TCP. */
+    public int sharedWindow() {
+        return (int) Math.min(1 << 15, (long) maxConnections * produceCredits + 1024);
     }
 
     /** Credits one client gets: what it asked for acks, what we allow, and what its receive queue holds. */

@@ -133,4 +133,34 @@ class ProducerStateTableTest {
         assertThat(table.check(PID, EPOCH, 10, 19)).isInstanceOf(Verdict.Append.class);
         assertThat(table.producerCount()).isEqualTo(2);
     }
+
+    @Test
+    void shouldCheckAPipelinedBatchAgainstOnePendingAndLearnItsOffsetsOnCommit() {
+        table.appended(PID, EPOCH, 0, 9, ProducerStateTable.PENDING, ProducerStateTable.PENDING);
+
+        assertThat(table.check(PID, EPOCH, 10, 19))
+                .as("the next batch follows the pending one")
+                .isInstanceOf(Verdict.Append.class);
+        assertThat(table.check(PID, EPOCH, 0, 9))
+                .isEqualTo(new Verdict.Duplicate(ProducerStateTable.PENDING, ProducerStateTable.PENDING));
+
+        table.resolve(PID, EPOCH, 0, 40, 49);
+
+        assertThat(table.check(PID, EPOCH, 0, 9)).isEqualTo(new Verdict.Duplicate(40, 49));
+    }
+
+    @Test
+    void shouldForgetAPendingBatchThatFailedAndEverythingAfterIt() {
+        table.appended(PID, EPOCH, 0, 9, 0, 9);
+        table.appended(PID, EPOCH, 10, 19, ProducerStateTable.PENDING, ProducerStateTable.PENDING);
+        table.appended(PID, EPOCH, 20, 29, ProducerStateTable.PENDING, ProducerStateTable.PENDING);
+
+        table.forgetFrom(PID, EPOCH, 10);
+
+        assertThat(table.check(PID, EPOCH, 10, 19))
+                .as("the retry is accepted again")
+                .isInstanceOf(Verdict.Append.class);
+        assertThat(table.check(PID, EPOCH, 0, 9)).isEqualTo(new Verdict.Duplicate(0, 9));
+        assertThat(table.check(PID, EPOCH, 20, 29)).isInstanceOf(Verdict.Reject.class);
+    }
 }

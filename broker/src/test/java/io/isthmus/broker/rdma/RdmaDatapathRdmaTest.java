@@ -16,6 +16,7 @@ import io.isthmus.client.rdma.ProduceAccessRequest;
 import io.isthmus.client.rdma.ProduceAccessResponse;
 import io.isthmus.client.rdma.ProduceImmediateDescriptor;
 import io.isthmus.client.rdma.RdmaConnectResponse;
+import io.isthmus.client.rdma.SharedProduceWordDescriptor;
 import io.isthmus.ffi.verbs.WorkCompletionStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -53,6 +54,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RdmaDatapathRdmaTest {
     private static final int SEGMENT_BYTES = 64 * 1024;
+    private static final long RESERVATION_TIMEOUT_MS = 400;
 
     private Path logDir;
     private Broker broker;
@@ -74,6 +76,7 @@ class RdmaDatapathRdmaTest {
         settings.put(BrokerConfig.RDMA_CQ_SIZE, "1024");
         settings.put(BrokerConfig.RDMA_MAX_CONNECTIONS, "8");
         settings.put(BrokerConfig.RDMA_SLOTS_PER_CONNECTION, "8");
+        settings.put(BrokerConfig.RDMA_PRODUCE_RESERVATION_TIMEOUT_MS, Long.toString(RESERVATION_TIMEOUT_MS));
         broker = Broker.start(BrokerConfig.of(settings));
         assertThat(broker.rdma().unavailableReason()).isEmpty();
         datapath = broker.rdma().datapath().orElseThrow();
@@ -205,6 +208,215 @@ class RdmaDatapathRdmaTest {
                             .error())
                     .as("TCP produce once the revoked producer is gone")
                     .isEqualTo(org.apache.kafka.common.protocol.Errors.NONE);
+        }
+    }
+
+    @Test
+    void shouldCommitTwoSharedRdmaProducersAndATcpProducerInReservationOrder() throws Exception {
+        final Partition partition = topic("rdma-shared");
+        try (RdmaTestClient first = client();
+                RdmaTestClient second = client()) {
+            final ProduceAccessResponse a = first.produceAccess(ProduceAccessRequest.shared("rdma-shared", 0));
+            final ProduceAccessResponse b = second.produceAccess(ProduceAccessRequest.shared("rdma-shared", 0));
+            assertThat(a.errorCode()).isZero();
+            assertThat(a.shared()).isTrue();
+            assertThat(b.wordAddress()).as("one word for the segment").isEqualTo(a.wordAddress());
+            assertThat(b.segmentId()).isEqualTo(a.segmentId());
+            assertThat(first.produceAccess(ProduceAccessRequest.of("rdma-shared", 0))
+                            .errorCode())
+                    .as("exclusive access while the partition is shared")
+                    .isEqualTo(ControlErrorCodes.ACCESS_HELD);
+
+            final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            long offset = 0;
+            for (int round = 0; round < 6; round++) {
+                final byte[] fromFirst = RdmaBatches.batch("a" + round, 2, 30);
+                final byte[] fromSecond = RdmaBatches.batch("b" + round, 3, 30);
+                final byte[] fromTcp = RdmaBatches.batch("t" + round, 1, 30);
+                // first reserves before second, but second's write lands first: it must wait for first's.
+                final long firstWord = first.reserve(a, fromFirst);
+                final long secondWord = second.reserve(b, fromSecond);
+                assertThat(SharedProduceWordDescriptor.order(secondWord))
+                        .isEqualTo(ProduceImmediateDescriptor.nextOrder(SharedProduceWordDescriptor.order(firstWord)));
+                assertThat(second.writeReserved(b, secondWord, fromSecond)).isEqualTo(WorkCompletionStatus.SUCCESS);
+                final var tcp = partition.appendFromClientAsync(MemorySegment.ofArray(fromTcp));
+                Thread.sleep(20);
+                assertThat(partition.logEndOffset())
+                        .as("nothing after the unwritten reservation is committed")
+                        .isEqualTo(offset);
+                assertThat(tcp).isNotDone();
+                assertThat(first.writeReserved(a, firstWord, fromFirst)).isEqualTo(WorkCompletionStatus.SUCCESS);
+
+                assertThat(first.awaitAck().baseOffset()).isEqualTo(offset);
+                assertThat(second.awaitAck().baseOffset()).isEqualTo(offset + 2);
+                assertThat(await(tcp).baseOffset()).isEqualTo(offset + 5);
+                expected.writeBytes(RdmaBatches.asCommitted(fromFirst, offset, 0));
+                expected.writeBytes(RdmaBatches.asCommitted(fromSecond, offset + 2, 0));
+                expected.writeBytes(RdmaBatches.asCommitted(fromTcp, offset + 5, 0));
+                offset += 6;
+            }
+
+            assertThat(partition.logEndOffset()).isEqualTo(offset);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(expected.toByteArray());
+        }
+        awaitNoSessions();
+        assertThat(await(datapath.sharedPartitions()))
+                .as("shared produce ends with its last producer")
+                .isZero();
+        assertThat(partition
+                        .appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("direct", 1, 10)))
+                        .baseOffset())
+                .as("TCP appends straight to the log again")
+                .isEqualTo(36);
+    }
+
+    @Test
+    void shouldRollASharedSegmentOnceTheOrdersBeforeTheOverflowAreCommitted() throws Exception {
+        final Partition partition = topic("rdma-shared-roll");
+        try (RdmaTestClient first = client();
+                RdmaTestClient second = client()) {
+            ProduceAccessResponse a = first.produceAccess(ProduceAccessRequest.shared("rdma-shared-roll", 0));
+            ProduceAccessResponse b = second.produceAccess(ProduceAccessRequest.shared("rdma-shared-roll", 0));
+            final int firstSegment = a.segmentId();
+            final byte[] batch = RdmaBatches.batch("r", 10, 400);
+            int written = 0;
+            long overflowFirst = -1;
+            while (overflowFirst < 0) {
+                final long word = first.reserve(a, batch);
+                if (!SharedProduceWordDescriptor.fits(word, batch.length, a.capacity())) {
+                    overflowFirst = word;
+                    break;
+                }
+                first.writeReserved(a, word, batch);
+                assertThat(first.awaitAck().errorCode()).isZero();
+                written++;
+            }
+            final long overflowSecond = second.reserve(b, batch);
+            assertThat(SharedProduceWordDescriptor.fits(overflowSecond, batch.length, b.capacity()))
+                    .isFalse();
+
+            a = first.produceAccess(ProduceAccessRequest.rollFullShared(
+                    "rdma-shared-roll", 0, firstSegment, SharedProduceWordDescriptor.order(overflowFirst)));
+            b = second.produceAccess(ProduceAccessRequest.rollFullShared(
+                    "rdma-shared-roll", 0, firstSegment, SharedProduceWordDescriptor.order(overflowSecond)));
+
+            assertThat(a.errorCode()).isZero();
+            assertThat(a.segmentId()).isNotEqualTo(firstSegment);
+            assertThat(b.segmentId()).isEqualTo(a.segmentId());
+            assertThat(a.tailPosition()).isZero();
+            assertThat(a.segmentBaseOffset()).isEqualTo(written * 10L);
+            final long word = second.reserve(b, batch);
+            assertThat(SharedProduceWordDescriptor.position(word)).isZero();
+            second.writeReserved(b, word, batch);
+            assertThat(second.awaitAck().baseOffset()).isEqualTo(written * 10L);
+            assertThat(partition.log().segments()).hasSize(2);
+            assertThat(partition.logEndOffset()).isEqualTo((written + 1) * 10L);
+        }
+    }
+
+    @Test
+    void shouldRevokeAReservationNeverWrittenWithoutAHoleAndLetTheOthersGoOn() throws Exception {
+        final Partition partition = topic("rdma-shared-timeout");
+        try (RdmaTestClient stalled = client();
+                RdmaTestClient healthy = client()) {
+            final ProduceAccessResponse s =
+                    stalled.produceAccess(ProduceAccessRequest.shared("rdma-shared-timeout", 0));
+            ProduceAccessResponse h = healthy.produceAccess(ProduceAccessRequest.shared("rdma-shared-timeout", 0));
+            final byte[] good = RdmaBatches.batch("ok", 2, 20);
+            healthy.writeReserved(h, healthy.reserve(h, good), good);
+            assertThat(healthy.awaitAck().baseOffset()).isZero();
+            final byte[] before = logBytes(partition.log(), 0);
+            final long revocationsBefore = datapath.sharedRevocations();
+
+            final byte[] neverWritten = RdmaBatches.batch("lost", 2, 20);
+            final long stalledWord = stalled.reserve(s, neverWritten);
+            final byte[] behind = RdmaBatches.batch("behind", 2, 20);
+            final long behindWord = healthy.reserve(h, behind);
+            healthy.writeReserved(h, behindWord, behind);
+            final var tcpBehind =
+                    partition.appendFromClientAsync(MemorySegment.ofArray(RdmaBatches.batch("tcp", 1, 20)));
+
+            final RdmaTestClient.Ack revoked = healthy.awaitAck();
+            assertThat(revoked.errorCode()).isEqualTo(ControlErrorCodes.ACCESS_REVOKED);
+            assertThat(revoked.immediate())
+                    .isEqualTo(ProduceImmediateDescriptor.immediate(
+                            h.segmentId(), SharedProduceWordDescriptor.order(behindWord)));
+            assertThat(await(tcpBehind).error())
+                    .as("the TCP batch behind the hole is answered retriably")
+                    .isEqualTo(org.apache.kafka.common.protocol.Errors.REQUEST_TIMED_OUT);
+            assertThat(datapath.sharedRevocations() - revocationsBefore).isEqualTo(1);
+            assertThat(partition.logEndOffset())
+                    .as("no hole, nothing behind it")
+                    .isEqualTo(2);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(before);
+
+            // Asked again, access comes once the grace period is over: same segment, same tail, a fresh word.
+            h = healthy.produceAccess(ProduceAccessRequest.shared("rdma-shared-timeout", 0));
+            assertThat(h.errorCode()).isZero();
+            assertThat(h.segmentId()).isEqualTo(s.segmentId());
+            assertThat(h.tailPosition()).isEqualTo(before.length);
+            assertThat(h.wordAddress()).isNotEqualTo(s.wordAddress());
+            assertThat(stalled.writeReserved(s, stalledWord, neverWritten))
+                    .as("the stalled producer's late write, with the revoked rkey")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+            final long retryWord = healthy.reserve(h, behind);
+            assertThat(SharedProduceWordDescriptor.position(retryWord)).isEqualTo(before.length);
+            healthy.writeReserved(h, retryWord, behind);
+            assertThat(healthy.awaitAck())
+                    .isEqualTo(new RdmaTestClient.Ack(
+                            2,
+                            ProduceImmediateDescriptor.immediate(
+                                    h.segmentId(), SharedProduceWordDescriptor.order(retryWord)),
+                            ControlErrorCodes.NONE));
+            assertThat(partition
+                            .appendFromClientAsync(MemorySegment.ofArray(RdmaBatches.batch("tcp", 1, 20)))
+                            .get(30, TimeUnit.SECONDS)
+                            .baseOffset())
+                    .isEqualTo(4);
+            assertThat(partition.logEndOffset()).isEqualTo(5);
+            final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            expected.writeBytes(before);
+            expected.writeBytes(RdmaBatches.asCommitted(behind, 2, 0));
+            expected.writeBytes(RdmaBatches.asCommitted(RdmaBatches.batch("tcp", 1, 20), 4, 0));
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(expected.toByteArray());
+        }
+    }
+
+    @Test
+    void shouldRevokeAccessWhenAProducersQueuePairFailsAndKeepTheLogIntact() throws Exception {
+        final Partition partition = topic("rdma-qp-error");
+        try (RdmaTestClient producer = client()) {
+            final ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-qp-error", 0));
+            final byte[] batch = RdmaBatches.batch("q", 4, 30);
+            producer.writeWithImm(
+                    batch,
+                    access.segmentAddress(),
+                    access.rkey(),
+                    ProduceImmediateDescriptor.immediate(access.segmentId(), 0));
+            assertThat(producer.awaitAck().errorCode()).isZero();
+            final byte[] before = logBytes(partition.log(), 0);
+
+            assertThat(await(datapath.breakQueuePairs())).isPositive();
+            awaitNoSessions();
+
+            assertThat(await(datapath.isRegistered(access.segmentId(), true)))
+                    .as("access revoked: the segment's registration is gone")
+                    .isFalse();
+            try (RdmaTestClient next = client()) {
+                final ProduceAccessResponse again = next.produceAccess(ProduceAccessRequest.of("rdma-qp-error", 0));
+                assertThat(again.errorCode())
+                        .as("the failed producer's exclusive access was given up")
+                        .isZero();
+                assertThat(again.tailPosition()).isEqualTo(before.length);
+            }
+            assertThat(partition.logEndOffset()).isEqualTo(4);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(before);
+            awaitNoSessions();
+            assertThat(partition
+                            .appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("tcp", 1, 10)))
+                            .baseOffset())
+                    .as("the partition takes writers again")
+                    .isEqualTo(4);
         }
     }
 

@@ -16,6 +16,22 @@ class RdmaSettingsTest {
         assertThat(settings.port()).isEqualTo(1);
         assertThat(settings.gidIndex()).isEqualTo(1);
         assertThat(settings.produceCredits()).isPositive();
+        assertThat(settings.reservationTimeoutMs()).isEqualTo(5000);
+    }
+
+    @Test
+    void shouldSizeTheSharedWindowForEveryClientsCreditsPlusTcp() {
+        final RdmaSettings settings = RdmaSettings.from(BrokerConfig.of(Map.of(
+                BrokerConfig.RDMA_MAX_CONNECTIONS, "10",
+                BrokerConfig.RDMA_PRODUCE_CREDITS, "16",
+                BrokerConfig.RDMA_PRODUCE_RESERVATION_TIMEOUT_MS, "250")));
+
+        assertThat(settings.sharedWindow()).isEqualTo(10 * 16 + 1024);
+        assertThat(settings.reservationTimeoutMs()).isEqualTo(250);
+        assertThat(RdmaSettings.from(BrokerConfig.of(Map.of(BrokerConfig.RDMA_MAX_CONNECTIONS, "65535")))
+                        .sharedWindow())
+                .as("never more than half the 16-bit order space")
+                .isEqualTo(1 << 15);
     }
 
     @Test

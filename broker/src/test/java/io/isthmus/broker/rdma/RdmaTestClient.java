@@ -9,10 +9,12 @@ import io.isthmus.client.rdma.ControlMessage;
 import io.isthmus.client.rdma.ProduceAccessRequest;
 import io.isthmus.client.rdma.ProduceAccessResponse;
 import io.isthmus.client.rdma.ProduceAckDescriptor;
+import io.isthmus.client.rdma.ProduceImmediateDescriptor;
 import io.isthmus.client.rdma.RdmaConnectRequest;
 import io.isthmus.client.rdma.RdmaConnectResponse;
 import io.isthmus.client.rdma.ReleaseAccessRequest;
 import io.isthmus.client.rdma.ReleaseAccessResponse;
+import io.isthmus.client.rdma.SharedProduceWordDescriptor;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.CompletionQueue;
 import io.isthmus.ffi.verbs.Context;
@@ -51,6 +53,9 @@ final class RdmaTestClient implements AutoCloseable {
     static final int ACK_CREDITS = 16;
     static final int PORT = 1;
     static final long DATA_OFFSET = 4096;
+    /** Where a FETCH_AND_ADD puts the old value: after the acks, before the data. */
+    static final long ATOMIC_OFFSET = 2048;
+
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final Socket socket;
@@ -189,6 +194,34 @@ final class RdmaTestClient implements AutoCloseable {
         qp.postSend(sends, 1);
         await(sendCq);
         return completions.status(0);
+    }
+
+    /** RDMA FETCH_AND_ADD of {@code add} on the word at {@code remoteAddress}; returns the word's old value. */
+    long fetchAndAdd(final long remoteAddress, final int rkey, final long add) {
+        sends.set(0, 3, Opcode.ATOMIC_FETCH_AND_ADD, SendFlags.SIGNALED)
+                .sge(0, 0, mr, ATOMIC_OFFSET, SharedProduceWordDescriptor.LENGTH)
+                .atomic(0, remoteAddress, rkey, add, 0);
+        qp.postSend(sends, 1);
+        await(sendCq);
+        if (completions.status(0) != WorkCompletionStatus.SUCCESS) {
+            throw new AssertionError("FETCH_AND_ADD failed: " + completions.describe(0));
+        }
+        return buffer.get(SharedProduceWordDescriptor.INT64, ATOMIC_OFFSET);
+    }
+
+    /** Reserves room for {@code batch} through a shared grant's word: the old word (order and position). */
+    long reserve(final ProduceAccessResponse access, final byte[] batch) {
+        return fetchAndAdd(
+                access.wordAddress(), access.wordRkey(), SharedProduceWordDescriptor.reservation(batch.length));
+    }
+
+    /** Writes {@code batch} where reservation {@code word} says, with the order it gave. */
+    WorkCompletionStatus writeReserved(final ProduceAccessResponse access, final long word, final byte[] batch) {
+        return writeWithImm(
+                batch,
+                access.segmentAddress() + SharedProduceWordDescriptor.position(word),
+                access.rkey(),
+                ProduceImmediateDescriptor.immediate(access.segmentId(), SharedProduceWordDescriptor.order(word)));
     }
 
     /** An acknowledgement from the broker. */

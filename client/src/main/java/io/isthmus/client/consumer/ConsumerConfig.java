@@ -112,7 +112,8 @@ public final class ConsumerConfig {
                 r.integer(RdmaClientSettings.GID_INDEX, RdmaClientSettings.DEFAULT_GID_INDEX, 0),
                 r.integer(RdmaClientSettings.READ_BYTES, RdmaClientSettings.DEFAULT_READ_BYTES, 4096),
                 r.integer(RdmaClientSettings.CREDITS, RdmaClientSettings.DEFAULT_CREDITS, 1),
-                requestTimeoutMs);
+                requestTimeoutMs,
+                false);
         if (autoCommit && groupId == null) {
             throw new IllegalArgumentException("enable.auto.commit=true needs a group.id");
         }

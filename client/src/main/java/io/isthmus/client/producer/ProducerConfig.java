@@ -48,7 +48,8 @@ public final class ProducerConfig {
             RdmaClientSettings.PORT,
             RdmaClientSettings.GID_INDEX,
             RdmaClientSettings.READ_BYTES,
-            RdmaClientSettings.CREDITS);
+            RdmaClientSettings.CREDITS,
+            RdmaClientSettings.PRODUCE_MODE);
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
 
     private final String bootstrapServers;
@@ -99,7 +100,8 @@ public final class ProducerConfig {
                 r.integer(RdmaClientSettings.GID_INDEX, RdmaClientSettings.DEFAULT_GID_INDEX, 0),
                 r.integer(RdmaClientSettings.READ_BYTES, RdmaClientSettings.DEFAULT_READ_BYTES, 4096),
                 r.integer(RdmaClientSettings.CREDITS, RdmaClientSettings.DEFAULT_CREDITS, 1),
-                requestTimeoutMs);
+                requestTimeoutMs,
+                RdmaClientSettings.parseSharedProduce(r.string(RdmaClientSettings.PRODUCE_MODE, null)));
         if (idempotence && acks != -1) {
             throw new IllegalArgumentException("enable.idempotence=true needs acks=all: acks=" + ackValue
                     + " (set enable.idempotence=false to use acks=" + ackValue + ")");

@@ -156,6 +156,7 @@ final class Sender implements Runnable {
         refreshStaleMetadata();
         final boolean sent = writeReady();
         final boolean received = rdma.poll(rdmaAcks) > 0;
+        expireRetries(now);
         if (sent || received) {
             rdmaIdle = 0;
             return;
@@ -187,9 +188,19 @@ final class Sender implements Runnable {
                 continue;
             }
             while (true) {
+                // Batches whose access was revoked go again first, in order, once none of the partition's are in
+                // flight (those behind a revoked write are revoked too).
+                final boolean retry = !queue.retries.isEmpty();
+                if (retry && queue.inFlight > 0) {
+                    break;
+                }
                 final ProducerBatch batch;
-                synchronized (queue.sealed) {
-                    batch = queue.sealed.peekFirst();
+                if (retry) {
+                    batch = queue.retries.get(0);
+                } else {
+                    synchronized (queue.sealed) {
+                        batch = queue.sealed.peekFirst();
+                    }
                 }
                 if (batch == null) {
                     break;
@@ -206,9 +217,7 @@ final class Sender implements Runnable {
                 try {
                     written = rdma.tryWrite(queue.rdma, batch.buffer, batch.sizeInBytes, batch);
                 } catch (final RuntimeException e) {
-                    synchronized (queue.sealed) {
-                        queue.sealed.pollFirst();
-                    }
+                    takeWritten(queue, retry);
                     accumulator.complete(batch, -1, e);
                     wrote = true;
                     continue;
@@ -216,9 +225,7 @@ final class Sender implements Runnable {
                 if (!written) {
                     break;
                 }
-                synchronized (queue.sealed) {
-                    queue.sealed.pollFirst();
-                }
+                takeWritten(queue, retry);
                 batch.attempts++;
                 queue.inFlight++;
                 wrote = true;
@@ -227,10 +234,24 @@ final class Sender implements Runnable {
         return wrote;
     }
 
+    private static void takeWritten(final PartitionQueue queue, final boolean retry) {
+        if (retry) {
+            queue.retries.remove(0);
+        } else {
+            synchronized (queue.sealed) {
+                queue.sealed.pollFirst();
+            }
+        }
+    }
+
     private void onRdmaAck(final Object token, final long baseOffset, final RuntimeException error) {
         final ProducerBatch batch = (ProducerBatch) token;
         batch.queue.inFlight--;
-        accumulator.complete(batch, baseOffset, error);
+        if (error == null) {
+            accumulator.complete(batch, baseOffset, null);
+        } else {
+            retryOrFail(batch, error, System.nanoTime());
+        }
     }
 
     private Map.Entry<Integer, ArrayDeque<InFlightRequest>> firstBusy() {

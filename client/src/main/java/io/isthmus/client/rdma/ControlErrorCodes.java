@@ -28,8 +28,18 @@ public final class ControlErrorCodes {
     public static final short OUT_OF_ORDER_WRITE = 10004;
     /** The segment named in a roll request is no longer the active one; ask for access again. */
     public static final short STALE_SEGMENT = 10005;
+    /**
+     * A shared reservation before this write was never filled in time, so the broker revoked produce access to the
+     * segment: this write was not committed. Retriable: ask for access again and write it again.
+     */
+    public static final short ACCESS_REVOKED = 10006;
 
     private ControlErrorCodes() {}
+
+    /** Whether a write answered with {@code code} may simply be written again after asking for access again. */
+    public static boolean isRetriable(final short code) {
+        return code == ACCESS_REVOKED;
+    }
 
     /** A name for messages. */
     public static String name(final short code) {
@@ -46,6 +56,7 @@ public final class ControlErrorCodes {
             case RESOURCES_EXHAUSTED -> "RESOURCES_EXHAUSTED";
             case OUT_OF_ORDER_WRITE -> "OUT_OF_ORDER_WRITE";
             case STALE_SEGMENT -> "STALE_SEGMENT";
+            case ACCESS_REVOKED -> "ACCESS_REVOKED";
             default -> "UNKNOWN(" + code + ")";
         };
     }

@@ -9,14 +9,25 @@ package io.isthmus.client.rdma;
  * @param readBytes the most bytes one RDMA READ of a consumer brings, and the size of each registered READ target
  * @param credits acknowledgements a producer keeps receives posted for (the broker may grant fewer)
  * @param requestTimeoutMs how long a control request or an RDMA completion may take
+ * @param sharedProduce whether a producer asks for shared produce access (reserving space with FETCH_AND_ADD, next to
+ *     other producers) instead of exclusive access
  */
 public record RdmaClientSettings(
-        String device, int port, int gidIndex, int readBytes, int credits, long requestTimeoutMs) {
+        String device,
+        int port,
+        int gidIndex,
+        int readBytes,
+        int credits,
+        long requestTimeoutMs,
+        boolean sharedProduce) {
     public static final String DEVICE = "rdma.device";
     public static final String PORT = "rdma.port";
     public static final String GID_INDEX = "rdma.gid.index";
     public static final String READ_BYTES = "rdma.read.bytes";
     public static final String CREDITS = "rdma.produce.credits";
+    public static final String PRODUCE_MODE = "rdma.produce.mode";
+    public static final String MODE_EXCLUSIVE = "exclusive";
+    public static final String MODE_SHARED = "shared";
 
     public static final int DEFAULT_PORT = 1;
     public static final int DEFAULT_GID_INDEX = 1;
@@ -34,6 +45,18 @@ public record RdmaClientSettings(
     /** Defaults, with the request timeout given. */
     public static RdmaClientSettings defaults(final long requestTimeoutMs) {
         return new RdmaClientSettings(
-                null, DEFAULT_PORT, DEFAULT_GID_INDEX, DEFAULT_READ_BYTES, DEFAULT_CREDITS, requestTimeoutMs);
+                null, DEFAULT_PORT, DEFAULT_GID_INDEX, DEFAULT_READ_BYTES, DEFAULT_CREDITS, requestTimeoutMs, false);
+    }
+
+    /** {@code rdma.produce.mode}: {@code exclusive} (the default) or {@code shared}. */
+    public static boolean parseSharedProduce(final String mode) {
+        if (mode == null || mode.equalsIgnoreCase(MODE_EXCLUSIVE)) {
+            return false;
+        }
+        if (mode.equalsIgnoreCase(MODE_SHARED)) {
+            return true;
+        }
+        throw new IllegalArgumentException(
+                PRODUCE_MODE + " must be " + MODE_EXCLUSIVE + " or " + MODE_SHARED + ": " + mode);
     }
 }

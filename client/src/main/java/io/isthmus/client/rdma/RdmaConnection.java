@@ -272,6 +272,23 @@ public final class RdmaConnection implements AutoCloseable {
         qp.postSend(sends, 1);
     }
 
+    /**
+     * Posts an 8-byte RDMA FETCH_AND_ADD of {@code add} to the word at {@code remoteAddress}; the word's old value lands
+     * in {@code local} at {@code offset} (8-byte aligned) once the completion {@code wrId} arrives.
+     */
+    public void postFetchAndAdd(
+            final long wrId,
+            final MemoryRegion local,
+            final long offset,
+            final long remoteAddress,
+            final int rkey,
+            final long add) {
+        sends.set(0, wrId, Opcode.ATOMIC_FETCH_AND_ADD, SendFlags.SIGNALED)
+                .sge(0, 0, local, offset, Long.BYTES)
+                .atomic(0, remoteAddress, rkey, add, 0);
+        qp.postSend(sends, 1);
+    }
+
     /** Polls up to {@code completions.capacity()} send-side completions. */
     public int pollSend(final WorkCompletions completions) {
         return sendCq.poll(completions);

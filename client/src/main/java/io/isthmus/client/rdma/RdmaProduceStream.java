@@ -3,9 +3,10 @@ package io.isthmus.client.rdma;
 import java.net.InetSocketAddress;
 
 /**
- * A producer's exclusive write access to one partition (KafkaDirect section 4.2.2): the granted segment's address,
- * rkey, capacity, the tail where the next batch goes and the order its immediate carries. Owned by the producer's
- * sender thread; {@link RdmaProducerTransport} updates it.
+ * A producer's write access to one partition (KafkaDirect section 4.2.2): the granted segment's address, rkey and
+ * capacity, and then either (exclusive) the tail where the next batch goes and the order its immediate carries, or
+ * (shared) the reservation word every batch is placed through. Owned by the producer's sender thread; {@link
+ * RdmaProducerTransport} updates it.
  */
 public final class RdmaProduceStream {
     final String topic;
@@ -20,6 +21,13 @@ public final class RdmaProduceStream {
     long capacity;
     long tail;
     int nextOrder;
+    /** Shared access: the segment's reservation word. */
+    boolean shared;
+
+    long wordAddress;
+    int wordRkey;
+    /** Shared access: the order of a reservation that overflowed the segment (roll next), or -1. */
+    int overflowedOrder = -1;
     /** Writes of this stream not acknowledged yet. */
     int inFlight;
 
@@ -52,12 +60,17 @@ public final class RdmaProduceStream {
         capacity = access.capacity();
         tail = access.tailPosition();
         nextOrder = access.firstOrder();
+        shared = access.shared();
+        wordAddress = access.wordAddress();
+        wordRkey = access.wordRkey();
+        overflowedOrder = -1;
         needsAccess = false;
     }
 
     @Override
     public String toString() {
-        return "RdmaProduceStream{" + topic + "-" + partition + ", segmentId=" + segmentId + ", tail=" + tail
+        return "RdmaProduceStream{" + topic + "-" + partition + ", segmentId=" + segmentId + ", shared=" + shared
+                + ", tail=" + tail
                 + ", capacity=" + capacity + ", nextOrder=" + nextOrder + ", inFlight=" + inFlight + ", broker="
                 + broker + '}';
     }

@@ -17,21 +17,35 @@ import org.slf4j.LoggerFactory;
  * with one WRITE WITH IMM to the segment's tail; the immediate names the segment and the write's order. The broker
  * validates and commits in order and SENDs an {@link ProduceAckDescriptor ack} with the base offset or an error.
  *
+ * <p><b>Shared produce</b> ({@code rdma.produce.mode=shared}, KafkaDirect's "shared RDMA/TCP access"): before each
+ * batch the producer adds {@link SharedProduceWordDescriptor#reservation(int) one order and the batch's size} to the
+ * segment's reservation word with an RDMA FETCH_AND_ADD and waits for the old value: it says where the batch goes and
+ * which order its immediate carries. Other producers, and the broker for TCP producers, reserve through the same word;
+ * the broker commits the orders strictly in sequence.
+ *
  * <ul>
- *   <li><b>Credits:</b> at most {@link RdmaConnection#produceCredits()} writes per connection are unacknowledged.
- *   <li><b>Roll:</b> a batch that does not fit the segment waits until the stream's writes are all acknowledged, then
- *       asks for the next segment (PRODUCE_ACCESS with ROLL_FULL) and goes there.
- *   <li><b>Errors:</b> an ack with an error fails that batch (the broker revoked access: writes behind it fail too); a
- *       completion in error breaks the queue pair, fails every write in flight on it with the reason, and the next
- *       batches ask for access again over a new connection. Nothing is dropped silently.
+ *   <li><b>Credits:</b> at most {@link RdmaConnection#produceCredits()} writes per connection are unacknowledged. A
+ *       shared reservation is only made with a credit in hand, so it is always filled at once.
+ *   <li><b>Roll:</b> a batch that does not fit the segment (exclusive: by the stream's tail; shared: the reservation
+ *       overflowed) waits until the stream's writes are all acknowledged, then asks for the next segment (PRODUCE_ACCESS
+ *       with ROLL_FULL, naming the overflowed order when shared) and goes there.
+ *   <li><b>Errors:</b> an ack with an error fails that batch (the broker revoked access: writes behind it fail too);
+ *       {@link ControlErrorCodes#ACCESS_REVOKED} fails it with a retriable {@link RdmaAccessRevokedException} (nothing
+ *       was committed; write it again after asking for access again). A completion in error breaks the queue pair,
+ *       fails every write in flight on it with the reason, and the next batches ask for access again over a new
+ *       connection. Nothing is dropped silently.
  * </ul>
  *
- * <p>Acks come back in write order per connection, so writes in flight are a ring. Owned by the sender thread; a write
- * or an ack allocates nothing (batch buffers lie in one slab registered once per connection).
+ * <p>Acks are matched to writes by their immediate (unique among a connection's writes in flight: segment ids are
+ * unique per broker, orders per segment): a shared write may be committed after a later write to another partition
+ * that did not wait behind other producers. Owned by the sender thread; a write or an ack allocates nothing (batch
+ * buffers lie in one slab registered once per connection).
  */
 public final class RdmaProducerTransport implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaProducerTransport.class);
     private static final int POLL_BATCH = 32;
+    /** Work-request id of a reservation FETCH_AND_ADD; writes use 0. */
+    private static final long RESERVE_WR_ID = 1;
 
     /** Gets the outcome of each write. */
     public interface AckHandler {
@@ -52,29 +66,57 @@ public final class RdmaProducerTransport implements AutoCloseable {
     private long writes;
     private long rolls;
 
-    /** A connection with the slab registered and its ring of writes in flight. */
+    /**
+     * A connection with the slab registered and its writes in flight: one slot per credit, free where {@code streams}
+     * is null, each write's slot found again by its immediate when its ack arrives.
+     */
     static final class Link {
         final RdmaConnection connection;
         final MemoryRegion slabRegion;
+        /** Where a reservation's FETCH_AND_ADD puts the word's old value. */
+        final MemorySegment reservation;
+
+        final MemoryRegion reservationRegion;
         final int credits;
         final int signalInterval;
         final Object[] tokens;
         final RdmaProduceStream[] streams;
         final int[] immediates;
         final MemoryRegion[] ownRegions;
-        int head;
         int size;
         int unsignaled;
+        /** Why a completion seen while waiting for a reservation broke the connection, or null. */
+        String broken;
 
         Link(final RdmaConnection connection, final MemorySegment slab) {
             this.connection = connection;
             this.slabRegion = slab == null ? null : connection.register(slab, AccessFlags.LOCAL_WRITE);
+            this.reservation = connection.allocate(SharedProduceWordDescriptor.LENGTH);
+            this.reservationRegion = connection.register(reservation, AccessFlags.LOCAL_WRITE);
             this.credits = connection.produceCredits();
             this.signalInterval = Math.max(1, credits / 4);
             this.tokens = new Object[credits];
             this.streams = new RdmaProduceStream[credits];
             this.immediates = new int[credits];
             this.ownRegions = new MemoryRegion[credits];
+        }
+
+        int freeSlot() {
+            for (int i = 0; i < credits; i++) {
+                if (streams[i] == null) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        int slotOf(final int immediate) {
+            for (int i = 0; i < credits; i++) {
+                if (streams[i] != null && immediates[i] == immediate) {
+                    return i;
+                }
+            }
+            return -1;
         }
     }
 
@@ -125,23 +167,20 @@ public final class RdmaProducerTransport implements AutoCloseable {
             if (stream.inFlight > 0) {
                 return false;
             }
-            access(stream, ProduceAccessRequest.of(stream.topic, stream.partition));
+            access(
+                    stream,
+                    settings.sharedProduce()
+                            ? ProduceAccessRequest.shared(stream.topic, stream.partition)
+                            : ProduceAccessRequest.of(stream.topic, stream.partition));
         }
-        if (stream.tail + length > stream.capacity) {
-            if (length > stream.capacity) {
-                throw new RdmaTransportException("batch larger than a whole segment: " + stream + " batchBytes="
-                        + length + " (lower batch.size or raise the broker's log.segment.bytes)");
-            }
-            if (stream.inFlight > 0) {
-                return false; // the broker must have committed everything before it rolls the segment
-            }
-            rolls++;
-            access(stream, ProduceAccessRequest.rollFull(stream.topic, stream.partition, stream.segmentId));
+        if (length > stream.capacity) {
+            throw new RdmaTransportException("batch larger than a whole segment: " + stream + " batchBytes=" + length
+                    + " (lower batch.size or raise the broker's log.segment.bytes)");
         }
-        final Link link = stream.link;
-        if (link.size == link.credits) {
+        if (stream.shared ? !reserve(stream, length) : stream.tail + length > stream.capacity && !roll(stream)) {
             return false;
         }
+        final Link link = stream.link;
         final MemoryRegion region;
         final long offset;
         MemoryRegion own = null;
@@ -169,7 +208,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
             }
             throw new RdmaTransportException("posting an RDMA write failed: " + stream + " cause=" + e, e);
         }
-        final int slot = (link.head + link.size) % link.credits;
+        final int slot = link.freeSlot();
         link.tokens[slot] = token;
         link.streams[slot] = stream;
         link.immediates[slot] = immediate;
@@ -181,6 +220,84 @@ public final class RdmaProducerTransport implements AutoCloseable {
         stream.tail += length;
         stream.nextOrder = ProduceImmediateDescriptor.nextOrder(stream.nextOrder);
         return true;
+    }
+
+    /**
+     * Exclusive: asks for the next segment once every write of the stream is acknowledged (the broker must have
+     * committed them before it rolls); false while they are not.
+     */
+    private boolean roll(final RdmaProduceStream stream) {
+        if (stream.inFlight > 0) {
+            return false;
+        }
+        rolls++;
+        access(stream, ProduceAccessRequest.rollFull(stream.topic, stream.partition, stream.segmentId));
+        return true;
+    }
+
+    /**
+     * Shared: reserves {@code length} bytes through the segment's word, leaving the batch's position in {@code
+     * stream.tail} and its order in {@code stream.nextOrder}; rolls to the next segment as often as a reservation
+     * overflows. False (nothing reserved) without a credit or while the stream's writes must be acknowledged before a
+     * roll.
+     */
+    private boolean reserve(final RdmaProduceStream stream, final int length) {
+        while (true) {
+            if (stream.overflowedOrder >= 0) {
+                if (stream.inFlight > 0) {
+                    return false;
+                }
+                rolls++;
+                access(
+                        stream,
+                        ProduceAccessRequest.rollFullShared(
+                                stream.topic, stream.partition, stream.segmentId, stream.overflowedOrder));
+            }
+            final Link link = stream.link;
+            if (link.size == link.credits) {
+                return false; // reserve only with a credit in hand: a reservation must be filled at once
+            }
+            final long old = fetchAndAdd(link, stream, SharedProduceWordDescriptor.reservation(length));
+            if (SharedProduceWordDescriptor.fits(old, length, stream.capacity)) {
+                stream.tail = SharedProduceWordDescriptor.position(old);
+                stream.nextOrder = SharedProduceWordDescriptor.order(old);
+                return true;
+            }
+            stream.overflowedOrder = SharedProduceWordDescriptor.order(old);
+        }
+    }
+
+    /**
+     * One FETCH_AND_ADD on the stream's word, waited for: the old value. Send completions of signalled writes that
+     * arrive meanwhile need nothing; one in error marks the link broken for {@link #poll} to fail.
+     */
+    private long fetchAndAdd(final Link link, final RdmaProduceStream stream, final long add) {
+        final RdmaConnection connection = link.connection;
+        try {
+            connection.postFetchAndAdd(
+                    RESERVE_WR_ID, link.reservationRegion, 0, stream.wordAddress, stream.wordRkey, add);
+        } catch (final RuntimeException e) {
+            throw new RdmaTransportException("posting a reservation failed: " + stream + " cause=" + e, e);
+        }
+        final long deadline = System.nanoTime() + settings.requestTimeoutMs() * 1_000_000L;
+        while (true) {
+            final int count = connection.pollSend(completions);
+            for (int i = 0; i < count; i++) {
+                if (!completions.isSuccess(i)) {
+                    final String reason = "RDMA completion failed: completion=" + completions.describe(i);
+                    link.broken = reason;
+                    throw new RdmaTransportException(reason + " " + stream);
+                }
+                if (completions.wrId(i) == RESERVE_WR_ID) {
+                    return link.reservation.get(SharedProduceWordDescriptor.INT64, 0);
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                link.broken = "reservation not completed within " + settings.requestTimeoutMs() + " ms";
+                throw new RdmaTransportException(link.broken + ": " + stream);
+            }
+            Thread.onSpinWait();
+        }
     }
 
     private void access(final RdmaProduceStream stream, final ProduceAccessRequest request) {
@@ -205,6 +322,9 @@ public final class RdmaProducerTransport implements AutoCloseable {
     }
 
     private int poll(final Link link, final AckHandler handler) {
+        if (link.broken != null) {
+            return fail(link, handler, link.broken);
+        }
         final RdmaConnection connection = link.connection;
         final int sent = connection.pollSend(completions);
         for (int i = 0; i < sent; i++) {
@@ -225,35 +345,32 @@ public final class RdmaProducerTransport implements AutoCloseable {
             final int immediate = ProduceAckDescriptor.immediate(acks, at);
             final short error = ProduceAckDescriptor.errorCode(acks, at);
             connection.repostAck(ackSlot);
-            if (link.size == 0 || link.immediates[link.head] != immediate) {
-                return done
-                        + fail(
-                                link,
-                                handler,
-                                "RDMA ack out of order: immediate=" + immediate + " expected="
-                                        + (link.size == 0 ? "none" : Integer.toString(link.immediates[link.head])));
+            final int slot = link.slotOf(immediate);
+            if (slot < 0) {
+                return done + fail(link, handler, "RDMA ack for no write in flight: immediate=" + immediate);
             }
-            final int slot = link.head;
             final Object token = link.tokens[slot];
             final RdmaProduceStream stream = link.streams[slot];
-            pop(link);
+            release(link, slot);
             if (error == ControlErrorCodes.NONE) {
                 handler.onAck(token, baseOffset, null);
             } else {
                 stream.needsAccess = true;
+                final String message = "RDMA produce rejected, access revoked: " + stream + " error="
+                        + ControlErrorCodes.name(error) + " immediate=" + immediate;
                 handler.onAck(
                         token,
                         -1,
-                        new RdmaTransportException("RDMA produce rejected, access revoked: " + stream + " error="
-                                + ControlErrorCodes.name(error) + " immediate=" + immediate));
+                        ControlErrorCodes.isRetriable(error)
+                                ? new RdmaAccessRevokedException(message)
+                                : new RdmaTransportException(message));
             }
             done++;
         }
         return done;
     }
 
-    private void pop(final Link link) {
-        final int slot = link.head;
+    private void release(final Link link, final int slot) {
         final MemoryRegion own = link.ownRegions[slot];
         if (own != null) {
             link.connection.deregister(own);
@@ -262,7 +379,6 @@ public final class RdmaProducerTransport implements AutoCloseable {
         link.streams[slot].inFlight--;
         link.tokens[slot] = null;
         link.streams[slot] = null;
-        link.head = (slot + 1) % link.credits;
         link.size--;
         inFlight--;
     }
@@ -273,10 +389,13 @@ public final class RdmaProducerTransport implements AutoCloseable {
         links.values().remove(link);
         linkArray = links.values().toArray(Link[]::new);
         int failed = 0;
-        while (link.size > 0) {
-            final Object token = link.tokens[link.head];
-            final RdmaProduceStream stream = link.streams[link.head];
-            pop(link);
+        for (int slot = 0; slot < link.credits; slot++) {
+            final RdmaProduceStream stream = link.streams[slot];
+            if (stream == null) {
+                continue;
+            }
+            final Object token = link.tokens[slot];
+            release(link, slot);
             stream.needsAccess = true;
             stream.link = null;
             handler.onAck(token, -1, new RdmaTransportException(reason + " " + stream));
@@ -289,7 +408,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
     /** Fails every write in flight (closing before they were acknowledged). */
     public void failAll(final AckHandler handler, final String reason) {
         for (final Link link : linkArray) {
-            if (link.size > 0) {
+            if (link.size > 0 || link.broken != null) {
                 fail(link, handler, reason);
             }
         }

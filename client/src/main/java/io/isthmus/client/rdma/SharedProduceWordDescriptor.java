@@ -1,5 +1,8 @@
 package io.isthmus.client.rdma;
 
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
 /**
  * The 64-bit reservation word of shared RDMA produce (KafkaDirect section 4.2.2, "shared access"): one per segment in
  * broker memory, advanced by producers with a remote FETCH_AND_ADD of {@link #reservation(int) reservation(size)}. The
@@ -21,6 +24,8 @@ public final class SharedProduceWordDescriptor {
     public static final int ORDER_SHIFT = 48;
     public static final long POSITION_MASK = (1L << ORDER_SHIFT) - 1;
     public static final int LENGTH = 8;
+    /** The word as it lies in memory: the broker's words and the producer's FETCH_AND_ADD result. */
+    public static final ValueLayout.OfLong INT64 = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private SharedProduceWordDescriptor() {}
 

@@ -22,5 +22,18 @@ class ProduceAccessRequestTest {
         assertThat(decoded.topic()).isEqualTo("ørders");
         assertThat(decoded.rollsFullSegment()).isTrue();
         assertThat(decoded.fullSegmentId()).isEqualTo(65535);
+        assertThat(decoded.shared()).isFalse();
+    }
+
+    @Test
+    void shouldRoundTripASharedRollWithTheOrderThatOverflowed() {
+        final ProduceAccessRequest decoded = ControlMessagesRoundTrip.roundTrip(
+                ProduceAccessRequest.rollFullShared("orders", 1, 12, 65534), ProduceAccessRequest::decode);
+
+        assertThat(decoded).isEqualTo(ProduceAccessRequest.rollFullShared("orders", 1, 12, 65534));
+        assertThat(decoded.shared()).isTrue();
+        assertThat(decoded.rollsFullSegment()).isTrue();
+        assertThat(decoded.fullOrder()).isEqualTo(65534);
+        assertThat(ProduceAccessRequest.shared("orders", 1).rollsFullSegment()).isFalse();
     }
 }

@@ -13,7 +13,7 @@ class RdmaProduceStreamTest {
         final RdmaProduceStream stream = new RdmaProduceStream("t", 2, BROKER);
         assertThat(stream.needsAccess).isTrue();
 
-        stream.granted(new ProduceAccessResponse((short) 0, 9, 77, 0x4000, 1234, 65536, 500, 17));
+        stream.granted(ProduceAccessResponse.exclusive(9, 77, 0x4000, 1234, 65536, 500, 17));
 
         assertThat(stream.needsAccess).isFalse();
         assertThat(stream.segmentId).isEqualTo(9);
@@ -25,7 +25,7 @@ class RdmaProduceStreamTest {
     @Test
     void shouldAskForAccessAgainOnlyWhenTheLeaderMoves() {
         final RdmaProduceStream stream = new RdmaProduceStream("t", 0, BROKER);
-        stream.granted(new ProduceAccessResponse((short) 0, 1, 2, 3, 0, 100, 0, 0));
+        stream.granted(ProduceAccessResponse.exclusive(1, 2, 3, 0, 100, 0, 0));
 
         stream.leader(InetSocketAddress.createUnresolved("broker", 9092));
         assertThat(stream.needsAccess).isFalse();
