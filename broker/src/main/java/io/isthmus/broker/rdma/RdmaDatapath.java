@@ -374,11 +374,8 @@ public final class RdmaDatapath implements AutoCloseable {
         final MemorySegment memory = grant.registration.memory();
         final long capacity = memory.byteSize();
         final long tail = grant.tail;
-        final long length = tail + RecordBatchDescriptor.LOG_OVERHEAD <= capacity
-                ? RecordBatchDescriptor.LOG_OVERHEAD
-                        + (long) memory.get(RecordBatchDescriptor.INT32, tail + RecordBatchDescriptor.LENGTH_OFFSET)
-                : -1;
-        if (length < RecordBatchDescriptor.HEADER_LENGTH || tail + length > capacity) {
+        final long length = grant.registration.batchLengthAt(tail);
+        if (length < 0) {
             // Zeroing the header is enough: recovery and the next writer both stop at a zero header.
             memory.asSlice(tail, Math.min(RecordBatchDescriptor.HEADER_LENGTH, capacity - tail))
                     .fill((byte) 0);
@@ -387,7 +384,7 @@ public final class RdmaDatapath implements AutoCloseable {
                     grant,
                     immediate,
                     ControlErrorCodes.CORRUPT_MESSAGE,
-                    "batchLength=" + length + " tail=" + tail + " capacity=" + capacity);
+                    "no whole batch at the tail: tail=" + tail + " capacity=" + capacity);
             return;
         }
         final AppendInfo info;

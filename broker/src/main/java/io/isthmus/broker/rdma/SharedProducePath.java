@@ -15,7 +15,6 @@ import io.isthmus.client.rdma.SharedProduceWordDescriptor;
 import io.isthmus.client.record.BatchDecompressor;
 import io.isthmus.client.record.InvalidRecordBatchException;
 import io.isthmus.client.record.RecordBatch;
-import io.isthmus.client.record.RecordBatchDescriptor;
 import io.isthmus.client.record.RecordBatchValidator;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -386,14 +385,10 @@ final class SharedProducePath implements AutoCloseable {
             segment.stalledSinceNanos = 0;
             final MemorySegment memory = segment.registration.memory();
             final long tail = segment.tail;
-            final long capacity = memory.byteSize();
-            final long length = tail + RecordBatchDescriptor.LOG_OVERHEAD <= capacity
-                    ? RecordBatchDescriptor.LOG_OVERHEAD
-                            + (long) memory.get(RecordBatchDescriptor.INT32, tail + RecordBatchDescriptor.LENGTH_OFFSET)
-                    : -1;
-            if (length < RecordBatchDescriptor.HEADER_LENGTH || tail + length > capacity) {
+            final long length = segment.registration.batchLengthAt(tail);
+            if (length < 0) {
                 refuse(writer, immediate, ControlErrorCodes.CORRUPT_MESSAGE, Errors.CORRUPT_MESSAGE, "bad length");
-                revoke(segment, "bad batch length at the tail: length=" + length + " tail=" + tail);
+                revoke(segment, "no whole batch at the tail: tail=" + tail);
                 return;
             }
             final PartitionLog log = segment.owner.partition.log();
