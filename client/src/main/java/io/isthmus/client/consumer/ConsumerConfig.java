@@ -106,14 +106,7 @@ public final class ConsumerConfig {
                 ? (byte) 1
                 : (byte) 0;
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
-        rdmaSettings = new RdmaClientSettings(
-                r.string(RdmaClientSettings.DEVICE, null),
-                r.integer(RdmaClientSettings.PORT, RdmaClientSettings.DEFAULT_PORT, 1),
-                r.integer(RdmaClientSettings.GID_INDEX, RdmaClientSettings.DEFAULT_GID_INDEX, 0),
-                r.integer(RdmaClientSettings.READ_BYTES, RdmaClientSettings.DEFAULT_READ_BYTES, 4096),
-                r.integer(RdmaClientSettings.CREDITS, RdmaClientSettings.DEFAULT_CREDITS, 1),
-                requestTimeoutMs,
-                false);
+        rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs);
         if (autoCommit && groupId == null) {
             throw new IllegalArgumentException("enable.auto.commit=true needs a group.id");
         }

@@ -94,14 +94,7 @@ public final class ProducerConfig {
         deliveryTimeoutMs = r.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1);
         idempotence = r.bool(ENABLE_IDEMPOTENCE, true);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
-        rdmaSettings = new RdmaClientSettings(
-                r.string(RdmaClientSettings.DEVICE, null),
-                r.integer(RdmaClientSettings.PORT, RdmaClientSettings.DEFAULT_PORT, 1),
-                r.integer(RdmaClientSettings.GID_INDEX, RdmaClientSettings.DEFAULT_GID_INDEX, 0),
-                r.integer(RdmaClientSettings.READ_BYTES, RdmaClientSettings.DEFAULT_READ_BYTES, 4096),
-                r.integer(RdmaClientSettings.CREDITS, RdmaClientSettings.DEFAULT_CREDITS, 1),
-                requestTimeoutMs,
-                RdmaClientSettings.parseSharedProduce(r.string(RdmaClientSettings.PRODUCE_MODE, null)));
+        rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs);
         if (idempotence && acks != -1) {
             throw new IllegalArgumentException("enable.idempotence=true needs acks=all: acks=" + ackValue
                     + " (set enable.idempotence=false to use acks=" + ackValue + ")");

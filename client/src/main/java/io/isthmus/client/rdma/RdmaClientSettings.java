@@ -1,5 +1,7 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.client.config.ConfigReader;
+
 /**
  * The {@code rdma.*} settings of a producer or consumer that uses the RDMA transport.
  *
@@ -46,6 +48,21 @@ public record RdmaClientSettings(
     public static RdmaClientSettings defaults(final long requestTimeoutMs) {
         return new RdmaClientSettings(
                 null, DEFAULT_PORT, DEFAULT_GID_INDEX, DEFAULT_READ_BYTES, DEFAULT_CREDITS, requestTimeoutMs, false);
+    }
+
+    /**
+     * The {@code rdma.*} settings from a client's configuration; {@code rdma.produce.mode} is only settable where the
+     * client lists it as known (producers), and is exclusive otherwise.
+     */
+    public static RdmaClientSettings from(final ConfigReader r, final long requestTimeoutMs) {
+        return new RdmaClientSettings(
+                r.string(DEVICE, null),
+                r.integer(PORT, DEFAULT_PORT, 1),
+                r.integer(GID_INDEX, DEFAULT_GID_INDEX, 0),
+                r.integer(READ_BYTES, DEFAULT_READ_BYTES, 4096),
+                r.integer(CREDITS, DEFAULT_CREDITS, 1),
+                requestTimeoutMs,
+                parseSharedProduce(r.string(PRODUCE_MODE, null)));
     }
 
     /** {@code rdma.produce.mode}: {@code exclusive} (the default) or {@code shared}. */
