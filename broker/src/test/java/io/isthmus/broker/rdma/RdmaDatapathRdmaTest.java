@@ -240,7 +240,10 @@ class RdmaDatapathRdmaTest {
                         .isEqualTo(ProduceImmediateDescriptor.nextOrder(SharedProduceWordDescriptor.order(firstWord)));
                 assertThat(second.writeReserved(b, secondWord, fromSecond)).isEqualTo(WorkCompletionStatus.SUCCESS);
                 final var tcp = partition.appendFromClientAsync(MemorySegment.ofArray(fromTcp));
-                Thread.sleep(20);
+                // Two round trips through the datapath thread: the TCP append's command has run and a whole pass,
+                // completion polling included, has seen second's write; nothing may have been committed.
+                await(datapath.sessionCount());
+                await(datapath.sessionCount());
                 assertThat(partition.logEndOffset())
                         .as("nothing after the unwritten reservation is committed")
                         .isEqualTo(offset);
