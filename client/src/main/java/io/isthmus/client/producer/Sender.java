@@ -154,7 +154,7 @@ final class Sender implements Runnable {
         final boolean sealAll = flushRequests > 0 || !running;
         final long lingerWait = accumulator.sealExpired(now, sealAll);
         refreshStaleMetadata();
-        final boolean sent = writeReady();
+        final boolean sent = writeReady(now);
         final boolean received = rdma.poll(rdmaAcks) > 0;
         expireRetries(now);
         if (sent || received) {
@@ -178,8 +178,13 @@ final class Sender implements Runnable {
         }
     }
 
-    /** Writes what each partition has sealed until a partition must wait for credits or a roll; true if any. */
-    private boolean writeReady() {
+    /**
+     * Writes what each partition has sealed until a partition must wait for credits or a roll; true if any. A write the
+     * transport refuses with a retriable error (access held or revoked, connection lost) stays first in its partition
+     * and goes again after {@code retry.backoff.ms}; any other error, or running out of retries or {@code
+     * delivery.timeout.ms}, fails the batch.
+     */
+    private boolean writeReady(final long now) {
         boolean wrote = false;
         final ClusterMetadata metadata = connections.metadata();
         for (final PartitionQueue queue : accumulator.queues) {
@@ -197,6 +202,9 @@ final class Sender implements Runnable {
                 final ProducerBatch batch;
                 if (retry) {
                     batch = queue.retries.get(0);
+                    if (batch.retryAtNanos - now > 0) {
+                        break;
+                    }
                 } else {
                     synchronized (queue.sealed) {
                         batch = queue.sealed.peekFirst();
@@ -218,7 +226,9 @@ final class Sender implements Runnable {
                     written = rdma.tryWrite(queue.rdma, batch.buffer, batch.sizeInBytes, batch);
                 } catch (final RuntimeException e) {
                     takeWritten(queue, retry);
-                    accumulator.complete(batch, -1, e);
+                    LOG.debug("RDMA write not posted: {} cause={}", batch, e.getMessage());
+                    batch.attempts++;
+                    retryOrFail(batch, e, now);
                     wrote = true;
                     continue;
                 }

@@ -24,16 +24,30 @@ import org.slf4j.LoggerFactory;
  * the broker commits the orders strictly in sequence.
  *
  * <ul>
- *   <li><b>Credits:</b> at most {@link RdmaConnection#produceCredits()} writes per connection are unacknowledged. A
- *       shared reservation is only made with a credit in hand, so it is always filled at once.
+ *   <li><b>Credits:</b> at most {@link RdmaConnection#produceCredits()} writes per connection are unacknowledged, exactly
+ *       the receives the broker posted for them: a write, exclusive or shared, is posted only with a free credit (and a
+ *       shared reservation only then, so it is always filled at once). A write without a credit would find no receive
+ *       at the broker and, worse, no slot here to be matched to its ack.
+ *   <li><b>Send queue:</b> writes are signalled one in {@code credits / 4}; an ack can arrive before the send
+ *       completion of its own write, so credits alone do not bound the send queue. Each signalled work request carries
+ *       in its id how many requests its completion retires, and nothing is posted while the queue is full.
  *   <li><b>Roll:</b> a batch that does not fit the segment (exclusive: by the stream's tail; shared: the reservation
  *       overflowed) waits until the stream's writes are all acknowledged, then asks for the next segment (PRODUCE_ACCESS
  *       with ROLL_FULL, naming the overflowed order when shared) and goes there.
- *   <li><b>Errors:</b> an ack with an error fails that batch (the broker revoked access: writes behind it fail too);
- *       {@link ControlErrorCodes#ACCESS_REVOKED} fails it with a retriable {@link RdmaAccessRevokedException} (nothing
- *       was committed; write it again after asking for access again). A completion in error breaks the queue pair,
- *       fails every write in flight on it with the reason, and the next batches ask for access again over a new
+ *   <li><b>Errors:</b> an ack with an error means the broker committed nothing of that write and dropped or suspended
+ *       the grant (writes behind it are answered {@link ControlErrorCodes#ACCESS_REVOKED}, or fail at the NIC where
+ *       the broker deregistered the segment, which breaks the connection): the stream writes nothing more until its
+ *       writes in flight are all answered and it has asked for access again. A {@link
+ *       ControlErrorCodes#isRetriable retriable} code fails the batch with {@link RdmaAccessRevokedException}, which
+ *       the sender retries in order. A completion in error breaks the queue pair and fails every write in flight on it
+ *       with {@link RdmaConnectionLostException} (retriable; whether the broker committed it is unknown, so an
+ *       idempotent producer's retry may be answered as a duplicate); the next batches ask for access again over a new
  *       connection. Nothing is dropped silently.
+ *   <li><b>Silence:</b> writes in flight and no ack for {@code request.timeout.ms} fail the connection the same way: a
+ *       write can complete at this NIC and never be acknowledged when the broker's session dies before its datapath
+ *       sees it.
+ *   <li><b>Duplicates:</b> {@link ControlErrorCodes#DUPLICATE_SEQUENCE_NUMBER} completes the batch at the original
+ *       offset; the broker wrote nothing, so the stream asks for access again (the grant's tail did not move).
  * </ul>
  *
  * <p>Acks are matched to writes by their immediate (unique among a connection's writes in flight: segment ids are
@@ -44,8 +58,13 @@ import org.slf4j.LoggerFactory;
 public final class RdmaProducerTransport implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaProducerTransport.class);
     private static final int POLL_BATCH = 32;
-    /** Work-request id of a reservation FETCH_AND_ADD; writes use 0. */
-    private static final long RESERVE_WR_ID = 1;
+    /**
+     * Send work-request ids: {@code kind << 32 | retires}, where {@code retires} is how many send-queue entries the
+     * request's completion frees (itself and the unsignalled writes posted before it).
+     */
+    private static final long KIND_RESERVE = 1L << 32;
+
+    private static final long RETIRES_MASK = 0xFFFF_FFFFL;
 
     /** Gets the outcome of each write. */
     public interface AckHandler {
@@ -65,6 +84,8 @@ public final class RdmaProducerTransport implements AutoCloseable {
     private int inFlight;
     private long writes;
     private long rolls;
+    private long revocations;
+    private long duplicates;
 
     /**
      * A connection with the slab registered and its writes in flight: one slot per credit, free where {@code streams}
@@ -79,12 +100,17 @@ public final class RdmaProducerTransport implements AutoCloseable {
         final MemoryRegion reservationRegion;
         final int credits;
         final int signalInterval;
+        final int sendQueueDepth;
         final Object[] tokens;
         final RdmaProduceStream[] streams;
         final int[] immediates;
         final MemoryRegion[] ownRegions;
         int size;
         int unsignaled;
+        /** Send-queue entries posted and not yet retired by a polled completion. */
+        int sendQueued;
+        /** When the link last made progress with writes in flight: the first write posted, or the last ack. */
+        long progressNanos;
         /** Why a completion seen while waiting for a reservation broke the connection, or null. */
         String broken;
 
@@ -95,10 +121,39 @@ public final class RdmaProducerTransport implements AutoCloseable {
             this.reservationRegion = connection.register(reservation, AccessFlags.LOCAL_WRITE);
             this.credits = connection.produceCredits();
             this.signalInterval = Math.max(1, credits / 4);
+            this.sendQueueDepth = connection.maxSendWr();
             this.tokens = new Object[credits];
             this.streams = new RdmaProduceStream[credits];
             this.immediates = new int[credits];
             this.ownRegions = new MemoryRegion[credits];
+        }
+
+        /** Whether a write (and, shared, its reservation before it) can be posted now: a credit and send-queue room. */
+        boolean canPost(final boolean shared) {
+            return size < credits && sendQueued + (shared ? 2 : 1) <= sendQueueDepth;
+        }
+
+        /**
+         * The id of the next send request, which is signalled when {@code forceSignal} or when it completes a signal
+         * interval; counts it as queued.
+         */
+        long nextSendId(final long kind, final boolean forceSignal) {
+            sendQueued++;
+            if (!forceSignal && ++unsignaled < signalInterval) {
+                return kind; // unsignalled: retires nothing of its own
+            }
+            final long retires = forceSignal ? unsignaled + 1L : unsignaled;
+            unsignaled = 0;
+            return kind | retires;
+        }
+
+        /** A send completion was polled: frees the entries it retires. */
+        void retired(final long wrId) {
+            sendQueued -= (int) (wrId & RETIRES_MASK);
+        }
+
+        static boolean isSignaled(final long wrId) {
+            return (wrId & RETIRES_MASK) != 0;
         }
 
         int freeSlot() {
@@ -156,16 +211,23 @@ public final class RdmaProducerTransport implements AutoCloseable {
 
     /**
      * Writes {@code length} bytes of {@code batch} (a whole sealed RecordBatch) to the stream's partition, unless it
-     * must wait: no credit left, or a roll waiting for the stream's writes to be acknowledged.
+     * must wait: access lost and writes of the stream still in flight, no credit or send-queue room on the connection,
+     * or a roll waiting for the stream's writes to be acknowledged.
      *
      * @return true if written (its outcome comes to {@link #poll}), false to try again after acks
-     * @throws RdmaTransportException if access is refused or the batch can never fit a segment
+     * @throws RdmaAccessRevokedException if the broker refuses access for now (retriable)
+     * @throws RdmaConnectionLostException if the connection cannot be opened or a post fails (retriable)
+     * @throws RdmaTransportException if access is refused for good or the batch can never fit a segment
      */
     public boolean tryWrite(
             final RdmaProduceStream stream, final MemorySegment batch, final int length, final Object token) {
         if (stream.needsAccess) {
             if (stream.inFlight > 0) {
-                return false;
+                return false; // access was lost: nothing more goes to the old grant; its writes are answered first
+            }
+            final Link previous = links.get(stream.broker);
+            if (previous != null && previous.broken != null) {
+                return false; // the next poll fails the broken connection's writes; then a new one is opened
             }
             access(
                     stream,
@@ -176,6 +238,9 @@ public final class RdmaProducerTransport implements AutoCloseable {
         if (length > stream.capacity) {
             throw new RdmaTransportException("batch larger than a whole segment: " + stream + " batchBytes=" + length
                     + " (lower batch.size or raise the broker's log.segment.bytes)");
+        }
+        if (!stream.link.canPost(stream.shared)) {
+            return false;
         }
         if (stream.shared ? !reserve(stream, length) : stream.tail + length > stream.capacity && !roll(stream)) {
             return false;
@@ -195,24 +260,37 @@ public final class RdmaProducerTransport implements AutoCloseable {
             offset = 0;
         }
         final int immediate = ProduceImmediateDescriptor.immediate(stream.segmentId, stream.nextOrder);
-        final boolean signaled = ++link.unsignaled >= link.signalInterval;
-        if (signaled) {
-            link.unsignaled = 0;
+        final int slot = link.freeSlot();
+        if (slot < 0) {
+            throw new IllegalStateException(
+                    "no free credit slot after canPost: " + stream + " size=" + link.size + " credits=" + link.credits);
         }
+        final long wrId = link.nextSendId(0, false);
         try {
             link.connection.postWriteWithImmediate(
-                    0, region, offset, length, stream.segmentAddress + stream.tail, stream.rkey, immediate, signaled);
+                    wrId,
+                    region,
+                    offset,
+                    length,
+                    stream.segmentAddress + stream.tail,
+                    stream.rkey,
+                    immediate,
+                    Link.isSignaled(wrId));
         } catch (final RuntimeException e) {
             if (own != null) {
                 link.connection.deregister(own);
             }
-            throw new RdmaTransportException("posting an RDMA write failed: " + stream + " cause=" + e, e);
+            // Nothing is known of the queue pair any more: fail the connection's writes, reconnect for the next ones.
+            link.broken = "posting an RDMA write failed: " + e;
+            throw new RdmaConnectionLostException("posting an RDMA write failed: " + stream + " cause=" + e, e);
         }
-        final int slot = link.freeSlot();
         link.tokens[slot] = token;
         link.streams[slot] = stream;
         link.immediates[slot] = immediate;
         link.ownRegions[slot] = own;
+        if (link.size == 0) {
+            link.progressNanos = System.nanoTime();
+        }
         link.size++;
         inFlight++;
         writes++;
@@ -254,7 +332,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
                                 stream.topic, stream.partition, stream.segmentId, stream.overflowedOrder));
             }
             final Link link = stream.link;
-            if (link.size == link.credits) {
+            if (!link.canPost(true)) {
                 return false; // reserve only with a credit in hand: a reservation must be filled at once
             }
             final long old = fetchAndAdd(link, stream, SharedProduceWordDescriptor.reservation(length));
@@ -275,38 +353,63 @@ public final class RdmaProducerTransport implements AutoCloseable {
         final RdmaConnection connection = link.connection;
         try {
             connection.postFetchAndAdd(
-                    RESERVE_WR_ID, link.reservationRegion, 0, stream.wordAddress, stream.wordRkey, add);
+                    link.nextSendId(KIND_RESERVE, true),
+                    link.reservationRegion,
+                    0,
+                    stream.wordAddress,
+                    stream.wordRkey,
+                    add);
         } catch (final RuntimeException e) {
-            throw new RdmaTransportException("posting a reservation failed: " + stream + " cause=" + e, e);
+            link.broken = "posting a reservation failed: " + e;
+            throw new RdmaConnectionLostException("posting a reservation failed: " + stream + " cause=" + e, e);
         }
         final long deadline = System.nanoTime() + settings.requestTimeoutMs() * 1_000_000L;
         while (true) {
             final int count = connection.pollSend(completions);
+            boolean reserved = false;
             for (int i = 0; i < count; i++) {
                 if (!completions.isSuccess(i)) {
                     final String reason = "RDMA completion failed: completion=" + completions.describe(i);
                     link.broken = reason;
-                    throw new RdmaTransportException(reason + " " + stream);
+                    throw new RdmaConnectionLostException(reason + " " + stream);
                 }
-                if (completions.wrId(i) == RESERVE_WR_ID) {
-                    return link.reservation.get(SharedProduceWordDescriptor.INT64, 0);
-                }
+                final long wrId = completions.wrId(i);
+                link.retired(wrId);
+                reserved |= (wrId & ~RETIRES_MASK) == KIND_RESERVE;
+            }
+            if (reserved) {
+                return link.reservation.get(SharedProduceWordDescriptor.INT64, 0);
             }
             if (System.nanoTime() - deadline > 0) {
                 link.broken = "reservation not completed within " + settings.requestTimeoutMs() + " ms";
-                throw new RdmaTransportException(link.broken + ": " + stream);
+                throw new RdmaConnectionLostException(link.broken + ": " + stream);
             }
             Thread.onSpinWait();
         }
     }
 
     private void access(final RdmaProduceStream stream, final ProduceAccessRequest request) {
-        final Link link = link(stream.broker);
-        final ProduceAccessResponse access = link.connection.produceAccess(request);
-        if (access.errorCode() != ControlErrorCodes.NONE) {
+        final Link link;
+        final ProduceAccessResponse access;
+        try {
+            link = link(stream.broker);
+            access = link.connection.produceAccess(request);
+        } catch (final RdmaTransportException e) {
             stream.needsAccess = true;
-            throw new RdmaTransportException("broker refused RDMA produce access: " + stream + " error="
-                    + ControlErrorCodes.name(access.errorCode()) + " roll=" + request.rollsFullSegment());
+            final Link broken = links.get(stream.broker);
+            if (broken != null) {
+                broken.broken = "control request failed: " + e.getMessage();
+            }
+            throw new RdmaConnectionLostException("no RDMA produce access: " + stream + " cause=" + e.getMessage(), e);
+        }
+        final short error = access.errorCode();
+        if (error != ControlErrorCodes.NONE) {
+            stream.needsAccess = true;
+            final String message = "broker refused RDMA produce access: " + stream + " error="
+                    + ControlErrorCodes.name(error) + " roll=" + request.rollsFullSegment();
+            throw ControlErrorCodes.isRetriable(error)
+                    ? new RdmaAccessRevokedException(message)
+                    : new RdmaTransportException(message);
         }
         stream.link = link;
         stream.granted(access);
@@ -331,8 +434,16 @@ public final class RdmaProducerTransport implements AutoCloseable {
             if (!completions.isSuccess(i)) {
                 return fail(link, handler, "RDMA write failed: completion=" + completions.describe(i));
             }
+            link.retired(completions.wrId(i));
         }
         final int received = connection.pollReceive(completions);
+        if (received > 0) {
+            link.progressNanos = System.nanoTime();
+        } else if (link.size > 0 && System.nanoTime() - link.progressNanos > settings.requestTimeoutMs() * 1_000_000L) {
+            // Writes can complete at our NIC and still never be acknowledged: the broker's session died between
+            // its NIC taking them and its datapath committing them. Their fate is unknown, as on any lost connection.
+            return fail(link, handler, "no ack within " + settings.requestTimeoutMs() + " ms with writes in flight");
+        }
         int done = 0;
         for (int i = 0; i < received; i++) {
             if (!completions.isSuccess(i)) {
@@ -354,8 +465,14 @@ public final class RdmaProducerTransport implements AutoCloseable {
             release(link, slot);
             if (error == ControlErrorCodes.NONE) {
                 handler.onAck(token, baseOffset, null);
+            } else if (error == ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER) {
+                // Already in the log from an earlier attempt; the broker wrote nothing and wants access asked again.
+                stream.needsAccess = true;
+                duplicates++;
+                handler.onAck(token, baseOffset, null);
             } else {
                 stream.needsAccess = true;
+                revocations++;
                 final String message = "RDMA produce rejected, access revoked: " + stream + " error="
                         + ControlErrorCodes.name(error) + " immediate=" + immediate;
                 handler.onAck(
@@ -398,7 +515,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
             release(link, slot);
             stream.needsAccess = true;
             stream.link = null;
-            handler.onAck(token, -1, new RdmaTransportException(reason + " " + stream));
+            handler.onAck(token, -1, new RdmaConnectionLostException(reason + " " + stream));
             failed++;
         }
         link.connection.close();
@@ -427,6 +544,16 @@ public final class RdmaProducerTransport implements AutoCloseable {
     /** Segment rolls asked for so far. */
     public long rolls() {
         return rolls;
+    }
+
+    /** Writes answered with an error (access revoked or refused at commit) so far. */
+    public long revocations() {
+        return revocations;
+    }
+
+    /** Writes answered as duplicates of batches already in the log so far. */
+    public long duplicates() {
+        return duplicates;
     }
 
     @Override
