@@ -1,5 +1,6 @@
 package io.isthmus.broker.config;
 
+import io.isthmus.broker.producer.ProducerStateTable;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -177,9 +178,11 @@ public final class BrokerConfig extends AbstractConfig {
                     RDMA_PRODUCE_CREDITS,
                     Type.INT,
                     32,
-                    Range.atLeast(1),
+                    Range.between(1, ProducerStateTable.CACHED_BATCHES),
                     Importance.LOW,
-                    "Produce WRITE WITH IMMs a client may have unacknowledged (receives kept posted for it).")
+                    "Produce WRITE WITH IMMs a client may have unacknowledged (receives kept posted for it). At most"
+                            + " the batches the broker remembers per idempotent producer, so that every write whose"
+                            + " ack a lost connection swallowed is recognised as a duplicate when it is retried.")
             .define(
                     RDMA_MAX_CONNECTIONS,
                     Type.INT,

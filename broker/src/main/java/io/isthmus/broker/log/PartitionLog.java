@@ -262,6 +262,19 @@ public final class PartitionLog implements AutoCloseable {
      */
     public AppendInfo commitWritten(
             final int segmentId, final long position, final long length, final int leaderEpoch) {
+        return commitWritten(segmentId, position, length, leaderEpoch, null);
+    }
+
+    /**
+     * {@link #commitWritten(int, long, long, int)}, asking {@code admission} (when not null) after validation whether
+     * to commit: where it refuses, the range is zeroed and null is returned.
+     */
+    public AppendInfo commitWritten(
+            final int segmentId,
+            final long position,
+            final long length,
+            final int leaderEpoch,
+            final WrittenBatchAdmission admission) {
         appendLock.lock();
         try {
             ensureOpen();
@@ -294,6 +307,10 @@ public final class PartitionLog implements AutoCloseable {
                         length,
                         ex.getMessage());
                 throw ex;
+            }
+            if (admission != null && !admission.admit(mapping, position, length)) {
+                segment.zeroUncommitted(position, length);
+                return null;
             }
             final AppendInfo info = commit(segment, (int) position, (int) length, leaderEpoch);
             maybeFlushAfterAppend(info.firstOffset(), info.lastOffset());

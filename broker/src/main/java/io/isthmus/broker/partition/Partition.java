@@ -3,6 +3,8 @@ package io.isthmus.broker.partition;
 import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.log.RecordBatchTooLargeException;
+import io.isthmus.broker.log.WrittenBatchAdmission;
 import io.isthmus.broker.producer.ProducerStateTable;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.client.record.InvalidRecordBatchException;
@@ -43,6 +45,10 @@ public final class Partition implements AutoCloseable {
     private final AtomicReference<Object> rdmaWriter = new AtomicReference<>();
 
     private final RecordBatch batch = new RecordBatch();
+    /** {@link #admitWritten} as an object made once, so a commit allocates nothing. */
+    private final WrittenBatchAdmission writtenAdmission = this::admitWritten;
+    /** The verdict of the last {@link #admitWritten} (append lock). */
+    private Verdict writtenVerdict;
 
     private Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
         this.topicPartition = topicPartition;
@@ -188,6 +194,67 @@ public final class Partition implements AutoCloseable {
         }
     }
 
+    /**
+     * Commits a batch an exclusive RDMA producer wrote in place at the active segment's tail, with the same
+     * idempotent-producer checks as {@link #appendFromClient}: the batch is validated in place, then a batch already in
+     * the log (a retry after a lost connection) is discarded and answered {@link Errors#DUPLICATE_SEQUENCE_NUMBER} with
+     * its original base offset, a sequence gap or a fenced epoch is discarded and answered with Kafka's error, and
+     * anything else is committed and recorded. Discarded bytes are zeroed; the tail does not move.
+     *
+     * @throws InvalidRecordBatchException if the batch is invalid (zeroed, nothing committed)
+     * @throws io.isthmus.broker.log.SegmentNotWritableException if the segment or position is not the tail
+     */
+    public ProduceOutcome commitWritten(final int segmentId, final long position, final long length) {
+        appendLock.lock();
+        try {
+            writtenVerdict = null;
+            final AppendInfo info = log.commitWritten(segmentId, position, length, 0, writtenAdmission);
+            final Verdict verdict = writtenVerdict;
+            if (info == null) {
+                return switch (verdict) {
+                    case Verdict.Duplicate duplicate ->
+                        new ProduceOutcome(Errors.DUPLICATE_SEQUENCE_NUMBER, duplicate.firstOffset(), null);
+                    case Verdict.Reject reject -> new ProduceOutcome(reject.error(), -1, reject.reason());
+                    case null, default ->
+                        throw new IllegalStateException("a written batch was refused without a verdict: partition="
+                                + topicPartition + " position=" + position + " verdict=" + verdict);
+                };
+            }
+            if (batch.producerId() >= 0) {
+                producers.appended(
+                        batch.producerId(),
+                        batch.producerEpoch(),
+                        batch.baseSequence(),
+                        batch.lastSequence(),
+                        info.firstOffset(),
+                        info.lastOffset());
+            }
+            return ProduceOutcome.appended(info.firstOffset());
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** {@link #commitWritten}'s check, called by the log after validation; leaves its verdict in a field. */
+    private boolean admitWritten(final MemorySegment mapping, final long position, final long length) {
+        batch.wrap(mapping, position);
+        final long producerId = batch.producerId();
+        if (producerId < 0) {
+            return true;
+        }
+        final Verdict verdict =
+                producers.check(producerId, batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
+        writtenVerdict = verdict;
+        if (verdict instanceof Verdict.Duplicate) {
+            LOG.debug(
+                    "{}: duplicate RDMA write of producerId={} sequence={} discarded",
+                    topicPartition,
+                    producerId,
+                    batch.baseSequence());
+        }
+        return verdict instanceof Verdict.Append;
+    }
+
     private ProduceOutcome appendOne(final MemorySegment one) {
         batch.wrap(one, 0);
         final long producerId = batch.producerId();
@@ -219,6 +286,10 @@ public final class Partition implements AutoCloseable {
         } catch (final InvalidRecordBatchException e) {
             LOG.warn("{}: rejected a produced batch: {}", topicPartition, e.getMessage());
             return new ProduceOutcome(Errors.CORRUPT_MESSAGE, -1, e.getMessage());
+        } catch (final RecordBatchTooLargeException e) {
+            // Kafka answers a batch over the size limit with MESSAGE_TOO_LARGE; the producer must not retry it.
+            LOG.warn("{}: rejected a produced batch: {}", topicPartition, e.getMessage());
+            return new ProduceOutcome(Errors.MESSAGE_TOO_LARGE, -1, e.getMessage());
         }
         if (producerId >= 0) {
             producers.appended(producerId, epoch, firstSequence, lastSequence, info.firstOffset(), info.lastOffset());

@@ -6,15 +6,16 @@ import java.util.Map;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Idempotent-producer state of one partition: per producer id, its epoch and its last
- * {@value #CACHED_BATCHES} appended batches, which is what kafka-clients may retry (it keeps at most five
- * requests in flight per connection with idempotence on).
+ * Idempotent-producer state of one partition: per producer id, its epoch and its last {@value #CACHED_BATCHES}
+ * appended batches, which covers what a producer may retry: kafka-clients keeps at most five requests in flight with
+ * idempotence on, an RDMA producer at most {@code rdma.produce.credits} writes (bounded by this number), any of which a
+ * lost connection can leave committed but unacknowledged.
  *
  * <p>A retried batch that was already appended is recognised by its sequence range and answered with its
  * original offsets instead of being appended twice. Guarded by the owning partition's append lock.
  */
 public final class ProducerStateTable {
-    public static final int CACHED_BATCHES = 5;
+    public static final int CACHED_BATCHES = 64;
     /** The offsets of a batch accepted but not committed yet; see {@link #resolve}. */
     public static final long PENDING = -2;
 

@@ -16,6 +16,11 @@ final class ProduceGrant {
 
     long tail;
     int nextOrder;
+    /**
+     * Exclusive: a write was discarded as a duplicate, so the producer's idea of the tail is ahead of ours; its writes
+     * are answered ACCESS_REVOKED until it asks for access again and learns {@link #tail} and {@link #nextOrder}.
+     */
+    boolean suspended;
 
     private ProduceGrant(
             final Partition partition, final SegmentRegistration registration, final SharedSegment shared) {
@@ -43,11 +48,16 @@ final class ProduceGrant {
         nextOrder = ProduceImmediateDescriptor.nextOrder(nextOrder);
     }
 
+    /** A write in order that committed nothing (a duplicate): its order is used up, the tail stays. */
+    void skipped() {
+        nextOrder = ProduceImmediateDescriptor.nextOrder(nextOrder);
+    }
+
     @Override
     public String toString() {
         return shared != null
                 ? "ProduceGrant{partition=" + partition.topicPartition() + ", shared=" + shared + '}'
                 : "ProduceGrant{partition=" + partition.topicPartition() + ", segmentId=" + segmentId() + ", tail="
-                        + tail + ", nextOrder=" + nextOrder + '}';
+                        + tail + ", nextOrder=" + nextOrder + (suspended ? ", suspended" : "") + '}';
     }
 }

@@ -1,6 +1,5 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.OffsetOutOfRangeException;
@@ -59,18 +58,27 @@ import org.slf4j.LoggerFactory;
  * <p><b>Exclusive produce.</b> A producer WRITEs one whole batch per WRITE WITH IMM at its grant's tail. Completions
  * arrive in the order the writes were made (RC delivers in order, and one thread handles them), so for each: the
  * immediate must name the granted segment and the next order; the batch length is read from the batch header at the
- * tail, never from {@code byte_len}; {@link PartitionLog#commitWritten} validates the CRC in place, assigns offsets and
- * publishes; append observers refresh the metadata slots and long-poll fetches wake; then the receive is posted again
- * (the producer's credit) and a {@link ProduceAckDescriptor SEND} carries the base offset back. A bad batch is zeroed,
- * never committed, answered with an error and the producer's registration revoked, so its rkey stops working.
+ * tail, never from {@code byte_len}; {@link Partition#commitWritten} validates the CRC in place, checks the
+ * idempotent-producer state like a TCP produce, assigns offsets and publishes; append observers refresh the metadata
+ * slots and long-poll fetches wake; then the receive is posted again (the producer's credit) and a {@link
+ * ProduceAckDescriptor SEND} carries the base offset back. A bad batch is zeroed, never committed, answered with an
+ * error and the producer's registration revoked, so its rkey stops working. A write that arrives after its grant was
+ * dropped is answered {@link ControlErrorCodes#ACCESS_REVOKED}: nothing of it was committed, so the producer may write it
+ * again once it has asked for access again. A retried batch already in the log (its first attempt's ack was lost with a
+ * connection) is discarded and answered {@link ControlErrorCodes#DUPLICATE_SEQUENCE_NUMBER} with its original offset;
+ * the tail did not move, so the grant is suspended (later writes are answered ACCESS_REVOKED, uncommitted) until the
+ * producer asks for access again and learns the tail.
  *
  * <p><b>Shared produce.</b> Producers that ask for shared access reserve space through a per-segment word with
  * FETCH_AND_ADD and the broker commits their writes, and its own TCP producers' batches, strictly in reservation order;
  * see {@link SharedProducePath}.
  *
  * <p><b>Flow control.</b> A client may have at most {@code credits} writes unacknowledged, exactly the receives posted
- * for it; the completion queue is never promised more entries than it has (connections beyond that are refused), and
- * acks are signalled one in {@code maxSendWr / 2} so the send queue drains.
+ * for it; the completion queue is never promised more entries than it has (connections beyond that are refused). Acks
+ * are signalled one in {@code maxSendWr / 4}, and each signalled completion retires that many send-queue entries: an
+ * ack that finds its session's send queue full (the client's NIC acknowledges our SENDs slower than it writes) waits,
+ * in order, in the session's ring of {@code credits} pending acks and is posted when completions free room. Nothing
+ * is posted into a full send queue at any speed.
  *
  * <p><b>Failure.</b> A completion in error (the client died, its QP broke, it wrote with a revoked rkey) or the TCP
  * connection closing tears the session down: its QP is destroyed, its grants are released, and registrations nobody
@@ -113,6 +121,12 @@ public final class RdmaDatapath implements AutoCloseable {
 
     private volatile long commits;
     private volatile long rejectedWrites;
+    private volatile long revokedWrites;
+    private volatile long duplicateWrites;
+    private volatile long deferredAcks;
+    /** Fault injection for tests: how long the datapath thread sleeps before each ack (0: never). */
+    private volatile long ackDelayNanos;
+
     private volatile long receiveCompletions;
     private volatile long revokedGrants;
 
@@ -134,7 +148,7 @@ public final class RdmaDatapath implements AutoCloseable {
         // One ring of maxSendWr acks per session: a SEND's buffer is free again once the send queue wrapped past it.
         this.acks = arena.allocate((long) sessions.length * settings.maxSendWr() * ProduceAckDescriptor.LENGTH, 64);
         this.ackRegion = device.pd.registerMemory(acks, AccessFlags.LOCAL_WRITE);
-        this.signalInterval = Math.max(1, settings.maxSendWr() / 2);
+        this.signalInterval = Math.max(1, settings.maxSendWr() / 4);
         this.shared = openSharedProduce();
         this.thread = new Thread(this::run, "isthmus-rdma-datapath");
         this.thread.setDaemon(true);
@@ -261,6 +275,21 @@ public final class RdmaDatapath implements AutoCloseable {
         return rejectedWrites;
     }
 
+    /** Exclusive writes answered ACCESS_REVOKED: they arrived after their grant was dropped or suspended. */
+    public long revokedWrites() {
+        return revokedWrites;
+    }
+
+    /** Exclusive writes discarded as duplicates of batches already in the log. */
+    public long duplicateWrites() {
+        return duplicateWrites;
+    }
+
+    /** Acks that had to wait for send-queue room. */
+    public long deferredAcks() {
+        return deferredAcks;
+    }
+
     /** Receive completions handled: one per produce WRITE WITH IMM; READs of slots or segments cause none. */
     public long receiveCompletions() {
         return receiveCompletions;
@@ -333,7 +362,10 @@ public final class RdmaDatapath implements AutoCloseable {
             return;
         }
         if (RdmaSession.kindOf(wrId) == RdmaSession.KIND_SEND) {
-            return; // a signalled ack: the send queue drained up to it
+            // A signalled ack: the send queue drained up to it; acks waiting for room go now.
+            session.sendQueued -= signalInterval;
+            postPendingAcks(session);
+            return;
         }
         receiveCompletions++;
         if (completions.opcode(i) != WorkCompletionOpcode.RECV_RDMA_WITH_IMM || !completions.hasImmediate(i)) {
@@ -351,10 +383,16 @@ public final class RdmaDatapath implements AutoCloseable {
         }
         final int segmentId = ProduceImmediateDescriptor.segmentId(immediate);
         final ProduceGrant grant = session.produceGrantForSegment(segmentId);
-        if (grant == null) {
-            rejectedWrites++;
-            LOG.warn("WRITE WITH IMM for a segment not granted: {} segmentId={}", session, segmentId);
-            ack(session, -1, immediate, ControlErrorCodes.OUT_OF_ORDER_WRITE);
+        if (grant == null || grant.suspended) {
+            // Written before the producer learned that its access was dropped: not committed, safe to write again.
+            revokedWrites++;
+            LOG.debug(
+                    "WRITE WITH IMM after its grant was {}, answered ACCESS_REVOKED: {} segmentId={} order={}",
+                    grant == null ? "dropped" : "suspended",
+                    session,
+                    segmentId,
+                    ProduceImmediateDescriptor.order(immediate));
+            ack(session, -1, immediate, ControlErrorCodes.ACCESS_REVOKED);
             return;
         }
         final int order = ProduceImmediateDescriptor.order(immediate);
@@ -387,9 +425,9 @@ public final class RdmaDatapath implements AutoCloseable {
                     "no whole batch at the tail: tail=" + tail + " capacity=" + capacity);
             return;
         }
-        final AppendInfo info;
+        final Partition.ProduceOutcome outcome;
         try {
-            info = grant.partition.log().commitWritten(segmentId, tail, length, 0);
+            outcome = grant.partition.commitWritten(segmentId, tail, length);
         } catch (final InvalidRecordBatchException e) {
             reject(session, grant, immediate, ControlErrorCodes.CORRUPT_MESSAGE, e.getMessage());
             return;
@@ -397,10 +435,25 @@ public final class RdmaDatapath implements AutoCloseable {
             reject(session, grant, immediate, ControlErrorCodes.STALE_SEGMENT, e.getMessage());
             return;
         }
-        grant.committed(length);
-        commits++;
-        grant.partition.notifyAppendListeners();
-        ack(session, info.firstOffset(), immediate, ControlErrorCodes.NONE);
+        switch (outcome.error()) {
+            case NONE -> {
+                grant.committed(length);
+                commits++;
+                grant.partition.notifyAppendListeners();
+                ack(session, outcome.baseOffset(), immediate, ControlErrorCodes.NONE);
+            }
+            case DUPLICATE_SEQUENCE_NUMBER -> {
+                // Nothing written, the tail stays: suspend until the producer asks again and learns it.
+                grant.skipped();
+                grant.suspended = true;
+                duplicateWrites++;
+                ack(session, outcome.baseOffset(), immediate, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
+            }
+            default ->
+                // Kafka's codes, which the control protocol shares: OUT_OF_ORDER_SEQUENCE_NUMBER,
+                // INVALID_PRODUCER_EPOCH.
+                reject(session, grant, immediate, outcome.error().code(), outcome.message());
+        }
     }
 
     private void reject(
@@ -436,7 +489,46 @@ public final class RdmaDatapath implements AutoCloseable {
         }
     }
 
+    /**
+     * Answers a write: posts the ack now if the session's send queue has room and no earlier ack is waiting, else
+     * queues it behind them.
+     */
     private void ack(final RdmaSession session, final long baseOffset, final int immediate, final short errorCode) {
+        final long delay = ackDelayNanos;
+        if (delay > 0) {
+            LockSupport.parkNanos(delay);
+        }
+        if (session.pendingCount == 0 && session.sendQueued < settings.maxSendWr()) {
+            postAck(session, baseOffset, immediate, errorCode);
+            return;
+        }
+        deferredAcks++;
+        if (!session.offerPendingAck(baseOffset, immediate, errorCode)) {
+            LOG.warn(
+                    "more acks waiting than the client has credits, tearing the session down: {} pending={}",
+                    session,
+                    session.pendingCount);
+            teardown(session, "acks beyond credits");
+        }
+    }
+
+    private void postPendingAcks(final RdmaSession session) {
+        while (session.pendingCount > 0 && session.sendQueued < settings.maxSendWr()) {
+            final int at = session.pendingHead;
+            session.removePendingAck();
+            if (!postAck(
+                    session,
+                    session.pendingBaseOffsets[at],
+                    session.pendingImmediates[at],
+                    session.pendingErrors[at])) {
+                return;
+            }
+        }
+    }
+
+    /** Posts one ack SEND; false if posting failed (the session is torn down then). */
+    private boolean postAck(
+            final RdmaSession session, final long baseOffset, final int immediate, final short errorCode) {
         final long offset =
                 ((long) session.index * settings.maxSendWr() + session.ackCursor) * ProduceAckDescriptor.LENGTH;
         session.ackCursor = (session.ackCursor + 1) % settings.maxSendWr();
@@ -456,7 +548,10 @@ public final class RdmaDatapath implements AutoCloseable {
         } catch (final RuntimeException e) {
             LOG.warn("posting an ack failed, tearing the session down: {}", session, e);
             teardown(session, "post_send failed");
+            return false;
         }
+        session.sendQueued++;
+        return true;
     }
 
     // ------------------------------------------------------------------ commands (datapath thread)
@@ -587,7 +682,9 @@ public final class RdmaDatapath implements AutoCloseable {
                 slots.run(); // readers of the full segment see it sealed now
             }
         }
-        if (grant == null) {
+        if (grant != null) {
+            grant.suspended = false; // the producer learns the tail and order from this answer
+        } else {
             try {
                 final SegmentLease lease = log.acquireActiveSegment();
                 grant = ProduceGrant.exclusive(partition, registrations.acquire(lease, true));
@@ -852,6 +949,37 @@ public final class RdmaDatapath implements AutoCloseable {
                 }
             }
             return broken;
+        });
+    }
+
+    /**
+     * Makes the datapath thread sleep {@code nanos} before every ack from now on (0 stops it), as a loaded or
+     * descheduled broker would: producers fill their credits and their acks arrive late. Fault injection for tests.
+     */
+    void delayAcks(final long nanos) {
+        ackDelayNanos = nanos;
+    }
+
+    /**
+     * Suspends every exclusive produce grant as a duplicate write does: later writes under them are answered
+     * ACCESS_REVOKED, uncommitted, until their producer asks for access again. Fault injection for tests; returns how
+     * many grants it suspended.
+     */
+    CompletableFuture<Integer> suspendExclusiveProduceGrants() {
+        return submit(() -> {
+            int suspended = 0;
+            for (final RdmaSession session : sessions) {
+                if (session == null) {
+                    continue;
+                }
+                for (final ProduceGrant grant : session.produceGrants) {
+                    if (grant.shared == null) {
+                        grant.suspended = true;
+                        suspended++;
+                    }
+                }
+            }
+            return suspended;
         });
     }
 

@@ -28,6 +28,18 @@ final class RdmaSession {
     int slotRange = -1;
     int unsignaledSends;
     int ackCursor;
+    /** Send-queue entries (acks) posted and not yet retired by a polled signalled completion. */
+    int sendQueued;
+    /**
+     * Acks waiting for send-queue room, oldest first, in a ring of {@code credits} entries: each answers a write that
+     * took one of the client's credits, so no more can wait. Acks leave in the order they were made.
+     */
+    final long[] pendingBaseOffsets;
+
+    final int[] pendingImmediates;
+    final short[] pendingErrors;
+    int pendingHead;
+    int pendingCount;
 
     RdmaSession(
             final long sessionId,
@@ -42,6 +54,28 @@ final class RdmaSession {
         this.qp = qp;
         this.credits = credits;
         this.reservedCompletions = reservedCompletions;
+        this.pendingBaseOffsets = new long[credits];
+        this.pendingImmediates = new int[credits];
+        this.pendingErrors = new short[credits];
+    }
+
+    /** Queues an ack behind the others waiting; false if the ring is full (the client wrote beyond its credits). */
+    boolean offerPendingAck(final long baseOffset, final int immediate, final short errorCode) {
+        if (pendingCount == credits) {
+            return false;
+        }
+        final int at = (pendingHead + pendingCount) % credits;
+        pendingBaseOffsets[at] = baseOffset;
+        pendingImmediates[at] = immediate;
+        pendingErrors[at] = errorCode;
+        pendingCount++;
+        return true;
+    }
+
+    /** Drops the oldest waiting ack, once it was posted. */
+    void removePendingAck() {
+        pendingHead = (pendingHead + 1) % credits;
+        pendingCount--;
     }
 
     long wrId(final int kind) {

@@ -3,6 +3,7 @@ package io.isthmus.broker.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.broker.producer.ProducerStateTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -75,6 +76,19 @@ class BrokerConfigTest {
         assertThatThrownBy(() -> BrokerConfig.load(null, List.of("=5")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("=5");
+    }
+
+    @Test
+    void shouldRefuseMoreRdmaCreditsThanTheBrokerRemembersBatchesPerProducer() {
+        // Each unacknowledged RDMA write may be retried after a lost connection; an older one than the producer state
+        // remembers could not be recognised as a duplicate.
+        assertThat(BrokerConfig.load(null, List.of("rdma.produce.credits=" + ProducerStateTable.CACHED_BATCHES))
+                        .getInt(BrokerConfig.RDMA_PRODUCE_CREDITS))
+                .isEqualTo(ProducerStateTable.CACHED_BATCHES);
+        assertThatThrownBy(() -> BrokerConfig.load(
+                        null, List.of("rdma.produce.credits=" + (ProducerStateTable.CACHED_BATCHES + 1))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rdma.produce.credits");
     }
 
     @Test

@@ -7,6 +7,7 @@ import static io.isthmus.broker.testkit.KafkaBatches.segment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.partition.Partition.ProduceOutcome;
 import io.isthmus.broker.testkit.KafkaBatches;
 import io.isthmus.broker.testkit.TestPartitions;
@@ -59,6 +60,49 @@ class PartitionTest {
         try (LogReadResult result = partition.read(partition.logStartOffset(), Integer.MAX_VALUE)) {
             return KafkaBatches.values(result.records());
         }
+    }
+
+    /** What an exclusive RDMA producer does: the batch's bytes land at the tail, then the broker commits them. */
+    private ProduceOutcome writeInPlace(final MemoryRecords records) {
+        final MemorySegment batch = segment(records);
+        try (SegmentLease lease = partition.log().acquireActiveSegment()) {
+            final long tail = lease.segment().committedPosition();
+            MemorySegment.copy(batch, 0, lease.memory(), tail, batch.byteSize());
+            return partition.commitWritten(lease.segment().id(), tail, batch.byteSize());
+        }
+    }
+
+    @Test
+    void shouldCommitAnIdempotentBatchWrittenInPlaceOnceAndDiscardItsRetryAsADuplicate() {
+        assertThat(writeInPlace(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, null));
+        assertThat(writeInPlace(idempotent(PID, EPOCH, 3, 2))).isEqualTo(new ProduceOutcome(Errors.NONE, 3, null));
+        final long tail = partition.log().activeSegment().committedPosition();
+
+        // The first batch again (its ack was lost with a connection): nothing committed, its offset answered, the
+        // bytes zeroed so that neither the next writer nor recovery takes them for a batch.
+        final ProduceOutcome retried = writeInPlace(idempotent(PID, EPOCH, 0, 3));
+
+        assertThat(retried).isEqualTo(new ProduceOutcome(Errors.DUPLICATE_SEQUENCE_NUMBER, 0, null));
+        assertThat(partition.logEndOffset()).isEqualTo(5);
+        assertThat(partition.log().activeSegment().committedPosition()).isEqualTo(tail);
+        try (SegmentLease lease = partition.log().acquireActiveSegment()) {
+            assertThat(lease.memory().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, tail))
+                    .isZero();
+        }
+        // A gap is refused with Kafka's error and commits nothing; the next in sequence commits.
+        assertThat(writeInPlace(idempotent(PID, EPOCH, 9, 1)).error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
+        assertThat(writeInPlace(idempotent(PID, EPOCH, 5, 1))).isEqualTo(new ProduceOutcome(Errors.NONE, 5, null));
+        assertThat(partition.logEndOffset()).isEqualTo(6);
+    }
+
+    @Test
+    void shouldRecogniseAnInPlaceRetryOfABatchThatCameOverTcp() throws Exception {
+        append(idempotent(PID, EPOCH, 0, 3));
+        reopen(); // the producer state is rebuilt from the log
+
+        assertThat(writeInPlace(idempotent(PID, EPOCH, 0, 3)))
+                .isEqualTo(new ProduceOutcome(Errors.DUPLICATE_SEQUENCE_NUMBER, 0, null));
+        assertThat(partition.logEndOffset()).isEqualTo(3);
     }
 
     @Test

@@ -45,8 +45,8 @@ class ProducerStateTableTest {
     }
 
     @Test
-    void shouldNotRecogniseTheSixthOldestBatchAsDuplicate() {
-        appendBatches(6);
+    void shouldNotRecogniseABatchOlderThanTheCachedOnesAsDuplicate() {
+        appendBatches(ProducerStateTable.CACHED_BATCHES + 1);
 
         final Verdict verdict = table.check(PID, EPOCH, 0, 9);
 
@@ -122,6 +122,15 @@ class ProducerStateTableTest {
 
         assertThat(table.check(PID, EPOCH, Integer.MAX_VALUE - 4, 4)).isEqualTo(new Verdict.Duplicate(10, 19));
         assertThat(table.check(PID, EPOCH, 5, 9)).isInstanceOf(Verdict.Append.class);
+    }
+
+    @Test
+    void shouldRecogniseEveryBatchAFullRdmaCreditWindowLeftUnacknowledged() {
+        // A broken RDMA connection can leave rdma.produce.credits (at most CACHED_BATCHES) writes committed but
+        // unacknowledged: the oldest of them must still be answered as a duplicate with its offsets when retried.
+        appendBatches(ProducerStateTable.CACHED_BATCHES + 1);
+
+        assertThat(table.check(PID, EPOCH, 10, 19)).isEqualTo(new Verdict.Duplicate(100, 109));
     }
 
     @Test
