@@ -114,6 +114,7 @@ class ApacheKafkaInteropTest {
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         assertThat(result.verified()).isEqualTo(20_000);
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("demo: records=20000 verified=20000 transport=tcp");
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("demo: records=20000 verified=20000 failed=0 transport=tcp");
     }
 }

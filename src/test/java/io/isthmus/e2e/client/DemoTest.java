@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code isthmus demo} against an in-process isthmus broker. */
 class DemoTest {
     private static final Pattern DEMO_LINE = Pattern.compile(
-            "^demo: records=(\\d+) verified=(\\d+) transport=(\\w+) produce_rec_s=(\\d+) consume_rec_s=(\\d+)"
+            "^demo: records=(\\d+) verified=(\\d+) failed=0 transport=(\\w+) produce_rec_s=(\\d+) consume_rec_s=(\\d+)"
                     + " heap_bytes_per_record=([0-9.]+)$",
             Pattern.MULTILINE);
 
@@ -64,6 +64,26 @@ class DemoTest {
                 .contains("produce latency")
                 .contains("end-to-end latency")
                 .contains("bytes/record");
+    }
+
+    @Test
+    void shouldCountAndReportFailedSendsAndExitUnsuccessfully(@TempDir final Path smallSegments) throws Exception {
+        // Every record is larger than a whole segment: the broker answers MESSAGE_TOO_LARGE, which is not retried.
+        try (Broker small = EmbeddedBroker.start(smallSegments, "log.segment.bytes=65536")) {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            final DemoResult result = Demo.run(
+                    new DemoOptions(small.bootstrapServers(), 5, 100_000, 1, Transport.TCP, null),
+                    new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+            final String text = out.toString(StandardCharsets.UTF_8);
+            assertThat(result.failed()).as(text).isEqualTo(5);
+            assertThat(result.verified()).isZero();
+            assertThat(result.success()).isFalse();
+            assertThat(result.firstError()).contains("MESSAGE_TOO_LARGE");
+            assertThat(text)
+                    .contains("failed    5 records not delivered; first error: ")
+                    .contains("demo: records=5 verified=0 failed=5 transport=tcp");
+        }
     }
 
     @Test

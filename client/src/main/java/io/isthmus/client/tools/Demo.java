@@ -171,6 +171,10 @@ public final class Demo implements Callable<Integer> {
         private final PrintStream progressOut;
         private final AtomicLong produced = new AtomicLong();
         private final AtomicLong consumed = new AtomicLong();
+        /** Records whose send failed for good (the producer's retries and delivery timeout spent). */
+        private final AtomicLong failed = new AtomicLong();
+
+        private final AtomicReference<RuntimeException> firstError = new AtomicReference<>();
         private final Histogram produceLatency = new Histogram(60_000_000L, 3);
         private final Histogram endToEndLatency = new Histogram(60_000_000L, 3);
         private final long[][] sendNanos;
@@ -223,9 +227,12 @@ public final class Demo implements Callable<Integer> {
             final double produceRate = n / produceSeconds;
             final double consumeRate = consumer.verified / consumeSeconds;
             final double bytes = options.recordSize();
+            final RuntimeException error = firstError.get();
             final DemoResult result = new DemoResult(
                     n,
                     consumer.verified,
+                    failed.get(),
+                    error == null ? null : error.toString(),
                     transport.configName(),
                     produceRate,
                     consumeRate,
@@ -242,6 +249,10 @@ public final class Demo implements Callable<Integer> {
             final int p = options.partitions();
             final DeliveryListener listener = (t, partition, baseOffset, count, error) -> {
                 if (error != null) {
+                    // Counted and reported: the consumer stops waiting for these, the summary names the first error.
+                    firstError.compareAndSet(null, error);
+                    failed.addAndGet(count);
+                    ackIndex[partition] += count;
                     return;
                 }
                 final long now = System.nanoTime();
@@ -298,6 +309,13 @@ public final class Demo implements Callable<Integer> {
                     r.records(),
                     consumer.bad,
                     consumer.duplicates);
+            if (r.failed() > 0) {
+                out.printf(
+                        Locale.ROOT,
+                        "failed    %,d records not delivered; first error: %s%n",
+                        r.failed(),
+                        r.firstError());
+            }
             out.printf(Locale.ROOT, "transport %s%n", r.transport());
             out.printf(
                     Locale.ROOT,
@@ -374,7 +392,7 @@ public final class Demo implements Callable<Integer> {
                     final long threadId = Thread.currentThread().threadId();
                     final long heapStart = threads.getThreadAllocatedBytes(threadId);
                     long lastProgress = System.nanoTime();
-                    while (verified + bad + duplicates < n) {
+                    while (verified + bad + duplicates < n - failed.get()) {
                         final int handled = consumer.poll(this, 4096, Duration.ofMillis(100));
                         final long now = System.nanoTime();
                         if (handled > 0) {
