@@ -2,11 +2,11 @@ package io.isthmus.e2e.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.cli.Demo;
+import io.isthmus.cli.DemoOptions;
+import io.isthmus.cli.DemoResult;
 import io.isthmus.client.admin.IsthmusAdmin;
 import io.isthmus.client.config.Transport;
-import io.isthmus.client.tools.Demo;
-import io.isthmus.client.tools.DemoOptions;
-import io.isthmus.client.tools.DemoResult;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.isthmus.broker.Broker;
+import io.isthmus.cli.Demo;
+import io.isthmus.cli.DemoOptions;
+import io.isthmus.cli.DemoResult;
 import io.isthmus.client.config.Transport;
-import io.isthmus.client.tools.Demo;
-import io.isthmus.client.tools.DemoOptions;
-import io.isthmus.client.tools.DemoResult;
 import io.isthmus.e2e.EmbeddedBroker;
 import io.isthmus.ffi.Rdma;
 import java.io.ByteArrayOutputStream;

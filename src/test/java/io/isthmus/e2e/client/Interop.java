@@ -7,7 +7,7 @@ import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.Murmur2;
-import io.isthmus.client.record.HeaderList;
+import io.isthmus.protocol.record.HeaderList;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

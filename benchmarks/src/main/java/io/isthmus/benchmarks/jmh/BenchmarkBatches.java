@@ -1,7 +1,7 @@
 package io.isthmus.benchmarks.jmh;
 
-import io.isthmus.client.record.RecordBatchBuilder;
-import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordBatchBuilder;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;

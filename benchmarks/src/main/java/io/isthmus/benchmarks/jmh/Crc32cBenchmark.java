@@ -1,6 +1,6 @@
 package io.isthmus.benchmarks.jmh;
 
-import io.isthmus.client.record.Crc32c;
+import io.isthmus.protocol.record.Crc32c;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ThreadLocalRandom;

@@ -1,9 +1,9 @@
 package io.isthmus.benchmarks.jmh;
 
-import io.isthmus.client.record.Record;
-import io.isthmus.client.record.RecordBatch;
-import io.isthmus.client.record.RecordBatchBuilder;
-import io.isthmus.client.record.RecordHandler;
+import io.isthmus.protocol.record.Record;
+import io.isthmus.protocol.record.RecordBatch;
+import io.isthmus.protocol.record.RecordBatchBuilder;
+import io.isthmus.protocol.record.RecordHandler;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;

@@ -1,9 +1,9 @@
 package io.isthmus.broker.log;
 
-import io.isthmus.client.record.BatchDecompressor;
-import io.isthmus.client.record.InvalidRecordBatchException;
-import io.isthmus.client.record.RecordBatchDescriptor;
-import io.isthmus.client.record.RecordBatchValidator;
+import io.isthmus.protocol.record.BatchDecompressor;
+import io.isthmus.protocol.record.InvalidRecordBatchException;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordBatchValidator;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.DirectoryStream;

@@ -1,6 +1,6 @@
 package io.isthmus.broker.log;
 
-import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

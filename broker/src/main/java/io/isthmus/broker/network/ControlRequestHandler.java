@@ -1,7 +1,7 @@
 package io.isthmus.broker.network;
 
-import io.isthmus.client.rdma.ControlMessage;
-import io.isthmus.client.rdma.ControlRequestHeader;
+import io.isthmus.protocol.control.ControlMessage;
+import io.isthmus.protocol.control.ControlRequestHeader;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,8 +1,8 @@
 package io.isthmus.broker.network;
 
-import io.isthmus.client.rdma.ControlFrame;
-import io.isthmus.client.rdma.ControlMessage;
-import io.isthmus.client.rdma.ControlRequestHeader;
+import io.isthmus.protocol.control.ControlFrame;
+import io.isthmus.protocol.control.ControlMessage;
+import io.isthmus.protocol.control.ControlRequestHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;

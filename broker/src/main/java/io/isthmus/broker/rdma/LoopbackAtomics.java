@@ -1,6 +1,5 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.client.rdma.SharedProduceWordDescriptor;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.CompletionQueue;
 import io.isthmus.ffi.verbs.MemoryRegion;
@@ -11,6 +10,7 @@ import io.isthmus.ffi.verbs.QueuePairOptions;
 import io.isthmus.ffi.verbs.SendFlags;
 import io.isthmus.ffi.verbs.SendWorkRequests;
 import io.isthmus.ffi.verbs.WorkCompletions;
+import io.isthmus.protocol.control.SharedProduceWordDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;

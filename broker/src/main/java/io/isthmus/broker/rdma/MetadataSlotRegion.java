@@ -1,9 +1,9 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.client.rdma.MetadataSlotDescriptor;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.ProtectionDomain;
+import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.BitSet;

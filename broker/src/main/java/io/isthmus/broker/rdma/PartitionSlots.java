@@ -1,7 +1,7 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.log.LogSegment;
-import io.isthmus.client.rdma.MetadataSlotDescriptor;
+import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

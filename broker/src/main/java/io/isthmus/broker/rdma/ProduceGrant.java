@@ -1,7 +1,7 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.partition.Partition;
-import io.isthmus.client.rdma.ProduceImmediateDescriptor;
+import io.isthmus.protocol.control.ProduceImmediateDescriptor;
 
 /**
  * Produce access of one connection to one partition's active segment. Exclusive: where the next batch must start and

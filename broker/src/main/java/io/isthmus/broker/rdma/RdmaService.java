@@ -1,9 +1,9 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.partition.PartitionManager;
-import io.isthmus.client.rdma.ControlApiKeys;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
+import io.isthmus.protocol.control.ControlApiKeys;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.message.ApiVersionsResponseData;

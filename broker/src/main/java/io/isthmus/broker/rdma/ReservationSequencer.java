@@ -1,6 +1,6 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.client.rdma.ProduceImmediateDescriptor;
+import io.isthmus.protocol.control.ProduceImmediateDescriptor;
 
 /**
  * Puts the writes of a shared segment back into reservation order. Each reservation through the segment's word got an

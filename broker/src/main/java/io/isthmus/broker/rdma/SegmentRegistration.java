@@ -2,8 +2,8 @@ package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.SegmentLease;
-import io.isthmus.client.record.RecordBatchDescriptor;
 import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,9 +1,9 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.client.rdma.SharedProduceWordDescriptor;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.ProtectionDomain;
+import io.isthmus.protocol.control.SharedProduceWordDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;

@@ -5,6 +5,6 @@
  * produce completions in order ({@link io.isthmus.broker.rdma.RdmaDatapath}), the memory-registration cache of log
  * segments ({@link io.isthmus.broker.rdma.SegmentRegistrations}) and the RDMA-readable metadata slots ({@link
  * io.isthmus.broker.rdma.MetadataSlotRegion}, {@link io.isthmus.broker.rdma.PartitionSlots}). Layouts shared with
- * clients live in {@code io.isthmus.client.rdma}.
+ * clients live in {@code io.isthmus.protocol.control}.
  */
 package io.isthmus.broker.rdma;

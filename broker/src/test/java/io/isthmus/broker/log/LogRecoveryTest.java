@@ -2,7 +2,7 @@ package io.isthmus.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

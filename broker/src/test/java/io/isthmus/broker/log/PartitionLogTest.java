@@ -3,8 +3,8 @@ package io.isthmus.broker.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.isthmus.client.record.InvalidRecordBatchException;
-import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.InvalidRecordBatchException;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

@@ -1,6 +1,6 @@
 package io.isthmus.broker.log;
 
-import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -6,7 +6,7 @@ import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentIdAllocator;
-import io.isthmus.client.rdma.MetadataSlotDescriptor;
+import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

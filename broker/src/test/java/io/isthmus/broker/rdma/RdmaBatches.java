@@ -1,6 +1,6 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.client.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.Broker;
 import io.isthmus.broker.config.BrokerConfig;
-import io.isthmus.client.rdma.ControlApiKeys;
-import io.isthmus.client.rdma.ControlErrorCodes;
-import io.isthmus.client.rdma.ControlFrame;
-import io.isthmus.client.rdma.RdmaConnectRequest;
-import io.isthmus.client.rdma.RdmaConnectResponse;
+import io.isthmus.protocol.control.ControlApiKeys;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.ControlFrame;
+import io.isthmus.protocol.control.RdmaConnectRequest;
+import io.isthmus.protocol.control.RdmaConnectResponse;
 import java.io.DataInputStream;
 import java.lang.foreign.MemorySegment;
 import java.net.Socket;

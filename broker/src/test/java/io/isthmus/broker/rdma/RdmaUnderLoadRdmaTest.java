@@ -14,7 +14,7 @@ import io.isthmus.client.rdma.RdmaAccessRevokedException;
 import io.isthmus.client.rdma.RdmaClientSettings;
 import io.isthmus.client.rdma.RdmaProduceStream;
 import io.isthmus.client.rdma.RdmaProducerTransport;
-import io.isthmus.client.record.RecordBatch;
+import io.isthmus.protocol.record.RecordBatch;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

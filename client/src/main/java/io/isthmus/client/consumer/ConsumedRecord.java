@@ -1,7 +1,7 @@
 package io.isthmus.client.consumer;
 
-import io.isthmus.client.record.Header;
-import io.isthmus.client.record.Record;
+import io.isthmus.protocol.record.Header;
+import io.isthmus.protocol.record.Record;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,7 @@ package io.isthmus.client.consumer;
 
 import io.isthmus.client.network.ReceiveBuffer;
 import io.isthmus.client.rdma.RdmaReadBuffer;
-import io.isthmus.client.record.BatchDecompressor;
+import io.isthmus.protocol.record.BatchDecompressor;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 

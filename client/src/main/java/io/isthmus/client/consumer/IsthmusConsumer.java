@@ -13,10 +13,10 @@ import io.isthmus.client.network.Response;
 import io.isthmus.client.rdma.RdmaConsumerTransport;
 import io.isthmus.client.rdma.RdmaPartitionReader;
 import io.isthmus.client.rdma.RdmaReadBuffer;
-import io.isthmus.client.record.BatchDecompressor;
-import io.isthmus.client.record.RecordBatchDescriptor;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
+import io.isthmus.protocol.record.BatchDecompressor;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -834,7 +834,7 @@ public final class IsthmusConsumer implements AutoCloseable {
                 long position = start;
                 long nextOffset = fetchOffset;
                 final long readableEnd =
-                        io.isthmus.client.record.RecordBatchValidator.readableBatchEnd(buffer, start, end);
+                        io.isthmus.protocol.record.RecordBatchValidator.readableBatchEnd(buffer, start, end);
                 while (position < readableEnd) {
                     nextOffset = Math.max(nextOffset, RecordBatchDescriptor.lastOffset(buffer, position) + 1);
                     position += RecordBatchDescriptor.batchSize(buffer, position);

@@ -1,11 +1,11 @@
 package io.isthmus.client.consumer;
 
-import io.isthmus.client.record.BatchDecompressor;
-import io.isthmus.client.record.CompressionType;
-import io.isthmus.client.record.Record;
-import io.isthmus.client.record.RecordBatch;
-import io.isthmus.client.record.RecordBatchValidator;
-import io.isthmus.client.record.RecordCursor;
+import io.isthmus.protocol.record.BatchDecompressor;
+import io.isthmus.protocol.record.CompressionType;
+import io.isthmus.protocol.record.Record;
+import io.isthmus.protocol.record.RecordBatch;
+import io.isthmus.protocol.record.RecordBatchValidator;
+import io.isthmus.protocol.record.RecordCursor;
 import java.lang.foreign.MemorySegment;
 import org.apache.kafka.common.errors.CorruptRecordException;
 

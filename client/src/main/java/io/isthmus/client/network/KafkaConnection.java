@@ -128,7 +128,7 @@ public final class KafkaConnection implements AutoCloseable {
         }
         java.util.Arrays.fill(maxVersions, (short) -1);
         for (final ApiVersionsResponseData.ApiVersion api : response.apiKeys()) {
-            if (api.apiKey() == io.isthmus.client.rdma.ControlApiKeys.RDMA_CONNECT) {
+            if (api.apiKey() == io.isthmus.protocol.control.ControlApiKeys.RDMA_CONNECT) {
                 advertisesRdma = true;
             }
             if (!ApiKeys.hasId(api.apiKey())) {

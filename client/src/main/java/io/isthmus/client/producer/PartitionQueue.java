@@ -1,7 +1,7 @@
 package io.isthmus.client.producer;
 
 import io.isthmus.client.rdma.RdmaProduceStream;
-import io.isthmus.client.record.RecordBatchBuilder;
+import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;

@@ -3,7 +3,7 @@ package io.isthmus.client.producer;
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
 import io.isthmus.client.rdma.RdmaClientSettings;
-import io.isthmus.client.record.CompressionType;
+import io.isthmus.protocol.record.CompressionType;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;

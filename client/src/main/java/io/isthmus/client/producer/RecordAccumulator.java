@@ -1,10 +1,10 @@
 package io.isthmus.client.producer;
 
-import static io.isthmus.client.record.RecordBatchDescriptor.RECORDS_OFFSET;
+import static io.isthmus.protocol.record.RecordBatchDescriptor.RECORDS_OFFSET;
 
 import io.isthmus.client.cluster.TopicMetadata;
-import io.isthmus.client.record.HeaderList;
-import io.isthmus.client.record.RecordBatchBuilder;
+import io.isthmus.protocol.record.HeaderList;
+import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentHashMap;

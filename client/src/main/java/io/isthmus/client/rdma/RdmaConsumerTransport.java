@@ -1,10 +1,14 @@
 package io.isthmus.client.rdma;
 
-import io.isthmus.client.record.RecordBatchDescriptor;
-import io.isthmus.client.record.RecordBatchValidator;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.WorkCompletions;
+import io.isthmus.protocol.control.ConsumeAccessResponse;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.MetadataSlotDescriptor;
+import io.isthmus.protocol.control.ReleaseAccessRequest;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordBatchValidator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;

@@ -1,5 +1,6 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.protocol.control.ConsumeAccessResponse;
 import java.net.InetSocketAddress;
 
 /**

@@ -3,7 +3,7 @@ package io.isthmus.client.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.isthmus.client.record.CompressionType;
+import io.isthmus.protocol.record.CompressionType;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

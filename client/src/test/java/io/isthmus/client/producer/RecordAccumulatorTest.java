@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.client.cluster.PartitionMetadata;
 import io.isthmus.client.cluster.TopicMetadata;
-import io.isthmus.client.record.RecordBatchBuilder;
+import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -3,6 +3,7 @@ package io.isthmus.client.rdma;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.protocol.control.ConsumeAccessResponse;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package io.isthmus.client.rdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.protocol.control.ProduceAccessResponse;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 

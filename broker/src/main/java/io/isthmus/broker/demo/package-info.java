@@ -1,2 +1,0 @@
-/** {@code ./isthmus demo}: the client demo against a broker embedded in the same process. */
-package io.isthmus.broker.demo;

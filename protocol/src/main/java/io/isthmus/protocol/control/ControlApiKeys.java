@@ -1,0 +1,41 @@
+package io.isthmus.protocol.control;
+
+/**
+ * API keys of the isthmus control requests. They lie far outside Kafka's range (Kafka's keys are below 100), so a
+ * Kafka client never sends them and a Kafka broker never mistakes them for its own; the broker advertises them in
+ * ApiVersions when its RDMA datapath is running, which is how a {@code transport=auto} client decides.
+ */
+public final class ControlApiKeys {
+    /** First key of the isthmus range. */
+    public static final short FIRST = 32000;
+    /** Exchange queue-pair addresses and connect an RC queue pair to the broker (manual exchange). */
+    public static final short RDMA_CONNECT = 32000;
+    /** Exclusive produce access to a partition's active segment. */
+    public static final short PRODUCE_ACCESS = 32001;
+    /** Read access to the segment holding an offset, plus a metadata slot. */
+    public static final short CONSUME_ACCESS = 32002;
+    /** Gives produce or consume access back. */
+    public static final short RELEASE_ACCESS = 32003;
+    /** Last key of the isthmus range (reserved up to here for what comes next: shared produce, replication). */
+    public static final short LAST = 32099;
+    /** The only version of every control request so far. */
+    public static final short VERSION = 0;
+
+    private ControlApiKeys() {}
+
+    /** Whether {@code apiKey} lies in the isthmus range (known or not). */
+    public static boolean isControlApiKey(final short apiKey) {
+        return apiKey >= FIRST && apiKey <= LAST;
+    }
+
+    /** A name for log messages. */
+    public static String name(final short apiKey) {
+        return switch (apiKey) {
+            case RDMA_CONNECT -> "RdmaConnect";
+            case PRODUCE_ACCESS -> "ProduceAccess";
+            case CONSUME_ACCESS -> "ConsumeAccess";
+            case RELEASE_ACCESS -> "ReleaseAccess";
+            default -> "IsthmusControl(" + apiKey + ")";
+        };
+    }
+}

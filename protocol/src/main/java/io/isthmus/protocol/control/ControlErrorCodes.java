@@ -1,0 +1,94 @@
+package io.isthmus.protocol.control;
+
+/**
+ * Error codes of control responses and produce acknowledgements. Where Kafka has a code for the same condition it is
+ * reused with Kafka's number; conditions only the RDMA datapath has use numbers from 10000 up.
+ */
+public final class ControlErrorCodes {
+    public static final short NONE = 0;
+    /** Kafka's OFFSET_OUT_OF_RANGE: the offset is not (or no longer, after retention) in the log. */
+    public static final short OFFSET_OUT_OF_RANGE = 1;
+    /** Kafka's CORRUPT_MESSAGE: a batch written over RDMA failed validation; produce access is revoked. */
+    public static final short CORRUPT_MESSAGE = 2;
+    /** Kafka's UNKNOWN_TOPIC_OR_PARTITION. */
+    public static final short UNKNOWN_TOPIC_OR_PARTITION = 3;
+    /** Kafka's UNKNOWN_SERVER_ERROR. */
+    public static final short UNKNOWN_SERVER_ERROR = -1;
+    /** Kafka's INVALID_REQUEST: a malformed control message or one out of protocol order. */
+    public static final short INVALID_REQUEST = 42;
+    /**
+     * Kafka's OUT_OF_ORDER_SEQUENCE_NUMBER: an idempotent producer's write skipped sequence numbers; it was not
+     * committed and produce access is revoked.
+     */
+    public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
+    /**
+     * Kafka's DUPLICATE_SEQUENCE_NUMBER: the write repeats a batch of an idempotent producer that is already in the
+     * log, at the ack's base offset ({@code -1} where the broker no longer knows it). Nothing was written: the grant's
+     * tail did not move, so the producer asks for access again (and learns the tail) before its next write.
+     */
+    public static final short DUPLICATE_SEQUENCE_NUMBER = 46;
+    /** Kafka's INVALID_PRODUCER_EPOCH: a newer instance of the idempotent producer has written; access is revoked. */
+    public static final short INVALID_PRODUCER_EPOCH = 47;
+    /** The broker has no usable RDMA device or RDMA is disabled; the reason travels with the connect response. */
+    public static final short RDMA_UNAVAILABLE = 10000;
+    /** A data request before RDMA_CONNECT on this TCP connection. */
+    public static final short NOT_CONNECTED = 10001;
+    /** Another client holds exclusive produce access to the partition. */
+    public static final short ACCESS_HELD = 10002;
+    /** The broker's completion queue or slot region has no room for another client. */
+    public static final short RESOURCES_EXHAUSTED = 10003;
+    /** A WRITE WITH IMM named another segment or order than expected; produce access is revoked. */
+    public static final short OUT_OF_ORDER_WRITE = 10004;
+    /** The segment named in a roll request is no longer the active one; ask for access again. */
+    public static final short STALE_SEGMENT = 10005;
+    /**
+     * Produce access to the segment was revoked before this write arrived, so it was not committed: a shared
+     * reservation before it was never filled in time, or the grant was dropped (an earlier write of the same grant was
+     * rejected or was a duplicate). Retriable: ask for access again and write it again.
+     */
+    public static final short ACCESS_REVOKED = 10006;
+
+    private ControlErrorCodes() {}
+
+    /**
+     * Whether a write or access request answered with {@code code} may simply be made again after asking for access
+     * again: the write was not committed (the broker commits nothing it answers with an error), and the condition can
+     * pass (another producer gives access back, a corrupted write is written again from intact memory, as Kafka
+     * retries CORRUPT_MESSAGE).
+     */
+    public static boolean isRetriable(final short code) {
+        return switch (code) {
+            case ACCESS_REVOKED,
+                    ACCESS_HELD,
+                    STALE_SEGMENT,
+                    NOT_CONNECTED,
+                    OUT_OF_ORDER_WRITE,
+                    CORRUPT_MESSAGE,
+                    OUT_OF_ORDER_SEQUENCE_NUMBER -> true;
+            default -> false;
+        };
+    }
+
+    /** A name for messages. */
+    public static String name(final short code) {
+        return switch (code) {
+            case NONE -> "NONE";
+            case OFFSET_OUT_OF_RANGE -> "OFFSET_OUT_OF_RANGE";
+            case CORRUPT_MESSAGE -> "CORRUPT_MESSAGE";
+            case UNKNOWN_TOPIC_OR_PARTITION -> "UNKNOWN_TOPIC_OR_PARTITION";
+            case UNKNOWN_SERVER_ERROR -> "UNKNOWN_SERVER_ERROR";
+            case INVALID_REQUEST -> "INVALID_REQUEST";
+            case OUT_OF_ORDER_SEQUENCE_NUMBER -> "OUT_OF_ORDER_SEQUENCE_NUMBER";
+            case DUPLICATE_SEQUENCE_NUMBER -> "DUPLICATE_SEQUENCE_NUMBER";
+            case INVALID_PRODUCER_EPOCH -> "INVALID_PRODUCER_EPOCH";
+            case RDMA_UNAVAILABLE -> "RDMA_UNAVAILABLE";
+            case NOT_CONNECTED -> "NOT_CONNECTED";
+            case ACCESS_HELD -> "ACCESS_HELD";
+            case RESOURCES_EXHAUSTED -> "RESOURCES_EXHAUSTED";
+            case OUT_OF_ORDER_WRITE -> "OUT_OF_ORDER_WRITE";
+            case STALE_SEGMENT -> "STALE_SEGMENT";
+            case ACCESS_REVOKED -> "ACCESS_REVOKED";
+            default -> "UNKNOWN(" + code + ")";
+        };
+    }
+}

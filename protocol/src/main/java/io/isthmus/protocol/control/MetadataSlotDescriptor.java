@@ -1,0 +1,132 @@
+package io.isthmus.protocol.control;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * One RDMA-readable metadata slot (KafkaDirect section 4.4.2): what a consumer needs to know about the segment it reads,
+ * kept current by the broker after every commit. A consumer's slots are contiguous, so one RDMA READ of its range
+ * refreshes every partition it reads, and the broker's CPU does nothing per poll.
+ *
+ * <pre>
+ *   0                                   8                  16                 24                  32          36          40
+ *   +-----------------------------------+------------------+------------------+-------------------+-----------+-----------+
+ *   | readable word                     | writePosition    | watermarkOffset  | segmentBaseOffset | segmentId | generation|
+ *   | bit 63 SEALED, bit 62 REVOKED,    | int64            | int64            | int64             | int32     | int32     |
+ *   | bits 0..47 readable position      |                  |                  |                   |           |           |
+ *   +-----------------------------------+------------------+------------------+-------------------+-----------+-----------+
+ * </pre>
+ *
+ * <ul>
+ *   <li><b>readable word</b>: a consumer reads the segment below this position and nowhere else. It is the one word a
+ *       consumer acts on, so it carries the flags too: SEALED (move to the next segment once read up to here), REVOKED
+ *       (the broker withdrew the registration, e.g. retention deleted the segment: ask again over TCP). The broker
+ *       stores it last, with release semantics, after the other fields.
+ *   <li><b>writePosition</b>: the log end inside the segment; equal to the readable position until replication makes
+ *       the high watermark trail it.
+ *   <li><b>watermarkOffset</b>: the offset after the last readable record (lag, not safety: a READ is not atomic across
+ *       words, so the consumer takes offsets from the batches themselves).
+ *   <li><b>generation</b>: bumped each time the slot is given a new segment, so a reader can tell reuse apart.
+ * </ul>
+ *
+ * <p>Little-endian and 8-byte aligned: the broker writes each word with one aligned store.
+ */
+public final class MetadataSlotDescriptor {
+    public static final int READABLE_OFFSET = 0;
+    public static final int WRITE_POSITION_OFFSET = 8;
+    public static final int WATERMARK_OFFSET_OFFSET = 16;
+    public static final int SEGMENT_BASE_OFFSET_OFFSET = 24;
+    public static final int SEGMENT_ID_OFFSET = 32;
+    public static final int GENERATION_OFFSET = 36;
+    public static final int LENGTH = 40;
+
+    public static final long SEALED_FLAG = 1L << 63;
+    public static final long REVOKED_FLAG = 1L << 62;
+    public static final long POSITION_MASK = (1L << 48) - 1;
+
+    private static final ValueLayout.OfLong INT64 = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT32 = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong INT64_UNALIGNED =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT32_UNALIGNED =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle READABLE = INT64.varHandle();
+
+    private MetadataSlotDescriptor() {}
+
+    /** The readable word for {@code position} and the flags. */
+    public static long readableWord(final long position, final boolean sealed, final boolean revoked) {
+        if (position < 0 || position > POSITION_MASK) {
+            throw new IllegalArgumentException("position out of range: position=" + position);
+        }
+        return position | (sealed ? SEALED_FLAG : 0) | (revoked ? REVOKED_FLAG : 0);
+    }
+
+    public static long position(final long readableWord) {
+        return readableWord & POSITION_MASK;
+    }
+
+    public static boolean isSealed(final long readableWord) {
+        return (readableWord & SEALED_FLAG) != 0;
+    }
+
+    public static boolean isRevoked(final long readableWord) {
+        return (readableWord & REVOKED_FLAG) != 0;
+    }
+
+    /**
+     * Broker side: writes the whole slot at {@code offset} (8-byte aligned), the readable word last with release
+     * semantics.
+     */
+    public static void publish(
+            final MemorySegment slots,
+            final long offset,
+            final long readableWord,
+            final long writePosition,
+            final long watermarkOffset,
+            final long segmentBaseOffset,
+            final int segmentId,
+            final int generation) {
+        slots.set(INT64, offset + WRITE_POSITION_OFFSET, writePosition);
+        slots.set(INT64, offset + WATERMARK_OFFSET_OFFSET, watermarkOffset);
+        slots.set(INT64, offset + SEGMENT_BASE_OFFSET_OFFSET, segmentBaseOffset);
+        slots.set(INT32, offset + SEGMENT_ID_OFFSET, segmentId);
+        slots.set(INT32, offset + GENERATION_OFFSET, generation);
+        READABLE.setRelease(slots, offset + READABLE_OFFSET, readableWord);
+    }
+
+    /** Broker side: zeroes a freed slot (readable word first, so nobody trusts the rest). */
+    public static void clear(final MemorySegment slots, final long offset) {
+        READABLE.setRelease(slots, offset + READABLE_OFFSET, 0L);
+        slots.asSlice(offset + WRITE_POSITION_OFFSET, LENGTH - WRITE_POSITION_OFFSET)
+                .fill((byte) 0);
+    }
+
+    // Reader side: any alignment (a consumer's READ target need not be aligned).
+
+    public static long readable(final MemorySegment slots, final long offset) {
+        return slots.get(INT64_UNALIGNED, offset + READABLE_OFFSET);
+    }
+
+    public static long writePosition(final MemorySegment slots, final long offset) {
+        return slots.get(INT64_UNALIGNED, offset + WRITE_POSITION_OFFSET);
+    }
+
+    public static long watermarkOffset(final MemorySegment slots, final long offset) {
+        return slots.get(INT64_UNALIGNED, offset + WATERMARK_OFFSET_OFFSET);
+    }
+
+    public static long segmentBaseOffset(final MemorySegment slots, final long offset) {
+        return slots.get(INT64_UNALIGNED, offset + SEGMENT_BASE_OFFSET_OFFSET);
+    }
+
+    public static int segmentId(final MemorySegment slots, final long offset) {
+        return slots.get(INT32_UNALIGNED, offset + SEGMENT_ID_OFFSET);
+    }
+
+    public static int generation(final MemorySegment slots, final long offset) {
+        return slots.get(INT32_UNALIGNED, offset + GENERATION_OFFSET);
+    }
+}
