@@ -1,0 +1,130 @@
+package io.isthmus.broker.rdma;
+
+import io.isthmus.broker.log.SegmentNotWritableException;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.record.InvalidRecordBatchException;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
+import java.lang.foreign.MemorySegment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Exclusive RDMA produce, the data plane's half (KafkaDirect section 4.2.2): a producer WRITEs one whole batch per
+ * WRITE WITH IMM at its grant's tail, and completions arrive in the order the writes were made (RC delivers in order,
+ * and one thread handles them). For each write: the immediate must carry the grant's next order; the batch length is
+ * read from the batch header at the tail, never from {@code byte_len}; {@link Partition#commitWritten} validates the
+ * CRC in place, checks the idempotent-producer state like a TCP produce, assigns offsets and publishes; append
+ * observers refresh the metadata slots and long-poll fetches wake; the ack carries the base offset back.
+ *
+ * <p>A bad batch is zeroed, never committed, answered with an error and the grant revoked (its registration goes, so
+ * its rkey stops working). A retried batch already in the log (its first attempt's ack was lost with a connection) is
+ * discarded and answered {@link ControlErrorCodes#DUPLICATE_SEQUENCE_NUMBER} with its original offset; the tail did not
+ * move, so the grant is suspended until the producer asks for access again and learns the tail.
+ *
+ * <p>Confined to the datapath thread.
+ */
+final class ExclusiveProducePath {
+    private static final Logger LOG = LoggerFactory.getLogger(ExclusiveProducePath.class);
+
+    private final SharedProducePath.Acker acker;
+    private final RdmaControlPlane control;
+    private volatile long commits;
+    private volatile long rejectedWrites;
+    private volatile long duplicateWrites;
+
+    ExclusiveProducePath(final SharedProducePath.Acker acker, final RdmaControlPlane control) {
+        this.acker = acker;
+        this.control = control;
+    }
+
+    /** A write under {@code grant} (exclusive, not suspended) completed with {@code immediate}. */
+    void onWrite(final RdmaSession session, final ProduceGrant grant, final int immediate, final int order) {
+        final int segmentId = grant.segmentId();
+        if (order != grant.nextOrder) {
+            reject(
+                    session,
+                    grant,
+                    immediate,
+                    ControlErrorCodes.OUT_OF_ORDER_WRITE,
+                    "order=" + order + " expected=" + grant.nextOrder);
+            return;
+        }
+        final MemorySegment memory = grant.registration.memory();
+        final long capacity = memory.byteSize();
+        final long tail = grant.tail;
+        final long length = grant.registration.batchLengthAt(tail);
+        if (length < 0) {
+            // Zeroing the header is enough: recovery and the next writer both stop at a zero header.
+            memory.asSlice(tail, Math.min(RecordBatchDescriptor.HEADER_LENGTH, capacity - tail))
+                    .fill((byte) 0);
+            reject(
+                    session,
+                    grant,
+                    immediate,
+                    ControlErrorCodes.CORRUPT_MESSAGE,
+                    "no whole batch at the tail: tail=" + tail + " capacity=" + capacity);
+            return;
+        }
+        final Partition.ProduceOutcome outcome;
+        try {
+            outcome = grant.partition.commitWritten(segmentId, tail, length);
+        } catch (final InvalidRecordBatchException e) {
+            reject(session, grant, immediate, ControlErrorCodes.CORRUPT_MESSAGE, e.getMessage());
+            return;
+        } catch (final SegmentNotWritableException e) {
+            reject(session, grant, immediate, ControlErrorCodes.STALE_SEGMENT, e.getMessage());
+            return;
+        }
+        switch (outcome.error()) {
+            case NONE -> {
+                grant.committed(length);
+                commits++;
+                grant.partition.notifyAppendListeners();
+                acker.ack(session, outcome.baseOffset(), immediate, ControlErrorCodes.NONE);
+            }
+            case DUPLICATE_SEQUENCE_NUMBER -> {
+                // Nothing written, the tail stays: suspend until the producer asks again and learns it.
+                grant.skipped();
+                grant.suspended = true;
+                duplicateWrites++;
+                acker.ack(session, outcome.baseOffset(), immediate, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
+            }
+            default ->
+                // Kafka's codes, which the control protocol shares: OUT_OF_ORDER_SEQUENCE_NUMBER,
+                // INVALID_PRODUCER_EPOCH.
+                reject(session, grant, immediate, outcome.error().code(), outcome.message());
+        }
+    }
+
+    private void reject(
+            final RdmaSession session,
+            final ProduceGrant grant,
+            final int immediate,
+            final short errorCode,
+            final String reason) {
+        rejectedWrites++;
+        LOG.warn(
+                "rejected an RDMA write, revoking produce access: {} {} error={} reason={}",
+                session,
+                grant,
+                ControlErrorCodes.name(errorCode),
+                reason);
+        acker.ack(session, -1, immediate, errorCode);
+        control.revokeProduce(session, grant);
+    }
+    /** Batches committed from exclusive writes. */
+    long commits() {
+        return commits;
+    }
+
+    /** Writes rejected (bad batch, wrong order, sequence gap, fenced epoch). */
+    long rejectedWrites() {
+        return rejectedWrites;
+    }
+
+    /** Writes discarded as duplicates of batches already in the log. */
+    long duplicateWrites() {
+        return duplicateWrites;
+    }
+}

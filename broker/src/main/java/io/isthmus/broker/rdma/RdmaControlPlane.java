@@ -1,0 +1,531 @@
+package io.isthmus.broker.rdma;
+
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.LogSegment;
+import io.isthmus.broker.log.OffsetOutOfRangeException;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.log.SegmentLease;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.Gid;
+import io.isthmus.ffi.verbs.Mtu;
+import io.isthmus.ffi.verbs.QueuePair;
+import io.isthmus.ffi.verbs.QueuePairAddress;
+import io.isthmus.ffi.verbs.QueuePairOptions;
+import io.isthmus.ffi.verbs.ReceiveWorkRequests;
+import io.isthmus.protocol.control.ConsumeAccessRequest;
+import io.isthmus.protocol.control.ConsumeAccessResponse;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.ControlMessage;
+import io.isthmus.protocol.control.MetadataSlotDescriptor;
+import io.isthmus.protocol.control.ProduceAccessRequest;
+import io.isthmus.protocol.control.ProduceAccessResponse;
+import io.isthmus.protocol.control.RdmaConnectRequest;
+import io.isthmus.protocol.control.RdmaConnectResponse;
+import io.isthmus.protocol.control.ReleaseAccessRequest;
+import io.isthmus.protocol.control.ReleaseAccessResponse;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane of the RDMA datapath: the sessions (one per client queue pair, bound to the TCP connection that
+ * asked for it) and the access they hold. It answers RDMA_CONNECT (a queue pair, within what the completion queue can
+ * promise), PRODUCE_ACCESS (exclusive grants and rolls here, shared ones through {@link SharedProducePath}),
+ * CONSUME_ACCESS (a read-only registration and a metadata slot) and RELEASE_ACCESS, and it takes access away: a grant
+ * whose write was rejected, a reader of a segment retention deleted (its slot says REVOKED), and every grant of a
+ * session that is torn down (a completion in error, the TCP connection closing).
+ *
+ * <p>Confined to the datapath thread: {@link RdmaDatapath} hands it the control requests and the failures its data
+ * plane sees.
+ */
+final class RdmaControlPlane implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaControlPlane.class);
+    private static final int MAX_INLINE_DATA = 64;
+
+    private final RdmaSettings settings;
+    private final RdmaDevice device;
+    private final PartitionManager partitions;
+    private final SegmentRegistrations registrations;
+    private final MetadataSlotRegion slotRegion;
+    private final Map<Partition, PartitionSlots> partitionSlots = new HashMap<>();
+    private final RdmaSession[] sessions;
+    private final Map<Long, RdmaSession> sessionsByConnection = new HashMap<>();
+    /** The datapath's receive work requests (same thread): the receives a new session starts with. */
+    private final ReceiveWorkRequests receives;
+    /** Shared produce, or null where the device cannot do the broker's own atomics. */
+    private final SharedProducePath shared;
+
+    private int reservedCompletions;
+    private long nextSessionId = 1;
+    private volatile long revokedGrants;
+
+    RdmaControlPlane(
+            final RdmaSettings settings,
+            final RdmaDevice device,
+            final PartitionManager partitions,
+            final SegmentRegistrations registrations,
+            final ReceiveWorkRequests receives,
+            final SharedProducePath shared) {
+        this.settings = settings;
+        this.device = device;
+        this.partitions = partitions;
+        this.registrations = registrations;
+        this.receives = receives;
+        this.shared = shared;
+        this.slotRegion = new MetadataSlotRegion(device.pd, settings.maxConnections(), settings.slotsPerConnection());
+        this.sessions = new RdmaSession[sessionSlots(settings)];
+    }
+
+    /** Sessions there can be at once: what {@code rdma.max.connections} asks, within the work-request id's index. */
+    static int sessionSlots(final RdmaSettings settings) {
+        return Math.min(settings.maxConnections(), 1 << RdmaSession.INDEX_BITS);
+    }
+
+    /** The live session a completion's work-request id names, or null for one already torn down. */
+    RdmaSession session(final long wrId) {
+        final int index = RdmaSession.indexOf(wrId);
+        final RdmaSession session = index < sessions.length ? sessions[index] : null;
+        return session == null || session.sessionId != RdmaSession.sessionIdOf(wrId) ? null : session;
+    }
+
+    // ------------------------------------------------------------------ control requests
+
+    ControlMessage connect(final long connectionId, final RdmaConnectRequest request) {
+        if (sessionsByConnection.containsKey(connectionId)) {
+            return RdmaConnectResponse.error(
+                    ControlErrorCodes.INVALID_REQUEST, "connection already has an RDMA session");
+        }
+        final int credits = settings.creditsFor(request.ackCredits());
+        if (credits < 1) {
+            return RdmaConnectResponse.error(
+                    ControlErrorCodes.INVALID_REQUEST,
+                    "ackCredits must be at least 1: ackCredits=" + request.ackCredits());
+        }
+        final Mtu mtu;
+        try {
+            final Mtu asked = Mtu.of(request.mtu());
+            mtu = asked.value() < device.mtu.value() ? asked : device.mtu;
+        } catch (final IllegalArgumentException e) {
+            return RdmaConnectResponse.error(ControlErrorCodes.INVALID_REQUEST, e.getMessage());
+        }
+        // Every posted receive and every send may complete (in error, flushed) at once: reserve for all of them.
+        final int reserve = credits + settings.maxSendWr();
+        final int index = freeSessionIndex();
+        if (index < 0 || reservedCompletions + reserve > device.cq.capacity()) {
+            return RdmaConnectResponse.error(
+                    ControlErrorCodes.RESOURCES_EXHAUSTED,
+                    "no room for another RDMA connection: sessions=" + sessionsByConnection.size()
+                            + " reservedCompletions=" + reservedCompletions + " cqEntries=" + device.cq.capacity());
+        }
+        final QueuePair qp = device.pd.createQueuePair(new QueuePairOptions()
+                .completionQueue(device.cq)
+                .maxSendWr(settings.maxSendWr())
+                .maxRecvWr(credits)
+                .maxSendSge(1)
+                .maxRecvSge(1)
+                .maxInlineData(MAX_INLINE_DATA));
+        final RdmaSession session = new RdmaSession(nextSessionId++, index, connectionId, qp, credits, reserve);
+        final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        try {
+            qp.moveToInit(device.port, AccessFlags.ALL_REMOTE);
+            qp.moveToReadyToReceive(
+                    new QueuePairAddress(
+                            request.qpNumber(), request.packetSequenceNumber(), Gid.of(request.gid()), request.lid()),
+                    mtu,
+                    device.port,
+                    device.gidIndex,
+                    device.maxReadAtomic);
+            final long wrId = session.wrId(RdmaSession.KIND_RECEIVE);
+            for (int i = 0; i < credits; i++) {
+                receives.set(i, wrId);
+            }
+            qp.postReceive(receives, credits);
+            qp.moveToReadyToSend(psn, 1);
+        } catch (final RuntimeException e) {
+            qp.close();
+            LOG.warn("RDMA connect failed: connectionId={} request={}", connectionId, request, e);
+            return RdmaConnectResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR, e.getMessage());
+        }
+        sessions[index] = session;
+        sessionsByConnection.put(connectionId, session);
+        reservedCompletions += reserve;
+        LOG.info(
+                "RDMA session connected: {} clientQpNumber={} credits={} mtu={}",
+                session,
+                request.qpNumber(),
+                credits,
+                mtu.bytes());
+        return new RdmaConnectResponse(
+                ControlErrorCodes.NONE,
+                (short) (RdmaConnectResponse.EXCLUSIVE_PRODUCE
+                        | RdmaConnectResponse.CONSUME
+                        | (shared != null ? RdmaConnectResponse.SHARED_PRODUCE : 0)),
+                qp.qpNumber(),
+                psn,
+                device.lid,
+                device.gid.raw(),
+                credits,
+                mtu.value(),
+                null);
+    }
+
+    void produceAccess(
+            final long connectionId,
+            final ProduceAccessRequest request,
+            final CompletableFuture<ControlMessage> result) {
+        final RdmaSession session = sessionsByConnection.get(connectionId);
+        if (session == null) {
+            result.complete(ProduceAccessResponse.error(ControlErrorCodes.NOT_CONNECTED));
+            return;
+        }
+        final Partition partition = partition(request.topic(), request.partition());
+        if (partition == null) {
+            result.complete(ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION));
+            return;
+        }
+        if (request.shared()) {
+            if (shared == null) {
+                result.complete(ProduceAccessResponse.error(ControlErrorCodes.RDMA_UNAVAILABLE));
+                return;
+            }
+            shared.access(session, partition, request, result, () -> produceAccess(connectionId, request, result));
+            return;
+        }
+        result.complete(exclusiveAccess(session, partition, request));
+    }
+
+    private ControlMessage exclusiveAccess(
+            final RdmaSession session, final Partition partition, final ProduceAccessRequest request) {
+        if (!partition.tryClaimWriter(session)) {
+            return ProduceAccessResponse.error(ControlErrorCodes.ACCESS_HELD);
+        }
+        ProduceGrant grant = session.produceGrant(partition);
+        final PartitionLog log = partition.log();
+        if (grant != null && request.rollsFullSegment()) {
+            if (grant.segmentId() != request.fullSegmentId()) {
+                return ProduceAccessResponse.error(ControlErrorCodes.STALE_SEGMENT);
+            }
+            if (log.activeSegment().id() == request.fullSegmentId()) {
+                log.roll();
+            }
+            session.produceGrants.remove(grant);
+            registrations.release(grant.registration);
+            grant = null;
+            final PartitionSlots slots = partitionSlots.get(partition);
+            if (slots != null) {
+                slots.run(); // readers of the full segment see it sealed now
+            }
+        }
+        if (grant != null) {
+            grant.suspended = false; // the producer learns the tail and order from this answer
+        } else {
+            try {
+                final SegmentLease lease = log.acquireActiveSegment();
+                grant = ProduceGrant.exclusive(partition, registrations.acquire(lease, true));
+            } catch (final RuntimeException e) {
+                partition.releaseWriter(session);
+                LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
+                return ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR);
+            }
+            session.produceGrants.add(grant);
+            LOG.info("RDMA produce access granted: {} {}", session, grant);
+        }
+        final LogSegment segment = grant.registration.segment();
+        return ProduceAccessResponse.exclusive(
+                segment.id(),
+                grant.registration.rkey(),
+                grant.registration.address(),
+                grant.tail,
+                segment.capacity(),
+                segment.baseOffset(),
+                grant.nextOrder);
+    }
+
+    ControlMessage consumeAccess(final long connectionId, final ConsumeAccessRequest request) {
+        final RdmaSession session = sessionsByConnection.get(connectionId);
+        if (session == null) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.NOT_CONNECTED);
+        }
+        final Partition partition = partition(request.topic(), request.partition());
+        if (partition == null) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        final PartitionLog log = partition.log();
+        final LogSegment segment;
+        final long startPosition;
+        try {
+            if (request.offset() == log.logEndOffset()) {
+                segment = log.activeSegment();
+                startPosition = segment.committedPosition();
+            } else {
+                try (LogReadResult result = log.read(request.offset(), 1)) {
+                    segment = result.isEmpty() ? log.activeSegment() : result.segment();
+                    startPosition = result.isEmpty() ? segment.committedPosition() : result.filePosition();
+                }
+            }
+        } catch (final OffsetOutOfRangeException e) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+        }
+        final SegmentLease lease = segment.tryAcquire();
+        if (lease == null) {
+            return ConsumeAccessResponse.error(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+        }
+        if (session.slotRange < 0) {
+            session.slotRange = slotRegion.allocateRange();
+            if (session.slotRange < 0) {
+                lease.close();
+                return ConsumeAccessResponse.error(ControlErrorCodes.RESOURCES_EXHAUSTED);
+            }
+        }
+        ConsumeGrant grant = session.consumeGrant(partition);
+        final int slotIndex = grant != null ? grant.slotIndex : session.freeSlotIndex(slotRegion.slotsPerRange());
+        if (slotIndex < 0) {
+            lease.close();
+            return ConsumeAccessResponse.error(ControlErrorCodes.RESOURCES_EXHAUSTED);
+        }
+        final SegmentRegistration registration = registrations.acquire(lease, false);
+        if (grant == null) {
+            grant = new ConsumeGrant(
+                    partition,
+                    slotsFor(partition),
+                    slotIndex,
+                    slotRegion.slotOffset(session.slotRange, slotIndex),
+                    registration);
+            session.consumeGrants.add(grant);
+        } else {
+            final SegmentRegistration previous = grant.registration;
+            grant.registration = registration;
+            registrations.release(previous);
+        }
+        grant.slots.assign(grant.slotOffset, segment);
+        final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
+        return new ConsumeAccessResponse(
+                ControlErrorCodes.NONE,
+                segment.id(),
+                registration.rkey(),
+                registration.address(),
+                startPosition,
+                MetadataSlotDescriptor.position(readable),
+                segment.capacity(),
+                segment.baseOffset(),
+                slotRegion.rangeAddress(session.slotRange),
+                slotRegion.rkey(),
+                grant.slotIndex,
+                session.slotsInUse(),
+                MetadataSlotDescriptor.isSealed(readable) ? ConsumeAccessResponse.SEALED : 0);
+    }
+
+    ControlMessage release(final long connectionId, final ReleaseAccessRequest request) {
+        final RdmaSession session = sessionsByConnection.get(connectionId);
+        if (session == null) {
+            return new ReleaseAccessResponse(ControlErrorCodes.NOT_CONNECTED);
+        }
+        final Partition partition = partition(request.topic(), request.partition());
+        if (partition == null) {
+            return new ReleaseAccessResponse(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        switch (request.access()) {
+            case ReleaseAccessRequest.PRODUCE -> {
+                final ProduceGrant grant = session.produceGrant(partition);
+                if (grant != null) {
+                    dropProduce(session, grant);
+                }
+            }
+            case ReleaseAccessRequest.CONSUME -> {
+                final ConsumeGrant grant = session.consumeGrant(partition);
+                if (grant != null) {
+                    dropConsume(session, grant, false);
+                }
+            }
+            default -> {
+                return new ReleaseAccessResponse(ControlErrorCodes.INVALID_REQUEST);
+            }
+        }
+        return new ReleaseAccessResponse(ControlErrorCodes.NONE);
+    }
+    /** The TCP connection closed: tear its session down (if it had one). */
+    boolean connectionClosed(final long connectionId) {
+        final RdmaSession session = sessionsByConnection.get(connectionId);
+        if (session != null) {
+            teardown(session, "TCP connection closed");
+        }
+        return session != null;
+    }
+
+    // ------------------------------------------------------------------ taking access away
+
+    /** A write under {@code grant} was rejected: the grant goes, and with it (if nobody else uses it) the rkey. */
+    void revokeProduce(final RdmaSession session, final ProduceGrant grant) {
+        dropProduce(session, grant);
+        revokedGrants++;
+    }
+
+    private void dropProduce(final RdmaSession session, final ProduceGrant grant) {
+        session.produceGrants.remove(grant);
+        if (grant.shared != null) {
+            shared.dropGrant(grant);
+            return;
+        }
+        registrations.release(grant.registration);
+        grant.partition.releaseWriter(session);
+    }
+
+    private void dropConsume(final RdmaSession session, final ConsumeGrant grant, final boolean revoked) {
+        session.consumeGrants.remove(grant);
+        if (revoked) {
+            grant.slots.revoke(grant.slotOffset);
+        } else {
+            grant.slots.unassign(grant.slotOffset);
+        }
+        registrations.release(grant.registration);
+        if (grant.slots.isEmpty()) {
+            grant.partition.removeAppendObserver(grant.slots);
+            partitionSlots.remove(grant.partition);
+        }
+    }
+
+    private PartitionSlots slotsFor(final Partition partition) {
+        PartitionSlots slots = partitionSlots.get(partition);
+        if (slots == null) {
+            slots = new PartitionSlots(partition.topicPartition().toString(), slotRegion.memory());
+            partitionSlots.put(partition, slots);
+            partition.addAppendObserver(slots);
+        }
+        return slots;
+    }
+
+    int sweepDeletedSegments() {
+        int revoked = 0;
+        for (final RdmaSession session : sessions) {
+            if (session == null) {
+                continue;
+            }
+            for (int i = session.consumeGrants.size() - 1; i >= 0; i--) {
+                final ConsumeGrant grant = session.consumeGrants.get(i);
+                if (grant.registration.segment().isDeleted()) {
+                    LOG.info(
+                            "revoking read access to a deleted segment: {} segment={}",
+                            session,
+                            grant.registration.segment());
+                    dropConsume(session, grant, true);
+                    revokedGrants++;
+                    revoked++;
+                }
+            }
+            for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
+                final ProduceGrant grant = session.produceGrants.get(i);
+                if (grant.registration.segment().isDeleted()) {
+                    dropProduce(session, grant);
+                    revokedGrants++;
+                    revoked++;
+                }
+            }
+        }
+        return revoked;
+    }
+
+    void teardown(final RdmaSession session, final String reason) {
+        if (sessions[session.index] != session) {
+            return;
+        }
+        sessions[session.index] = null;
+        sessionsByConnection.remove(session.connectionId);
+        reservedCompletions -= session.reservedCompletions;
+        for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
+            dropProduce(session, session.produceGrants.get(i));
+        }
+        for (int i = session.consumeGrants.size() - 1; i >= 0; i--) {
+            dropConsume(session, session.consumeGrants.get(i), false);
+        }
+        if (session.slotRange >= 0) {
+            slotRegion.freeRange(session.slotRange);
+        }
+        try {
+            session.qp.moveToError();
+        } catch (final RuntimeException e) {
+            LOG.debug("moving a QP to ERR failed: {}", session, e);
+        }
+        session.qp.close();
+        LOG.info("RDMA session closed: {} reason={} registrationsLeft={}", session, reason, registrations.size());
+    }
+
+    private int freeSessionIndex() {
+        for (int i = 0; i < sessions.length; i++) {
+            if (sessions[i] == null) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private Partition partition(final String topic, final int partition) {
+        if (topic == null) {
+            return null;
+        }
+        return partitions.partition(new TopicPartition(topic, partition)).orElse(null);
+    }
+    /** Produce or consume grants revoked by the broker (bad writes, deleted segments). */
+    long revokedGrants() {
+        return revokedGrants;
+    }
+
+    // ------------------------------------------------------------------ introspection and faults for tests
+
+    int registrationCount() {
+        return registrations.size();
+    }
+
+    boolean isRegistered(final int segmentId, final boolean writable) {
+        return registrations.isRegistered(segmentId, writable);
+    }
+
+    int sessionCount() {
+        return sessionsByConnection.size();
+    }
+
+    /** Moves every session's queue pair to the error state; see {@link RdmaDatapath#breakQueuePairs}. */
+    int breakQueuePairs() {
+        int broken = 0;
+        for (final RdmaSession session : sessions) {
+            if (session != null) {
+                session.qp.moveToError();
+                broken++;
+            }
+        }
+        return broken;
+    }
+
+    /** Suspends every exclusive grant; see {@link RdmaDatapath#suspendExclusiveProduceGrants}. */
+    int suspendExclusiveProduceGrants() {
+        int suspended = 0;
+        for (final RdmaSession session : sessions) {
+            if (session == null) {
+                continue;
+            }
+            for (final ProduceGrant grant : session.produceGrants) {
+                if (grant.shared == null) {
+                    grant.suspended = true;
+                    suspended++;
+                }
+            }
+        }
+        return suspended;
+    }
+
+    /** Tears every session down and frees the slot region (after the datapath thread stopped). */
+    @Override
+    public void close() {
+        for (final RdmaSession session : sessions) {
+            if (session != null) {
+                teardown(session, "broker shutdown");
+            }
+        }
+        slotRegion.close();
+    }
+}
