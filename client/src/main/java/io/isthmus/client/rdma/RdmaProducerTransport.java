@@ -90,8 +90,6 @@ public final class RdmaProducerTransport implements AutoCloseable {
     private int inFlight;
     private long writes;
     private long rolls;
-    private long revocations;
-    private long duplicates;
 
     /**
      * A connection with the slab registered and its writes in flight: one slot per credit, free where {@code streams}
@@ -474,11 +472,9 @@ public final class RdmaProducerTransport implements AutoCloseable {
             } else if (error == ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER) {
                 // Already in the log from an earlier attempt; the broker wrote nothing and wants access asked again.
                 stream.needsAccess = true;
-                duplicates++;
                 handler.onAck(token, baseOffset, null);
             } else {
                 stream.needsAccess = true;
-                revocations++;
                 final String message = "RDMA produce rejected, access revoked: " + stream + " error="
                         + ControlErrorCodes.name(error) + " immediate=" + immediate;
                 handler.onAck(
@@ -550,16 +546,6 @@ public final class RdmaProducerTransport implements AutoCloseable {
     /** Segment rolls asked for so far. */
     public long rolls() {
         return rolls;
-    }
-
-    /** Writes answered with an error (access revoked or refused at commit) so far. */
-    public long revocations() {
-        return revocations;
-    }
-
-    /** Writes answered as duplicates of batches already in the log so far. */
-    public long duplicates() {
-        return duplicates;
     }
 
     @Override

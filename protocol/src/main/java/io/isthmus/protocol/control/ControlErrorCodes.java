@@ -23,8 +23,8 @@ public final class ControlErrorCodes {
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
     /**
      * Kafka's DUPLICATE_SEQUENCE_NUMBER: the write repeats a batch of an idempotent producer that is already in the
-     * log, at the ack's base offset ({@code -1} where the broker no longer knows it). Nothing was written: the grant's
-     * tail did not move, so the producer asks for access again (and learns the tail) before its next write.
+     * log, at the ack's base offset. Nothing was written: the grant's tail did not move, so the producer asks for
+     * access again (and learns the tail) before its next write.
      */
     public static final short DUPLICATE_SEQUENCE_NUMBER = 46;
     /** Kafka's INVALID_PRODUCER_EPOCH: a newer instance of the idempotent producer has written; access is revoked. */
