@@ -220,7 +220,7 @@ final class LogRecovery {
         final MemorySegment mapping = segment.mapping();
         final long firstBatchTimestamp = result.validEnd() == 0
                 ? RecordBatchDescriptor.NO_TIMESTAMP
-                : mapping.get(RecordBatchDescriptor.INT64, RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
+                : RecordBatchDescriptor.maxTimestamp(mapping, 0);
         segment.restore(
                 result.validEnd(),
                 result.nextOffset(),
@@ -315,9 +315,7 @@ final class LogRecovery {
             if (rebuildIndexes) {
                 segment.indexBatch(baseOffset, (int) pos, (int) size, maxTimestamp);
             }
-            maxTimestamp = Math.max(
-                    maxTimestamp,
-                    mapping.get(RecordBatchDescriptor.INT64, pos + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET));
+            maxTimestamp = Math.max(maxTimestamp, RecordBatchDescriptor.maxTimestamp(mapping, pos));
             next = RecordBatchDescriptor.lastOffset(mapping, pos) + 1;
             lastBatch = pos;
             pos += size;

@@ -1,7 +1,12 @@
 package io.isthmus.broker.log;
 
+import io.isthmus.broker.producer.ProducerRejectedException;
+import io.isthmus.broker.producer.ProducerStateTable;
+import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.protocol.record.BatchDecompressor;
+import io.isthmus.protocol.record.BatchSummary;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
+import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
 import io.isthmus.protocol.record.RecordBatchValidator;
 import java.io.IOException;
@@ -13,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -21,6 +25,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,16 +33,19 @@ import org.slf4j.LoggerFactory;
  * The log of one topic partition: an ordered set of {@link LogSegment}s in {@code <log.dirs>/<topic>-<partition>/}, of
  * which the last is active (takes appends) and all others are sealed.
  *
- * <p><b>Concurrency.</b> One appender at a time: {@link #append}, {@link #commitWritten}, {@link #roll}, retention,
- * flush and close are serialised by one lock (a partition has one leader-side writer anyway; the lock makes a second
- * one safe, not fast). Readers ({@link #read}, {@link #offsetForTimestamp}, the offset getters) take no lock: they
- * load the log end offset with acquire semantics, find the segment in a {@link ConcurrentSkipListMap}, take a lease
- * on it and read only below its committed position, which the appender publishes with release semantics after the
- * batch bytes and the rewritten base offsets. Readers therefore only ever see whole, committed batches.
+ * <p><b>The append gateway.</b> Every producer path ends here, under one lock per partition (the {@link
+ * #appendLock() append lock}, which {@code Partition} also takes to route an append and to hand writing to RDMA in one
+ * step): TCP produce copies batches to the tail ({@link #append}); RDMA produce, exclusive or shared, finds the bytes
+ * already at the tail, written by a remote WRITE, and {@link #commitWritten commits} them in place. Either way each
+ * batch is validated once into a {@link BatchSummary} that every later step trusts, the idempotent-producer state is
+ * checked for every transport (a retried batch is answered with its original offsets, never appended twice), and an
+ * append's batches go to the log all or none. Base offsets and the leader epoch are assigned in place: the fields lie
+ * outside the CRC. Roll, retention, flush and close take the same lock.
  *
- * <p><b>Two append paths.</b> TCP produce copies validated batches to the tail ({@link #append}); RDMA produce finds
- * the bytes already at the tail, written by a remote WRITE, and {@link #commitWritten commits} them after validating in
- * place. Both assign base offsets and the leader epoch in place: the fields lie outside the CRC.
+ * <p><b>Readers</b> ({@link #read}, {@link #offsetForTimestamp}, the offset getters) take no lock: they load the log
+ * end offset with acquire semantics, find the segment in a {@link ConcurrentSkipListMap}, take a lease on it and read
+ * only below its committed position, which the appender publishes with release semantics after the batch bytes and the
+ * rewritten base offsets. Readers therefore only ever see whole, committed batches.
  *
  * <p>The high watermark equals the log end offset until replication exists.
  */
@@ -48,6 +56,8 @@ public final class PartitionLog implements AutoCloseable {
     public static final long EARLIEST_TIMESTAMP = -2L;
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
+    private static final Verdict APPEND = new Verdict.Append();
+    private static final int REBUILD_READ_BYTES = 1 << 20;
     private static final VarHandle LOG_END_OFFSET;
 
     static {
@@ -66,8 +76,10 @@ public final class PartitionLog implements AutoCloseable {
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     private final ReentrantLock appendLock = new ReentrantLock();
     private final BatchDecompressor decompressor = new BatchDecompressor();
-    /** Sizes of the batches of the append in progress; reused, so an append allocates no array (append lock). */
-    private long[] batchSizes = new long[16];
+    /** The batches of the append in progress, validated once (append lock). */
+    private final ValidatedBatches validated = new ValidatedBatches();
+    /** Idempotent producers' last batches, checked on every append whatever the transport (append lock). */
+    private final ProducerStateTable producers = new ProducerStateTable();
 
     @SuppressWarnings("unused") // accessed through LOG_END_OFFSET
     private long logEndOffset;
@@ -123,13 +135,61 @@ public final class PartitionLog implements AutoCloseable {
             throws IOException {
         final String name = dir.getFileName().toString();
         final List<LogSegment> recovered = LogRecovery.recover(dir, name, config, ids, clock.millis());
-        return new PartitionLog(name, dir, config, ids, clock, preToucher, recovered);
+        final PartitionLog log = new PartitionLog(name, dir, config, ids, clock, preToucher, recovered);
+        log.rebuildProducerState();
+        return log;
+    }
+
+    /** Reads the idempotent producers' last batches back from the log, so their retries are still recognised. */
+    private void rebuildProducerState() {
+        long offset = logStartOffset;
+        final RecordBatch view = new RecordBatch();
+        int batches = 0;
+        while (offset < logEndOffset()) {
+            try (LogReadResult result = read(offset, REBUILD_READ_BYTES)) {
+                if (result.isEmpty()) {
+                    break;
+                }
+                final MemorySegment records = result.records();
+                long position = 0;
+                while (position < records.byteSize()) {
+                    view.wrap(records, position);
+                    if (view.producerId() >= 0) {
+                        producers.appended(
+                                view.producerId(),
+                                view.producerEpoch(),
+                                view.baseSequence(),
+                                view.lastSequence(),
+                                view.baseOffset(),
+                                view.lastOffset());
+                    }
+                    batches++;
+                    position += view.sizeInBytes();
+                }
+                offset = result.nextOffset();
+            }
+        }
+        if (producers.producerCount() > 0) {
+            LOG.info(
+                    "rebuilt state of {} idempotent producers from {} batches: partition={}",
+                    producers.producerCount(),
+                    batches,
+                    name);
+        }
     }
 
     // ------------------------------------------------------------------ offsets
 
     public String name() {
         return name;
+    }
+
+    /**
+     * The partition's one append lock (reentrant). {@code Partition} holds it while it decides where a TCP produce goes
+     * and while RDMA takes or gives back writing, so no append is half done across either.
+     */
+    public ReentrantLock appendLock() {
+        return appendLock;
     }
 
     public Path dir() {
@@ -177,12 +237,16 @@ public final class PartitionLog implements AutoCloseable {
     // ------------------------------------------------------------------ append
 
     /**
-     * Appends batches arriving over TCP: validates each (CRC-32C, header, records), copies them to the tail, assigns
-     * base offsets and {@code leaderEpoch} in place and publishes. Batches that do not fit the active segment go to a
-     * new one; all or nothing is validated before anything is written.
+     * Appends batches arriving over TCP: validates each once (CRC-32C, header, records) into a summary, checks the
+     * idempotent-producer state of all of them, copies them to the tail, assigns base offsets and {@code leaderEpoch}
+     * in place and publishes. All or nothing: no byte is written before every batch has passed both checks. Batches
+     * that repeat ones already in the log (a producer's retry) are not written again; if all of them do, the answer
+     * is {@link AppendInfo#duplicate() the original's offsets}. Batches that do not fit the active segment go to a new
+     * one.
      *
      * @throws InvalidRecordBatchException if any batch is invalid (nothing is appended)
-     * @throws RecordBatchTooLargeException if one batch is larger than a segment
+     * @throws RecordBatchTooLargeException if one batch is larger than a segment (nothing is appended)
+     * @throws ProducerRejectedException on a sequence gap or a fenced epoch (nothing is appended)
      */
     public AppendInfo append(final MemorySegment batches, final int leaderEpoch) {
         final long size = batches.byteSize();
@@ -192,56 +256,19 @@ public final class PartitionLog implements AutoCloseable {
         appendLock.lock();
         try {
             ensureOpen();
-            final int validated = validateAll(batches);
-            final long[] batchSizes = this.batchSizes;
-            AppendInfo first = null;
-            AppendInfo last = null;
-            int batchCount = 0;
-            long maxTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
-            long from = 0;
-            int batchIndex = 0;
-            while (from < size) {
-                // Greedy group of whole batches that fits one segment.
-                long groupSize = 0;
-                long groupOffsets = 0;
-                int groupEnd = batchIndex;
-                while (groupEnd < validated) {
-                    final long batchSize = batchSizes[groupEnd];
-                    if (batchSize > config.segmentBytes()) {
-                        throw new RecordBatchTooLargeException("batch larger than a segment: partition=" + name
-                                + " batchSize=" + batchSize + " log.segment.bytes=" + config.segmentBytes());
-                    }
-                    if (groupSize + batchSize > config.segmentBytes()) {
-                        break;
-                    }
-                    groupOffsets += 1L
-                            + batches.get(
-                                    RecordBatchDescriptor.INT32,
-                                    from + groupSize + RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
-                    groupSize += batchSize;
-                    groupEnd++;
+            validated.validate(batches, 0, size, decompressor);
+            for (int i = 0; i < validated.count(); i++) {
+                final long batchSize = validated.get(i).sizeInBytes();
+                if (batchSize > config.segmentBytes()) {
+                    throw new RecordBatchTooLargeException("batch larger than a segment: partition=" + name
+                            + " batchSize=" + batchSize + " log.segment.bytes=" + config.segmentBytes());
                 }
-                final LogSegment segment = segmentFor(groupSize, groupOffsets);
-                final int position = segment.tail();
-                MemorySegment.copy(batches, from, segment.mapping(), position, groupSize);
-                last = commit(segment, position, (int) groupSize, leaderEpoch);
-                if (first == null) {
-                    first = last;
-                }
-                batchCount += last.batchCount();
-                maxTimestamp = Math.max(maxTimestamp, last.maxTimestamp());
-                from += groupSize;
-                batchIndex = groupEnd;
             }
-            maybeFlushAfterAppend(first.firstOffset(), last.lastOffset());
-            return new AppendInfo(
-                    first.firstOffset(),
-                    last.lastOffset(),
-                    first.segmentBaseOffset(),
-                    first.position(),
-                    (int) Math.min(Integer.MAX_VALUE, size),
-                    maxTimestamp,
-                    batchCount);
+            final AppendInfo duplicate = admit(validated, false);
+            if (duplicate != null) {
+                return duplicate;
+            }
+            return copyAndCommit(batches, leaderEpoch);
         } catch (final IOException ex) {
             throw new UncheckedIOException("append failed: partition=" + name, ex);
         } finally {
@@ -249,72 +276,349 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    /**
-     * Commits batches that were written straight into the active segment's memory at its tail (an RDMA WRITE): they
-     * are validated in place, then offsets and epoch are assigned and the new end published. If anything is invalid
-     * the range is zeroed, nothing is committed and {@link InvalidRecordBatchException} is thrown (the caller revokes
-     * the producer's access).
-     *
-     * @param segmentId id of the segment the producer was given (RDMA immediates carry it)
-     * @param position where the write started: must be the committed tail (exclusive producers commit in order)
-     * @param length bytes written: whole batches, exactly
-     * @throws SegmentNotWritableException if the segment is not the active one or the position is not the tail
-     */
-    public AppendInfo commitWritten(
-            final int segmentId, final long position, final long length, final int leaderEpoch) {
-        return commitWritten(segmentId, position, length, leaderEpoch, null);
+    /** Copies the admitted batches of {@link #validated} to the tail in groups that fit a segment, and commits. */
+    private AppendInfo copyAndCommit(final MemorySegment batches, final int leaderEpoch) throws IOException {
+        final int count = validated.count();
+        AppendInfo first = null;
+        AppendInfo last = null;
+        int batchCount = 0;
+        long bytes = 0;
+        long maxTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
+        int index = 0;
+        while (index < count) {
+            if (validated.isDuplicate(index)) {
+                index++;
+                continue;
+            }
+            // Greedy group of consecutive admitted batches that fits one segment.
+            final long from = validated.get(index).position();
+            long groupSize = 0;
+            long groupOffsets = 0;
+            int groupEnd = index;
+            while (groupEnd < count && !validated.isDuplicate(groupEnd)) {
+                final BatchSummary summary = validated.get(groupEnd);
+                if (groupSize + summary.sizeInBytes() > config.segmentBytes()) {
+                    break;
+                }
+                groupOffsets += summary.offsetCount();
+                groupSize += summary.sizeInBytes();
+                groupEnd++;
+            }
+            final LogSegment segment = segmentFor(groupSize, groupOffsets);
+            final int position = segment.tail();
+            MemorySegment.copy(batches, from, segment.mapping(), position, groupSize);
+            last = commit(segment, position, index, groupEnd, leaderEpoch);
+            if (first == null) {
+                first = last;
+            }
+            batchCount += last.batchCount();
+            bytes += groupSize;
+            maxTimestamp = Math.max(maxTimestamp, last.maxTimestamp());
+            index = groupEnd;
+        }
+        resolveProducerState(validated);
+        maybeFlushAfterAppend(first.firstOffset(), last.lastOffset());
+        // A request that starts with a retried batch is answered with that batch's original offset, as Kafka does.
+        return new AppendInfo(
+                validated.baseOffset(0),
+                last.lastOffset(),
+                first.segmentBaseOffset(),
+                first.position(),
+                (int) Math.min(Integer.MAX_VALUE, bytes),
+                maxTimestamp,
+                batchCount,
+                false);
     }
 
     /**
-     * {@link #commitWritten(int, long, long, int)}, asking {@code admission} (when not null) after validation whether
-     * to commit: where it refuses, the range is zeroed and null is returned.
+     * Commits the one batch an RDMA producer wrote straight into the active segment's memory at its tail: its length
+     * comes from its header, bounded by the segment. See {@link #commitWritten(int, long, long, int, boolean)}.
+     */
+    public AppendInfo commitWrittenBatch(
+            final int segmentId, final long position, final int leaderEpoch, final boolean sequencesReserved) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            final LogSegment segment = writableTail(segmentId, position);
+            final long length = RecordBatchValidator.completeBatchSize(segment.mapping(), position, segment.capacity());
+            if (length < 0) {
+                // Zeroing the header is enough: recovery and the next writer both stop at a zero header.
+                segment.zeroUncommitted(
+                        position, Math.min(RecordBatchDescriptor.HEADER_LENGTH, segment.capacity() - position));
+                throw new InvalidRecordBatchException(
+                        InvalidRecordBatchException.Reason.BATCH_PAST_LIMIT,
+                        position,
+                        position + RecordBatchDescriptor.LENGTH_OFFSET,
+                        "length",
+                        "a whole batch within the segment (capacity " + segment.capacity() + ")",
+                        "no whole batch at the tail");
+            }
+            return commitWrittenLocked(segment, position, length, leaderEpoch, sequencesReserved);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Commits batches that were written straight into the active segment's memory at its tail (an RDMA WRITE): they are
+     * validated in place once, checked against the idempotent-producer state, then given offsets and the epoch and
+     * published. If anything is invalid the range is zeroed, nothing is committed and {@link
+     * InvalidRecordBatchException} is thrown (the caller revokes the producer's access). A retry of batches already in
+     * the log is zeroed and answered as a {@link AppendInfo#duplicate() duplicate} with the original's offsets; a
+     * sequence gap or a fenced epoch is zeroed and thrown as {@link ProducerRejectedException}.
+     *
+     * @param segmentId id of the segment the producer was given (RDMA immediates carry it)
+     * @param position where the write started: must be the committed tail (commits are in order)
+     * @param length bytes written: whole batches, exactly
+     * @param sequencesReserved the batches' sequences were reserved by {@link #reserveSequences} when their place in a
+     *     shared order was taken: the commit fills in their offsets instead of checking them again
+     * @throws SegmentNotWritableException if the segment is not the active one or the position is not the tail
      */
     public AppendInfo commitWritten(
             final int segmentId,
             final long position,
             final long length,
             final int leaderEpoch,
-            final WrittenBatchAdmission admission) {
+            final boolean sequencesReserved) {
         appendLock.lock();
         try {
             ensureOpen();
-            final LogSegment segment = active;
-            if (segment.id() != segmentId) {
-                throw new SegmentNotWritableException("segment is not the active one: partition=" + name
-                        + " segmentId=" + segmentId + " activeSegmentId=" + segment.id() + " activeBaseOffset="
-                        + segment.baseOffset());
+            final LogSegment segment = writableTail(segmentId, position);
+            if (length <= 0 || position + length > segment.capacity()) {
+                throw new SegmentNotWritableException("write does not fit the segment: partition=" + name
+                        + " segmentId=" + segmentId + " position=" + position + " length=" + length + " capacity="
+                        + segment.capacity());
             }
-            if (position != segment.tail() || length <= 0 || position + length > segment.capacity()) {
-                throw new SegmentNotWritableException("write is not at the committed tail: partition=" + name
-                        + " segmentId=" + segmentId + " position=" + position + " length=" + length
-                        + " committedPosition=" + segment.tail() + " capacity=" + segment.capacity());
+            return commitWrittenLocked(segment, position, length, leaderEpoch, sequencesReserved);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** {@link #commitWritten(int, long, long, int, boolean)} for batches of no reserved sequences. */
+    public AppendInfo commitWritten(
+            final int segmentId, final long position, final long length, final int leaderEpoch) {
+        return commitWritten(segmentId, position, length, leaderEpoch, false);
+    }
+
+    private LogSegment writableTail(final int segmentId, final long position) {
+        final LogSegment segment = active;
+        if (segment.id() != segmentId) {
+            throw new SegmentNotWritableException("segment is not the active one: partition=" + name + " segmentId="
+                    + segmentId + " activeSegmentId=" + segment.id() + " activeBaseOffset=" + segment.baseOffset());
+        }
+        if (position != segment.tail()) {
+            throw new SegmentNotWritableException("write is not at the committed tail: partition=" + name
+                    + " segmentId=" + segmentId + " position=" + position + " committedPosition=" + segment.tail()
+                    + " capacity=" + segment.capacity());
+        }
+        return segment;
+    }
+
+    private AppendInfo commitWrittenLocked(
+            final LogSegment segment,
+            final long position,
+            final long length,
+            final int leaderEpoch,
+            final boolean sequencesReserved) {
+        try {
+            validated.validate(segment.mapping(), position, position + length, decompressor);
+        } catch (final InvalidRecordBatchException ex) {
+            segment.zeroUncommitted(position, length);
+            LOG.warn(
+                    "rejected batches written in place: partition={} segmentId={} position={} length={} reason={}",
+                    name,
+                    segment.id(),
+                    position,
+                    length,
+                    ex.getMessage());
+            throw ex;
+        }
+        final AppendInfo duplicate;
+        try {
+            duplicate = admit(validated, sequencesReserved);
+        } catch (final ProducerRejectedException ex) {
+            segment.zeroUncommitted(position, length);
+            throw ex;
+        }
+        if (duplicate != null) {
+            // A retry of batches already in the log: discarded; the producer learns the tail again before its next
+            // write.
+            segment.zeroUncommitted(position, length);
+            return AppendInfo.duplicateOf(duplicate.firstOffset(), duplicate.lastOffset(), length);
+        }
+        if (anyDuplicate(validated)) {
+            // Written in place, a duplicate among new batches cannot be stepped over without leaving a hole.
+            releaseProducerState(validated);
+            segment.zeroUncommitted(position, length);
+            throw new ProducerRejectedException(
+                    Errors.DUPLICATE_SEQUENCE_NUMBER,
+                    "a write mixes batches already in the log with new ones: partition=" + name + " position="
+                            + position + " length=" + length);
+        }
+        final AppendInfo info = commit(segment, (int) position, 0, validated.count(), leaderEpoch);
+        resolveProducerState(validated);
+        maybeFlushAfterAppend(info.firstOffset(), info.lastOffset());
+        return info;
+    }
+
+    // ------------------------------------------------------------------ idempotent producers
+
+    /**
+     * The idempotent-producer check of one append, for every batch in order: each batch of a producer is checked
+     * against the state left by the batches before it, the append's own included (recorded with {@link
+     * ProducerStateTable#PENDING} offsets until they commit). Duplicates are marked; if every batch is one, the
+     * first's original offsets are returned. A gap or a fenced epoch forgets what this append recorded and throws.
+     */
+    private AppendInfo admit(final ValidatedBatches batches, final boolean sequencesReserved) {
+        if (sequencesReserved) {
+            return null;
+        }
+        Verdict.Duplicate firstDuplicate = null;
+        int duplicates = 0;
+        for (int i = 0; i < batches.count(); i++) {
+            final BatchSummary batch = batches.get(i);
+            if (!batch.hasProducerId()) {
+                continue;
             }
-            final MemorySegment mapping = segment.mapping();
-            final long end = position + length;
-            try {
-                long pos = position;
-                while (pos < end) {
-                    pos += RecordBatchValidator.validate(
-                            mapping, pos, end, RecordBatchValidator.Mode.PRODUCE, decompressor);
+            final Verdict verdict = producers.check(
+                    batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
+            switch (verdict) {
+                case Verdict.Append append ->
+                    producers.appended(
+                            batch.producerId(),
+                            batch.producerEpoch(),
+                            batch.baseSequence(),
+                            batch.lastSequence(),
+                            ProducerStateTable.PENDING,
+                            ProducerStateTable.PENDING);
+                case Verdict.Duplicate duplicate -> {
+                    if (duplicate.firstOffset() == ProducerStateTable.PENDING) {
+                        releaseProducerState(batches, i);
+                        throw new ProducerRejectedException(
+                                Errors.REQUEST_TIMED_OUT,
+                                "the same batch is being committed: partition=" + name + " producerId="
+                                        + batch.producerId() + " sequence=" + batch.baseSequence() + "; retry");
+                    }
+                    LOG.debug(
+                            "{}: duplicate batch of producerId={} sequence={} answered with offset={}",
+                            name,
+                            batch.producerId(),
+                            batch.baseSequence(),
+                            duplicate.firstOffset());
+                    batches.markDuplicate(i);
+                    batches.assignBaseOffset(i, duplicate.firstOffset());
+                    duplicates++;
+                    if (firstDuplicate == null) {
+                        firstDuplicate = duplicate;
+                    }
                 }
-            } catch (final InvalidRecordBatchException ex) {
-                segment.zeroUncommitted(position, length);
-                LOG.warn(
-                        "rejected batches written in place: partition={} segmentId={} position={} length={} reason={}",
-                        name,
-                        segmentId,
-                        position,
-                        length,
-                        ex.getMessage());
-                throw ex;
+                case Verdict.Reject reject -> {
+                    releaseProducerState(batches, i);
+                    throw new ProducerRejectedException(reject.error(), reject.reason() + " partition=" + name);
+                }
             }
-            if (admission != null && !admission.admit(mapping, position, length)) {
-                segment.zeroUncommitted(position, length);
-                return null;
+        }
+        if (duplicates > 0 && duplicates == batches.count()) {
+            return AppendInfo.duplicateOf(firstDuplicate.firstOffset(), firstDuplicate.lastOffset(), 0);
+        }
+        return null;
+    }
+
+    private static boolean anyDuplicate(final ValidatedBatches batches) {
+        for (int i = 0; i < batches.count(); i++) {
+            if (batches.isDuplicate(i)) {
+                return true;
             }
-            final AppendInfo info = commit(segment, (int) position, (int) length, leaderEpoch);
-            maybeFlushAfterAppend(info.firstOffset(), info.lastOffset());
-            return info;
+        }
+        return false;
+    }
+
+    /** Forgets what {@link #admit} recorded for the batches before {@code end}: they will not be committed. */
+    private void releaseProducerState(final ValidatedBatches batches, final int end) {
+        for (int i = 0; i < end; i++) {
+            final BatchSummary batch = batches.get(i);
+            if (batch.hasProducerId() && !batches.isDuplicate(i)) {
+                producers.forgetFrom(batch.producerId(), batch.producerEpoch(), batch.baseSequence());
+            }
+        }
+    }
+
+    private void releaseProducerState(final ValidatedBatches batches) {
+        releaseProducerState(batches, batches.count());
+    }
+
+    /** Fills in the offsets {@link #commit} gave the admitted batches. */
+    private void resolveProducerState(final ValidatedBatches batches) {
+        for (int i = 0; i < batches.count(); i++) {
+            final BatchSummary batch = batches.get(i);
+            if (batch.hasProducerId() && !batches.isDuplicate(i)) {
+                final long baseOffset = batches.baseOffset(i);
+                producers.resolve(
+                        batch.producerId(),
+                        batch.producerEpoch(),
+                        batch.baseSequence(),
+                        baseOffset,
+                        baseOffset + batch.lastOffsetDelta());
+            }
+        }
+    }
+
+    /**
+     * Shared produce, before a TCP batch of an idempotent producer takes its place in the shared order: the check of
+     * {@link #append}, and on {@link Verdict.Append} the batch is recorded at once (offsets {@link
+     * ProducerStateTable#PENDING}) so that the producer's next pipelined batch is checked against it; its commit
+     * ({@code sequencesReserved}) fills in the offsets, {@link #releaseSequences} forgets it. A duplicate of a batch
+     * still pending is answered with a retriable error: its offset is not known yet.
+     */
+    public Verdict reserveSequences(final BatchSummary batch) {
+        if (!batch.hasProducerId()) {
+            return APPEND;
+        }
+        appendLock.lock();
+        try {
+            final Verdict verdict = producers.check(
+                    batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
+            if (verdict instanceof Verdict.Duplicate duplicate
+                    && duplicate.firstOffset() == ProducerStateTable.PENDING) {
+                return new Verdict.Reject(
+                        Errors.REQUEST_TIMED_OUT,
+                        "the same batch is being committed: producerId=" + batch.producerId() + " sequence="
+                                + batch.baseSequence() + "; retry");
+            }
+            if (verdict instanceof Verdict.Append) {
+                producers.appended(
+                        batch.producerId(),
+                        batch.producerEpoch(),
+                        batch.baseSequence(),
+                        batch.lastSequence(),
+                        ProducerStateTable.PENDING,
+                        ProducerStateTable.PENDING);
+            }
+            return verdict;
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** A batch whose sequences were {@link #reserveSequences reserved} will not commit: its retry must be accepted. */
+    public void releaseSequences(final long producerId, final short epoch, final int firstSequence) {
+        if (producerId < 0) {
+            return;
+        }
+        appendLock.lock();
+        try {
+            producers.forgetFrom(producerId, epoch, firstSequence);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** Idempotent producers this log knows (rebuilt from the log at open). */
+    public int producerCount() {
+        appendLock.lock();
+        try {
+            return producers.producerCount();
         } finally {
             appendLock.unlock();
         }
@@ -369,23 +673,6 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    /** Validates every batch, leaving their sizes in {@link #batchSizes}; returns how many there are. */
-    private int validateAll(final MemorySegment batches) {
-        final long size = batches.byteSize();
-        int count = 0;
-        long pos = 0;
-        while (pos < size) {
-            final long batchSize =
-                    RecordBatchValidator.validate(batches, pos, size, RecordBatchValidator.Mode.PRODUCE, decompressor);
-            if (count == batchSizes.length) {
-                batchSizes = Arrays.copyOf(batchSizes, count * 2);
-            }
-            batchSizes[count++] = batchSize;
-            pos += batchSize;
-        }
-        return count;
-    }
-
     private LogSegment segmentFor(final long size, final long offsets) throws IOException {
         final LogSegment segment = active;
         if (segment.isEmpty()) {
@@ -431,41 +718,44 @@ public final class PartitionLog implements AutoCloseable {
         return fresh;
     }
 
-    /** Assigns offsets and epoch to whole, valid batches in {@code [position, position+length)} and publishes them. */
-    private AppendInfo commit(final LogSegment segment, final int position, final int length, final int leaderEpoch) {
+    /**
+     * Assigns offsets and epoch to the validated batches {@code [from, to)}, which lie back to back from {@code position}
+     * in {@code segment}, indexes and publishes them. Trusts their summaries: no header field is read again.
+     */
+    private AppendInfo commit(
+            final LogSegment segment, final int position, final int from, final int to, final int leaderEpoch) {
         final MemorySegment mapping = segment.mapping();
         final long firstOffset = logEndOffset();
         long next = firstOffset;
         long largestTimestamp = segment.maxTimestamp();
         long appendedMaxTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
-        int batches = 0;
         long pos = position;
-        final long end = (long) position + length;
-        while (pos < end) {
-            final int size = (int) RecordBatchDescriptor.batchSize(mapping, pos);
-            final int lastOffsetDelta =
-                    mapping.get(RecordBatchDescriptor.INT32, pos + RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
+        for (int i = from; i < to; i++) {
+            final BatchSummary batch = validated.get(i);
+            final int size = (int) batch.sizeInBytes();
             RecordBatchDescriptor.baseOffset(mapping, pos, next);
-            mapping.set(
-                    RecordBatchDescriptor.INT32,
-                    pos + RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET,
-                    leaderEpoch);
+            RecordBatchDescriptor.partitionLeaderEpoch(mapping, pos, leaderEpoch);
+            validated.assignBaseOffset(i, next);
             segment.indexBatch(next, (int) pos, size, largestTimestamp);
-            final long batchMaxTimestamp =
-                    mapping.get(RecordBatchDescriptor.INT64, pos + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
-            largestTimestamp = Math.max(largestTimestamp, batchMaxTimestamp);
-            appendedMaxTimestamp = Math.max(appendedMaxTimestamp, batchMaxTimestamp);
-            next += lastOffsetDelta + 1L;
+            largestTimestamp = Math.max(largestTimestamp, batch.maxTimestamp());
+            appendedMaxTimestamp = Math.max(appendedMaxTimestamp, batch.maxTimestamp());
+            next += batch.offsetCount();
             pos += size;
-            batches++;
         }
         // Bytes and offset rewrites above, then the segment's committed position, then the log end offset: each a
         // release store, so whoever sees the new end offset also sees the position and the bytes.
-        segment.publish((int) end, next, appendedMaxTimestamp, clock.millis());
+        segment.publish((int) pos, next, appendedMaxTimestamp, clock.millis());
         LOG_END_OFFSET.setRelease(this, next);
         preToucher.aheadOf(segment);
         return new AppendInfo(
-                firstOffset, next - 1, segment.baseOffset(), position, length, appendedMaxTimestamp, batches);
+                firstOffset,
+                next - 1,
+                segment.baseOffset(),
+                position,
+                (int) (pos - position),
+                appendedMaxTimestamp,
+                to - from,
+                false);
     }
 
     private void maybeFlushAfterAppend(final long firstOffset, final long lastOffset) {
@@ -632,8 +922,7 @@ public final class PartitionLog implements AutoCloseable {
                 final long startOffset = segment.timeIndex().lookupStartOffset(timestamp);
                 long pos = segment.offsetIndex().lookupPosition(startOffset);
                 while (pos < limit) {
-                    final long batchMax =
-                            mapping.get(RecordBatchDescriptor.INT64, pos + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
+                    final long batchMax = RecordBatchDescriptor.maxTimestamp(mapping, pos);
                     if (batchMax >= timestamp) {
                         return OptionalLong.of(RecordBatchDescriptor.baseOffset(mapping, pos));
                     }

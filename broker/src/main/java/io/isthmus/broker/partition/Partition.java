@@ -4,12 +4,10 @@ import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.RecordBatchTooLargeException;
-import io.isthmus.broker.log.WrittenBatchAdmission;
-import io.isthmus.broker.producer.ProducerStateTable;
+import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
+import io.isthmus.protocol.record.BatchSummary;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
-import io.isthmus.protocol.record.RecordBatch;
-import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -24,43 +22,37 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A topic partition as the request handlers see it: its log, the idempotent-producer state that guards
- * appends against retried duplicates, and the listeners waiting for the next append (long-poll fetches).
+ * A topic partition as the request handlers and the RDMA datapath see it: the one entry through which every producer
+ * path reaches its log, and the listeners waiting for the next append (long-poll fetches).
  *
- * <p>Appends are serialised by one lock so that the duplicate check, the append and the state update are
- * one step. Reads go straight to the log, which needs no lock.
+ * <p>Appends go to the {@link PartitionLog}, the partition's append gateway: one lock, each batch validated once, the
+ * idempotent-producer check for every transport, all or none. The partition adds the routing: while an RDMA producer
+ * holds writing, TCP produce is refused (exclusive) or handed to the {@link SharedAppender} (shared); the decision and
+ * the append happen under the log's append lock, so writing changes hands only between appends. Reads go straight to
+ * the log, which needs no lock.
  */
 public final class Partition implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
-    private static final int REBUILD_READ_BYTES = 1 << 20;
 
     private final TopicPartition topicPartition;
     private final Uuid topicId;
     private final PartitionLog log;
-    private final ProducerStateTable producers = new ProducerStateTable();
-    private final ReentrantLock appendLock = new ReentrantLock();
+    private final ReentrantLock appendLock;
     private final Set<Runnable> appendListeners = ConcurrentHashMap.newKeySet();
     private final Set<Runnable> appendObservers = new CopyOnWriteArraySet<>();
     /** An exclusive RDMA producer's session or a {@link SharedAppender}; null while TCP appends directly. */
     private final AtomicReference<Object> rdmaWriter = new AtomicReference<>();
 
-    private final RecordBatch batch = new RecordBatch();
-    /** {@link #admitWritten} as an object made once, so a commit allocates nothing. */
-    private final WrittenBatchAdmission writtenAdmission = this::admitWritten;
-    /** The verdict of the last {@link #admitWritten} (append lock). */
-    private Verdict writtenVerdict;
-
     private Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.log = log;
+        this.appendLock = log.appendLock();
     }
 
-    /** Wraps an opened log and rebuilds producer state from the batches it holds. */
+    /** Wraps an opened log (which rebuilt its idempotent producers' state when it opened). */
     public static Partition open(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
-        final Partition partition = new Partition(topicPartition, topicId, log);
-        partition.rebuildProducerState();
-        return partition;
+        return new Partition(topicPartition, topicId, log);
     }
 
     /** The outcome of a produce to this partition. */
@@ -71,9 +63,9 @@ public final class Partition implements AutoCloseable {
     }
 
     /**
-     * Appends the batches a client sent, batch by batch, skipping those an idempotent producer already
-     * appended (their original base offset is answered, as Kafka does). Invalid input appends nothing of the
-     * invalid batch and is answered with an error; earlier batches of the same request stay appended.
+     * Appends the batches a client sent, all or none. Batches an idempotent producer already appended are not appended
+     * again (their original base offset is answered, as Kafka does). Invalid input appends nothing and is answered with
+     * Kafka's error.
      */
     public ProduceOutcome appendFromClient(final MemorySegment batches) {
         return appendFromClientAsync(batches).join();
@@ -85,6 +77,7 @@ public final class Partition implements AutoCloseable {
      * until then).
      */
     public CompletableFuture<ProduceOutcome> appendFromClientAsync(final MemorySegment batches) {
+        final ProduceOutcome outcome;
         appendLock.lock();
         try {
             final Object writer = rdmaWriter.get();
@@ -98,191 +91,17 @@ public final class Partition implements AutoCloseable {
                         "partition is written by an exclusive RDMA producer: partition=" + topicPartition + " writer="
                                 + writer));
             }
-            return CompletableFuture.completedFuture(appendLocked(batches));
+            outcome = appendLocked(batches);
         } finally {
             appendLock.unlock();
         }
+        return CompletableFuture.completedFuture(outcome);
     }
 
     private ProduceOutcome appendLocked(final MemorySegment batches) {
-        {
-            long firstOffset = -1;
-            long position = 0;
-            final long size = batches.byteSize();
-            while (position < size) {
-                final long batchSize = batchSize(batches, position);
-                final MemorySegment one = batches.asSlice(position, batchSize);
-                final ProduceOutcome outcome = appendOne(one);
-                if (outcome.error() != Errors.NONE) {
-                    return outcome;
-                }
-                if (firstOffset < 0) {
-                    firstOffset = outcome.baseOffset();
-                }
-                position += batchSize;
-            }
-            return ProduceOutcome.appended(firstOffset);
-        }
-    }
-
-    /**
-     * Shared RDMA produce, before a TCP batch of an idempotent producer takes its place in the shared order: the
-     * duplicate and sequence checks of {@link #appendFromClient}, and on {@link Verdict.Append} the batch is recorded
-     * at once (offsets {@link ProducerStateTable#PENDING}) so that the producer's next pipelined batch is checked
-     * against it. A duplicate of a batch still pending is answered with a retriable error: its offset is not known
-     * yet.
-     */
-    public Verdict acceptShared(final RecordBatch view) {
-        final long producerId = view.producerId();
-        if (producerId < 0) {
-            return new Verdict.Append();
-        }
-        appendLock.lock();
-        try {
-            final Verdict verdict =
-                    producers.check(producerId, view.producerEpoch(), view.baseSequence(), view.lastSequence());
-            if (verdict instanceof Verdict.Duplicate duplicate
-                    && duplicate.firstOffset() == ProducerStateTable.PENDING) {
-                return new Verdict.Reject(
-                        Errors.REQUEST_TIMED_OUT,
-                        "the same batch is being committed: producerId=" + producerId + " sequence="
-                                + view.baseSequence() + "; retry");
-            }
-            if (verdict instanceof Verdict.Append) {
-                producers.appended(
-                        producerId,
-                        view.producerEpoch(),
-                        view.baseSequence(),
-                        view.lastSequence(),
-                        ProducerStateTable.PENDING,
-                        ProducerStateTable.PENDING);
-            }
-            return verdict;
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /** A batch {@link #acceptShared accepted} committed at these offsets. */
-    public void sharedCommitted(
-            final long producerId,
-            final short epoch,
-            final int firstSequence,
-            final long firstOffset,
-            final long lastOffset) {
-        if (producerId < 0) {
-            return;
-        }
-        appendLock.lock();
-        try {
-            producers.resolve(producerId, epoch, firstSequence, firstOffset, lastOffset);
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /** A batch {@link #acceptShared accepted} will not commit: its retry must be accepted again. */
-    public void sharedFailed(final long producerId, final short epoch, final int firstSequence) {
-        if (producerId < 0) {
-            return;
-        }
-        appendLock.lock();
-        try {
-            producers.forgetFrom(producerId, epoch, firstSequence);
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /**
-     * Commits a batch an exclusive RDMA producer wrote in place at the active segment's tail, with the same
-     * idempotent-producer checks as {@link #appendFromClient}: the batch is validated in place, then a batch already in
-     * the log (a retry after a lost connection) is discarded and answered {@link Errors#DUPLICATE_SEQUENCE_NUMBER} with
-     * its original base offset, a sequence gap or a fenced epoch is discarded and answered with Kafka's error, and
-     * anything else is committed and recorded. Discarded bytes are zeroed; the tail does not move.
-     *
-     * @throws InvalidRecordBatchException if the batch is invalid (zeroed, nothing committed)
-     * @throws io.isthmus.broker.log.SegmentNotWritableException if the segment or position is not the tail
-     */
-    public ProduceOutcome commitWritten(final int segmentId, final long position, final long length) {
-        appendLock.lock();
-        try {
-            writtenVerdict = null;
-            final AppendInfo info = log.commitWritten(segmentId, position, length, 0, writtenAdmission);
-            final Verdict verdict = writtenVerdict;
-            if (info == null) {
-                return switch (verdict) {
-                    case Verdict.Duplicate duplicate ->
-                        new ProduceOutcome(Errors.DUPLICATE_SEQUENCE_NUMBER, duplicate.firstOffset(), null);
-                    case Verdict.Reject reject -> new ProduceOutcome(reject.error(), -1, reject.reason());
-                    case null, default ->
-                        throw new IllegalStateException("a written batch was refused without a verdict: partition="
-                                + topicPartition + " position=" + position + " verdict=" + verdict);
-                };
-            }
-            if (batch.producerId() >= 0) {
-                producers.appended(
-                        batch.producerId(),
-                        batch.producerEpoch(),
-                        batch.baseSequence(),
-                        batch.lastSequence(),
-                        info.firstOffset(),
-                        info.lastOffset());
-            }
-            return ProduceOutcome.appended(info.firstOffset());
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /** {@link #commitWritten}'s check, called by the log after validation; leaves its verdict in a field. */
-    private boolean admitWritten(final MemorySegment mapping, final long position, final long length) {
-        batch.wrap(mapping, position);
-        final long producerId = batch.producerId();
-        if (producerId < 0) {
-            return true;
-        }
-        final Verdict verdict =
-                producers.check(producerId, batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
-        writtenVerdict = verdict;
-        if (verdict instanceof Verdict.Duplicate) {
-            LOG.debug(
-                    "{}: duplicate RDMA write of producerId={} sequence={} discarded",
-                    topicPartition,
-                    producerId,
-                    batch.baseSequence());
-        }
-        return verdict instanceof Verdict.Append;
-    }
-
-    private ProduceOutcome appendOne(final MemorySegment one) {
-        batch.wrap(one, 0);
-        final long producerId = batch.producerId();
-        if (producerId >= 0) {
-            final Verdict verdict =
-                    producers.check(producerId, batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
-            switch (verdict) {
-                case Verdict.Duplicate duplicate -> {
-                    LOG.debug(
-                            "{}: duplicate batch of producerId={} sequence={} answered with offset={}",
-                            topicPartition,
-                            producerId,
-                            batch.baseSequence(),
-                            duplicate.firstOffset());
-                    return ProduceOutcome.appended(duplicate.firstOffset());
-                }
-                case Verdict.Reject reject -> {
-                    return new ProduceOutcome(reject.error(), -1, reject.reason());
-                }
-                case Verdict.Append append -> {}
-            }
-        }
-        final short epoch = batch.producerEpoch();
-        final int firstSequence = batch.baseSequence();
-        final int lastSequence = batch.lastSequence();
         final AppendInfo info;
         try {
-            info = log.append(one, 0);
+            info = log.append(batches, 0);
         } catch (final InvalidRecordBatchException e) {
             LOG.warn("{}: rejected a produced batch: {}", topicPartition, e.getMessage());
             return new ProduceOutcome(Errors.CORRUPT_MESSAGE, -1, e.getMessage());
@@ -290,26 +109,42 @@ public final class Partition implements AutoCloseable {
             // Kafka answers a batch over the size limit with MESSAGE_TOO_LARGE; the producer must not retry it.
             LOG.warn("{}: rejected a produced batch: {}", topicPartition, e.getMessage());
             return new ProduceOutcome(Errors.MESSAGE_TOO_LARGE, -1, e.getMessage());
+        } catch (final ProducerRejectedException e) {
+            return new ProduceOutcome(e.error(), -1, e.getMessage());
         }
-        if (producerId >= 0) {
-            producers.appended(producerId, epoch, firstSequence, lastSequence, info.firstOffset(), info.lastOffset());
+        if (!info.duplicate()) {
+            notifyAppendListeners();
         }
-        notifyAppendListeners();
         return ProduceOutcome.appended(info.firstOffset());
     }
 
     /**
-     * The size of the batch at {@code position}, bounded by what is there; a header too short to tell is
-     * taken as the rest, which the log's validation then rejects with its reason.
+     * Commits the batch an RDMA producer wrote in place at the active segment's tail (see {@link
+     * PartitionLog#commitWrittenBatch}) and wakes the readers. A retry of a batch already in the log comes back as a
+     * {@link AppendInfo#duplicate() duplicate}: nothing was written, the tail did not move.
+     *
+     * @param sequencesReserved the batch's sequences were {@link #reserveSequences reserved} when it took its place in
+     *     a shared order
+     * @throws InvalidRecordBatchException if the batch is invalid (zeroed, nothing committed)
+     * @throws ProducerRejectedException on a sequence gap or a fenced epoch (zeroed, nothing committed)
+     * @throws io.isthmus.broker.log.SegmentNotWritableException if the segment or position is not the tail
      */
-    private static long batchSize(final MemorySegment batches, final long position) {
-        final long remaining = batches.byteSize() - position;
-        if (remaining < RecordBatchDescriptor.LOG_OVERHEAD) {
-            return remaining;
+    public AppendInfo commitWritten(final int segmentId, final long position, final boolean sequencesReserved) {
+        final AppendInfo info = log.commitWrittenBatch(segmentId, position, 0, sequencesReserved);
+        if (!info.duplicate()) {
+            notifyAppendListeners();
         }
-        final long size = RecordBatchDescriptor.LOG_OVERHEAD
-                + (long) batches.get(RecordBatchDescriptor.INT32, position + RecordBatchDescriptor.LENGTH_OFFSET);
-        return size <= RecordBatchDescriptor.LOG_OVERHEAD || size > remaining ? remaining : size;
+        return info;
+    }
+
+    /** See {@link PartitionLog#reserveSequences}. */
+    public Verdict reserveSequences(final BatchSummary batch) {
+        return log.reserveSequences(batch);
+    }
+
+    /** See {@link PartitionLog#releaseSequences}. */
+    public void releaseSequences(final long producerId, final short epoch, final int firstSequence) {
+        log.releaseSequences(producerId, epoch, firstSequence);
     }
 
     /** Whole batches from {@code offset}, zero-copy and leased; see {@link PartitionLog#read}. */
@@ -370,7 +205,7 @@ public final class Partition implements AutoCloseable {
         appendObservers.remove(observer);
     }
 
-    /** Wakes every waiting fetch; also called by appends that bypass {@link #appendFromClient} (RDMA). */
+    /** Runs the append observers and wakes every waiting fetch; called after every append, and after a roll. */
     public void notifyAppendListeners() {
         for (final Runnable observer : appendObservers) {
             observer.run();
@@ -379,43 +214,6 @@ public final class Partition implements AutoCloseable {
             if (appendListeners.remove(listener)) {
                 listener.run();
             }
-        }
-    }
-
-    private void rebuildProducerState() {
-        long offset = log.logStartOffset();
-        final RecordBatch view = new RecordBatch();
-        int batches = 0;
-        while (offset < log.logEndOffset()) {
-            try (LogReadResult result = log.read(offset, REBUILD_READ_BYTES)) {
-                if (result.isEmpty()) {
-                    break;
-                }
-                final MemorySegment records = result.records();
-                long position = 0;
-                while (position < records.byteSize()) {
-                    view.wrap(records, position);
-                    if (view.producerId() >= 0) {
-                        producers.appended(
-                                view.producerId(),
-                                view.producerEpoch(),
-                                view.baseSequence(),
-                                view.lastSequence(),
-                                view.baseOffset(),
-                                view.lastOffset());
-                    }
-                    batches++;
-                    position += view.sizeInBytes();
-                }
-                offset = result.nextOffset();
-            }
-        }
-        if (producers.producerCount() > 0) {
-            LOG.info(
-                    "{}: rebuilt state of {} idempotent producers from {} batches",
-                    topicPartition,
-                    producers.producerCount(),
-                    batches);
         }
     }
 

@@ -1,11 +1,11 @@
 package io.isthmus.broker.rdma;
 
+import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.log.SegmentNotWritableException;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
-import io.isthmus.protocol.record.RecordBatchDescriptor;
-import java.lang.foreign.MemorySegment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
  * Exclusive RDMA produce, the data plane's half (KafkaDirect section 4.2.2): a producer WRITEs one whole batch per
  * WRITE WITH IMM at its grant's tail, and completions arrive in the order the writes were made (RC delivers in order,
  * and one thread handles them). For each write: the immediate must carry the grant's next order; the batch length is
- * read from the batch header at the tail, never from {@code byte_len}; {@link Partition#commitWritten} validates the
- * CRC in place, checks the idempotent-producer state like a TCP produce, assigns offsets and publishes; append
- * observers refresh the metadata slots and long-poll fetches wake; the ack carries the base offset back.
+ * read from the batch header at the tail, never from {@code byte_len}; {@link Partition#commitWritten} (the partition's
+ * append gateway) validates the batch in place, checks the idempotent-producer state like a TCP produce, assigns
+ * offsets, publishes, and runs the append observers (the metadata slots) and wakes long-poll fetches; the ack carries
+ * the base offset back.
  *
  * <p>A bad batch is zeroed, never committed, answered with an error and the grant revoked (its registration goes, so
  * its rkey stops working). A retried batch already in the log (its first attempt's ack was lost with a connection) is
@@ -50,51 +51,31 @@ final class ExclusiveProducePath {
                     "order=" + order + " expected=" + grant.nextOrder);
             return;
         }
-        final MemorySegment memory = grant.registration.memory();
-        final long capacity = memory.byteSize();
-        final long tail = grant.tail;
-        final long length = grant.registration.batchLengthAt(tail);
-        if (length < 0) {
-            // Zeroing the header is enough: recovery and the next writer both stop at a zero header.
-            memory.asSlice(tail, Math.min(RecordBatchDescriptor.HEADER_LENGTH, capacity - tail))
-                    .fill((byte) 0);
-            reject(
-                    session,
-                    grant,
-                    immediate,
-                    ControlErrorCodes.CORRUPT_MESSAGE,
-                    "no whole batch at the tail: tail=" + tail + " capacity=" + capacity);
-            return;
-        }
-        final Partition.ProduceOutcome outcome;
+        final AppendInfo info;
         try {
-            outcome = grant.partition.commitWritten(segmentId, tail, length);
+            info = grant.partition.commitWritten(segmentId, grant.tail, false);
         } catch (final InvalidRecordBatchException e) {
             reject(session, grant, immediate, ControlErrorCodes.CORRUPT_MESSAGE, e.getMessage());
+            return;
+        } catch (final ProducerRejectedException e) {
+            // Kafka's codes, which the control protocol shares: OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH.
+            reject(session, grant, immediate, e.error().code(), e.getMessage());
             return;
         } catch (final SegmentNotWritableException e) {
             reject(session, grant, immediate, ControlErrorCodes.STALE_SEGMENT, e.getMessage());
             return;
         }
-        switch (outcome.error()) {
-            case NONE -> {
-                grant.committed(length);
-                commits++;
-                grant.partition.notifyAppendListeners();
-                acker.ack(session, outcome.baseOffset(), immediate, ControlErrorCodes.NONE);
-            }
-            case DUPLICATE_SEQUENCE_NUMBER -> {
-                // Nothing written, the tail stays: suspend until the producer asks again and learns it.
-                grant.skipped();
-                grant.suspended = true;
-                duplicateWrites++;
-                acker.ack(session, outcome.baseOffset(), immediate, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
-            }
-            default ->
-                // Kafka's codes, which the control protocol shares: OUT_OF_ORDER_SEQUENCE_NUMBER,
-                // INVALID_PRODUCER_EPOCH.
-                reject(session, grant, immediate, outcome.error().code(), outcome.message());
+        if (info.duplicate()) {
+            // Nothing written, the tail stays: suspend until the producer asks again and learns it.
+            grant.skipped();
+            grant.suspended = true;
+            duplicateWrites++;
+            acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
+            return;
         }
+        grant.committed(info.sizeInBytes());
+        commits++;
+        acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.NONE);
     }
 
     private void reject(

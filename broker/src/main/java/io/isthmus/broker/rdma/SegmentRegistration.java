@@ -3,7 +3,6 @@ package io.isthmus.broker.rdma;
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.ffi.verbs.MemoryRegion;
-import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -37,22 +36,6 @@ public final class SegmentRegistration {
 
     public int rkey() {
         return region.rkey();
-    }
-
-    /**
-     * The length of the batch a producer wrote at {@code position}, read from its header's length field (never from
-     * the completion's byte count), or -1 when no whole batch can start there: too short for a header, or reaching past
-     * the segment.
-     */
-    public long batchLengthAt(final long position) {
-        final MemorySegment memory = memory();
-        final long capacity = memory.byteSize();
-        if (position < 0 || position + RecordBatchDescriptor.LOG_OVERHEAD > capacity) {
-            return -1;
-        }
-        final long length = RecordBatchDescriptor.LOG_OVERHEAD
-                + (long) memory.get(RecordBatchDescriptor.INT32, position + RecordBatchDescriptor.LENGTH_OFFSET);
-        return length < RecordBatchDescriptor.HEADER_LENGTH || position + length > capacity ? -1 : length;
     }
 
     public boolean writable() {

@@ -6,6 +6,7 @@ import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.log.SegmentNotWritableException;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.ControlMessage;
@@ -13,6 +14,7 @@ import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.SharedProduceWordDescriptor;
 import io.isthmus.protocol.record.BatchDecompressor;
+import io.isthmus.protocol.record.BatchSummary;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
 import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordBatchValidator;
@@ -36,8 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Strict order.</b> Writes wait in a {@link ReservationSequencer} until every earlier order is committed;
- *       then each is validated in place, given its offsets and published ({@link PartitionLog#commitWritten}), and its
- *       writer is answered.
+ *       then each goes through the partition's append gateway ({@link Partition#commitWritten}: validated in place,
+ *       checked against the idempotent-producer state, given its offsets, published), and its writer is answered.
  *   <li><b>Roll.</b> A reservation past the capacity overflows and so does every later one. A producer names its
  *       overflowed order in a roll request; once the orders before it are committed the log segment is sealed, the
  *       next one gets a fresh word, and the waiting requests are answered with it.
@@ -71,6 +73,7 @@ final class SharedProducePath implements AutoCloseable {
     private final long timeoutNanos;
     private final Map<Partition, SharedProduce> byPartition = new HashMap<>();
     private final RecordBatch view = new RecordBatch();
+    private final BatchSummary summary = new BatchSummary();
     private final BatchDecompressor decompressor = new BatchDecompressor();
 
     private boolean closed;
@@ -302,7 +305,7 @@ final class SharedProducePath implements AutoCloseable {
             final long length;
             try {
                 length = RecordBatchValidator.validate(
-                        append.batches, position, size, RecordBatchValidator.Mode.PRODUCE, decompressor);
+                        append.batches, position, size, RecordBatchValidator.Mode.PRODUCE, decompressor, summary);
             } catch (final InvalidRecordBatchException e) {
                 append.fail(Errors.CORRUPT_MESSAGE, e.getMessage());
                 break;
@@ -313,8 +316,7 @@ final class SharedProducePath implements AutoCloseable {
                         "batch larger than a segment: batchBytes=" + length + " capacity=" + segment.capacity());
                 break;
             }
-            view.wrap(append.batches, position);
-            switch (shared.partition.acceptShared(view)) {
+            switch (shared.partition.reserveSequences(summary)) {
                 case Verdict.Duplicate duplicate -> {
                     if (append.outstanding == 0 && append.committedUpTo == position) {
                         append.skippedDuplicate(length, duplicate.firstOffset());
@@ -335,14 +337,16 @@ final class SharedProducePath implements AutoCloseable {
                         words.address(segment.word), words.rkey(), SharedProduceWordDescriptor.reservation((int)
                                 length));
             } catch (final RuntimeException e) {
-                shared.partition.sharedFailed(view.producerId(), view.producerEpoch(), view.baseSequence());
+                shared.partition.releaseSequences(
+                        summary.producerId(), summary.producerEpoch(), summary.baseSequence());
                 append.fail(Errors.UNKNOWN_SERVER_ERROR, "reserving shared space failed: " + e.getMessage());
                 LOG.error("loopback reservation failed: {}", segment, e);
                 break;
             }
             final int order = SharedProduceWordDescriptor.order(old);
             if (!SharedProduceWordDescriptor.fits(old, (int) length, segment.capacity())) {
-                shared.partition.sharedFailed(view.producerId(), view.producerEpoch(), view.baseSequence());
+                shared.partition.releaseSequences(
+                        summary.producerId(), summary.producerEpoch(), summary.baseSequence());
                 segment.overflowed(order);
                 continue; // waits for the roll at the top of the loop
             }
@@ -353,7 +357,8 @@ final class SharedProducePath implements AutoCloseable {
                     SharedProduceWordDescriptor.position(old),
                     length);
             if (!segment.sequencer.arrive(order, append, -1)) {
-                shared.partition.sharedFailed(view.producerId(), view.producerEpoch(), view.baseSequence());
+                shared.partition.releaseSequences(
+                        summary.producerId(), summary.producerEpoch(), summary.baseSequence());
                 append.fail(Errors.REQUEST_TIMED_OUT, "shared window full; retry");
                 revoke(segment, "broker reservation outside the window: order=" + order);
                 break;
@@ -383,36 +388,34 @@ final class SharedProducePath implements AutoCloseable {
             final int immediate = sequencer.nextImmediate();
             sequencer.advance();
             segment.stalledSinceNanos = 0;
-            final MemorySegment memory = segment.registration.memory();
             final long tail = segment.tail;
-            final long length = segment.registration.batchLengthAt(tail);
-            if (length < 0) {
-                refuse(writer, immediate, ControlErrorCodes.CORRUPT_MESSAGE, Errors.CORRUPT_MESSAGE, "bad length");
-                revoke(segment, "no whole batch at the tail: tail=" + tail);
-                return;
-            }
-            final PartitionLog log = segment.owner.partition.log();
             final AppendInfo info;
             try {
-                info = log.commitWritten(segment.segmentId(), tail, length, 0);
+                // A TCP batch reserved its sequences when it took its order; an RDMA write is checked now, in order.
+                info = segment.owner.partition.commitWritten(segment.segmentId(), tail, writer instanceof LocalAppend);
             } catch (final InvalidRecordBatchException | SegmentNotWritableException e) {
                 refuse(writer, immediate, ControlErrorCodes.CORRUPT_MESSAGE, Errors.CORRUPT_MESSAGE, e.getMessage());
                 revoke(segment, "rejected write: " + e.getMessage());
                 return;
+            } catch (final ProducerRejectedException e) {
+                refuse(writer, immediate, e.error().code(), e.error(), e.getMessage());
+                revoke(segment, "rejected write: " + e.getMessage());
+                return;
             }
-            segment.tail = tail + length;
+            if (info.duplicate()) {
+                // An RDMA producer's retry of a batch already in the log, discarded: later reservations lie past it,
+                // so the segment cannot go on without a hole. Revoked; the writers ask again and learn the tail.
+                if (writer instanceof RdmaSession session) {
+                    acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
+                }
+                revoke(segment, "duplicate write discarded at tail=" + tail);
+                return;
+            }
+            segment.tail = tail + info.sizeInBytes();
             commits++;
             if (writer instanceof LocalAppend append) {
-                view.wrap(memory, tail);
-                append.partition.sharedCommitted(
-                        view.producerId(),
-                        view.producerEpoch(),
-                        view.baseSequence(),
-                        info.firstOffset(),
-                        info.lastOffset());
-                append.committed(length, info.firstOffset());
+                append.committed(info.sizeInBytes(), info.firstOffset());
             }
-            segment.owner.partition.notifyAppendListeners();
             if (writer instanceof RdmaSession session) {
                 acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.NONE);
             }
@@ -435,7 +438,7 @@ final class SharedProducePath implements AutoCloseable {
     private void forgetUncommitted(final LocalAppend append) {
         if (append.committedUpTo < append.position) {
             view.wrap(append.batches, append.committedUpTo);
-            append.partition.sharedFailed(view.producerId(), view.producerEpoch(), view.baseSequence());
+            append.partition.releaseSequences(view.producerId(), view.producerEpoch(), view.baseSequence());
         }
         append.committedUpTo = append.position;
     }

@@ -6,11 +6,16 @@ import static io.isthmus.broker.testkit.KafkaBatches.plain;
 import static io.isthmus.broker.testkit.KafkaBatches.segment;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.partition.Partition.ProduceOutcome;
+import io.isthmus.broker.producer.ProducerRejectedException;
+import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.broker.testkit.KafkaBatches;
 import io.isthmus.broker.testkit.TestPartitions;
+import io.isthmus.protocol.record.BatchSummary;
+import io.isthmus.protocol.record.RecordBatchValidator;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
@@ -68,7 +73,11 @@ class PartitionTest {
         try (SegmentLease lease = partition.log().acquireActiveSegment()) {
             final long tail = lease.segment().committedPosition();
             MemorySegment.copy(batch, 0, lease.memory(), tail, batch.byteSize());
-            return partition.commitWritten(lease.segment().id(), tail, batch.byteSize());
+            final AppendInfo info = partition.commitWritten(lease.segment().id(), tail, false);
+            return new ProduceOutcome(
+                    info.duplicate() ? Errors.DUPLICATE_SEQUENCE_NUMBER : Errors.NONE, info.firstOffset(), null);
+        } catch (final ProducerRejectedException e) {
+            return new ProduceOutcome(e.error(), -1, e.getMessage());
         }
     }
 
@@ -158,6 +167,64 @@ class PartitionTest {
 
         assertThat(outcome.error()).isEqualTo(Errors.CORRUPT_MESSAGE);
         assertThat(partition.logEndOffset()).isZero();
+    }
+
+    @Test
+    void shouldAppendNoBatchOfARequestWhoseLastBatchIsCorrupt() {
+        final byte[] good = KafkaBatches.bytes(plain("good", 3, 1L));
+        final byte[] bad = KafkaBatches.bytes(plain("bad", 2, 1L));
+        bad[bad.length - 1] ^= 0x55;
+        final byte[] both = java.util.Arrays.copyOf(good, good.length + bad.length);
+        System.arraycopy(bad, 0, both, good.length, bad.length);
+        final MemorySegment request = MemorySegment.ofArray(both);
+
+        final ProduceOutcome outcome = partition.appendFromClient(request);
+
+        assertThat(outcome.error()).isEqualTo(Errors.CORRUPT_MESSAGE);
+        assertThat(partition.logEndOffset()).isZero();
+    }
+
+    @Test
+    void shouldAppendNoBatchOfARequestWithASequenceGapAndForgetTheBatchesBeforeIt() {
+        final ProduceOutcome outcome = append(concat(idempotent(PID, EPOCH, 0, 3), idempotent(PID, EPOCH, 7, 1)));
+
+        assertThat(outcome.error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
+        assertThat(partition.logEndOffset()).isZero();
+        // The first batch was never written, so its retry is new, not a duplicate answered with a made-up offset.
+        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, null));
+        assertThat(values()).containsExactly("seq-0-0", "seq-0-1", "seq-0-2");
+    }
+
+    @Test
+    void shouldCheckSequencesReservedForASharedOrderOnceAndRecogniseTheirRetryAfterCommit() {
+        final MemorySegment batch = segment(idempotent(PID, EPOCH, 0, 3));
+        final BatchSummary summary = new BatchSummary();
+        RecordBatchValidator.validate(batch, 0, batch.byteSize(), RecordBatchValidator.Mode.PRODUCE, null, summary);
+
+        assertThat(partition.reserveSequences(summary)).isInstanceOf(Verdict.Append.class);
+        // A retry while the first attempt waits for its turn: retriable, its offset is not known yet.
+        assertThat(partition.reserveSequences(summary)).isInstanceOf(Verdict.Reject.class);
+        try (SegmentLease lease = partition.log().acquireActiveSegment()) {
+            MemorySegment.copy(batch, 0, lease.memory(), 0, batch.byteSize());
+            final AppendInfo info = partition.commitWritten(lease.segment().id(), 0, true);
+            assertThat(info.firstOffset()).isZero();
+            assertThat(info.duplicate()).isFalse();
+        }
+
+        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, null));
+        assertThat(partition.logEndOffset()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldAcceptTheRetryOfReservedSequencesThatWereReleased() {
+        final MemorySegment batch = segment(idempotent(PID, EPOCH, 0, 3));
+        final BatchSummary summary = new BatchSummary();
+        RecordBatchValidator.validate(batch, 0, batch.byteSize(), RecordBatchValidator.Mode.PRODUCE, null, summary);
+        partition.reserveSequences(summary);
+
+        partition.releaseSequences(PID, EPOCH, 0);
+
+        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, null));
     }
 
     @Test

@@ -173,12 +173,7 @@ public final class RecordBatch {
 
     /** Last sequence number, wrapping at Integer.MAX_VALUE like Kafka; {@code NO_SEQUENCE} if there is none. */
     public int lastSequence() {
-        final int base = baseSequence();
-        if (base == NO_SEQUENCE) {
-            return NO_SEQUENCE;
-        }
-        final long last = (long) base + lastOffsetDelta();
-        return (int) (last > Integer.MAX_VALUE ? last - Integer.MAX_VALUE - 1 : last);
+        return RecordBatchDescriptor.lastSequence(baseSequence(), lastOffsetDelta());
     }
 
     public int recordCount() {

@@ -133,7 +133,29 @@ public final class RecordBatchDescriptor {
 
     /** Last offset of the batch at {@code batchOffset}: base offset plus last offset delta. */
     public static long lastOffset(final MemorySegment segment, final long batchOffset) {
-        return baseOffset(segment, batchOffset) + segment.get(INT32, batchOffset + LAST_OFFSET_DELTA_OFFSET);
+        return baseOffset(segment, batchOffset) + lastOffsetDelta(segment, batchOffset);
+    }
+
+    public static int lastOffsetDelta(final MemorySegment segment, final long batchOffset) {
+        return segment.get(INT32, batchOffset + LAST_OFFSET_DELTA_OFFSET);
+    }
+
+    public static long maxTimestamp(final MemorySegment segment, final long batchOffset) {
+        return segment.get(INT64, batchOffset + MAX_TIMESTAMP_OFFSET);
+    }
+
+    /** Stamps the leader epoch (outside the CRC, so a broker may do it in place). */
+    public static void partitionLeaderEpoch(final MemorySegment segment, final long batchOffset, final int value) {
+        segment.set(INT32, batchOffset + PARTITION_LEADER_EPOCH_OFFSET, value);
+    }
+
+    /** The last sequence of a batch, wrapping at Integer.MAX_VALUE like Kafka; {@code NO_SEQUENCE} if none. */
+    public static int lastSequence(final int baseSequence, final int lastOffsetDelta) {
+        if (baseSequence == NO_SEQUENCE) {
+            return NO_SEQUENCE;
+        }
+        final long last = (long) baseSequence + lastOffsetDelta;
+        return (int) (last > Integer.MAX_VALUE ? last - Integer.MAX_VALUE - 1 : last);
     }
 
     /** The CRC stored in the batch, as an unsigned value. */

@@ -91,7 +91,23 @@ public final class RecordBatchValidator {
             final long limit,
             final Mode mode,
             final BatchDecompressor decompressor) {
-        final long end = validateHeader(segment, offset, limit, mode);
+        return validate(segment, offset, limit, mode, decompressor, null);
+    }
+
+    /**
+     * As {@link #validate(MemorySegment, long, long, Mode, BatchDecompressor)}, leaving what the header says in {@code
+     * summary} (when not null) so that no later step needs to read it again.
+     *
+     * @return the batch size in bytes
+     */
+    public static long validate(
+            final MemorySegment segment,
+            final long offset,
+            final long limit,
+            final Mode mode,
+            final BatchDecompressor decompressor,
+            final BatchSummary summary) {
+        final long end = validateHeader(segment, offset, limit, mode, summary);
         if (decompressor == null && compressionOf(segment, offset) != CompressionType.NONE) {
             try (BatchDecompressor temporary = new BatchDecompressor()) {
                 validateRecords(segment, offset, end, mode, temporary);
@@ -113,6 +129,15 @@ public final class RecordBatchValidator {
      */
     public static long validateHeader(
             final MemorySegment segment, final long offset, final long limit, final Mode mode) {
+        return validateHeader(segment, offset, limit, mode, null);
+    }
+
+    private static long validateHeader(
+            final MemorySegment segment,
+            final long offset,
+            final long limit,
+            final Mode mode,
+            final BatchSummary summary) {
         final long end = Math.min(limit, segment.byteSize());
         if (offset < 0 || end - offset < HEADER_LENGTH) {
             throw new InvalidRecordBatchException(
@@ -209,6 +234,18 @@ public final class RecordBatchValidator {
                     "records count",
                     "<= " + ((length - MIN_LENGTH) / 7L) + " records in " + (length - MIN_LENGTH) + " bytes",
                     Integer.toString(count));
+        }
+        if (summary != null) {
+            summary.fill(
+                    offset,
+                    batchEnd - offset,
+                    (short) attributes,
+                    lastOffsetDelta,
+                    count,
+                    segment.get(INT64, offset + MAX_TIMESTAMP_OFFSET),
+                    segment.get(INT64, offset + PRODUCER_ID_OFFSET),
+                    segment.get(INT16, offset + PRODUCER_EPOCH_OFFSET),
+                    segment.get(INT32, offset + BASE_SEQUENCE_OFFSET));
         }
         return batchEnd;
     }
@@ -319,10 +356,19 @@ public final class RecordBatchValidator {
      */
     public static long readableBatchEnd(final MemorySegment segment, final long offset, final long limit) {
         long position = offset;
-        while (structure(segment, position, limit) == Structure.COMPLETE) {
-            position += LOG_OVERHEAD + (long) segment.get(INT32, position + LENGTH_OFFSET);
+        long size;
+        while ((size = completeBatchSize(segment, position, limit)) > 0) {
+            position += size;
         }
         return position;
+    }
+
+    /**
+     * The size of the batch at {@code offset} where {@link #structure} says it is {@link Structure#COMPLETE} below
+     * {@code limit}, or -1: the one place that bounds a batch's length field by the memory it lies in.
+     */
+    public static long completeBatchSize(final MemorySegment segment, final long offset, final long limit) {
+        return structure(segment, offset, limit) == Structure.COMPLETE ? batchSize(segment, offset) : -1;
     }
 
     private static String hex(final long crc) {

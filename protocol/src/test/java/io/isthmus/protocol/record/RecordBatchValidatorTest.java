@@ -46,6 +46,36 @@ class RecordBatchValidatorTest {
         }
     }
 
+    @Test
+    void shouldSummariseTheHeaderItValidatedSoNoLaterStepReadsItAgain() {
+        final MemorySegment segment = arena.allocate(1 << 16, 8);
+        final int size;
+        try (RecordBatchBuilder builder = new RecordBatchBuilder().producer(77L, (short) 3, Integer.MAX_VALUE - 1)) {
+            builder.begin(segment, 16, segment.byteSize(), 100L);
+            for (int i = 0; i < 4; i++) {
+                builder.append(5000L + 7 * i, Fixtures.utf8("k" + i), Fixtures.utf8("v" + i), new HeaderList());
+            }
+            size = builder.finish();
+        }
+        final BatchSummary summary = new BatchSummary();
+
+        final long validated = RecordBatchValidator.validate(segment, 16, 16 + size, Mode.PRODUCE, null, summary);
+
+        assertThat(validated).isEqualTo(size);
+        assertThat(summary.position()).isEqualTo(16);
+        assertThat(summary.sizeInBytes()).isEqualTo(size);
+        assertThat(summary.lastOffsetDelta()).isEqualTo(3);
+        assertThat(summary.offsetCount()).isEqualTo(4);
+        assertThat(summary.recordCount()).isEqualTo(4);
+        assertThat(summary.maxTimestamp()).isEqualTo(5021L);
+        assertThat(summary.producerId()).isEqualTo(77L);
+        assertThat(summary.producerEpoch()).isEqualTo((short) 3);
+        assertThat(summary.baseSequence()).isEqualTo(Integer.MAX_VALUE - 1);
+        assertThat(summary.lastSequence()).isEqualTo(1); // wraps like Kafka's
+        assertThat(summary.isTransactional()).isFalse();
+        assertThat(summary.isControl()).isFalse();
+    }
+
     private static InvalidRecordBatchException rejected(final ThrowingCallable call, final Reason reason) {
         final InvalidRecordBatchException[] caught = new InvalidRecordBatchException[1];
         assertThatThrownBy(call)
