@@ -5,6 +5,7 @@ import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The metadata slots that describe segments of one partition, kept current after every append: registered as the
@@ -17,24 +18,27 @@ import java.util.List;
 public final class PartitionSlots implements Runnable {
     private final String partition;
     private final MemorySegment slots;
+    private final LongSupplier highWatermark;
     private final List<Assignment> assignments = new ArrayList<>();
 
-    /** @param slots the memory the slots live in (the registered slot region) */
-    public PartitionSlots(final String partition, final MemorySegment slots) {
+    /**
+     * @param slots the memory the slots live in (the registered slot region)
+     * @param highWatermark the partition's high watermark, published beside each slot's readable position
+     */
+    public PartitionSlots(final String partition, final MemorySegment slots, final LongSupplier highWatermark) {
         this.partition = partition;
         this.slots = slots;
+        this.highWatermark = highWatermark;
     }
 
-    /** Points the slot at {@code slotOffset} to {@code segment} (a new generation) and publishes it at once. */
+    /** Points the slot at {@code slotOffset} to {@code segment} and publishes it at once. */
     public synchronized void assign(final long slotOffset, final LogSegment segment) {
-        final int generation = MetadataSlotDescriptor.generation(slots, slotOffset) + 1;
         Assignment assignment = find(slotOffset);
         if (assignment == null) {
             assignment = new Assignment(slotOffset);
             assignments.add(assignment);
         }
         assignment.segment = segment;
-        assignment.generation = generation;
         publish(assignment);
     }
 
@@ -52,16 +56,12 @@ public final class PartitionSlots implements Runnable {
     public synchronized void revoke(final long slotOffset) {
         final Assignment assignment = remove(slotOffset);
         if (assignment != null) {
-            final LogSegment segment = assignment.segment;
             MetadataSlotDescriptor.publish(
                     slots,
                     slotOffset,
                     MetadataSlotDescriptor.readableWord(0, true, true),
-                    0,
-                    segment.nextOffset(),
-                    segment.baseOffset(),
-                    segment.id(),
-                    assignment.generation);
+                    highWatermark.getAsLong(),
+                    assignment.segment.id());
         }
     }
 
@@ -86,16 +86,12 @@ public final class PartitionSlots implements Runnable {
         // Sealed first: once a segment is seen sealed, the position read after it is final.
         final boolean sealed = segment.isSealed();
         final long position = segment.committedPosition();
-        final long watermarkOffset = segment.nextOffset();
         MetadataSlotDescriptor.publish(
                 slots,
                 assignment.slotOffset,
                 MetadataSlotDescriptor.readableWord(position, sealed, false),
-                position,
-                watermarkOffset,
-                segment.baseOffset(),
-                segment.id(),
-                assignment.generation);
+                highWatermark.getAsLong(),
+                segment.id());
     }
 
     private Assignment find(final long slotOffset) {
@@ -123,7 +119,6 @@ public final class PartitionSlots implements Runnable {
     private static final class Assignment {
         final long slotOffset;
         LogSegment segment;
-        int generation;
 
         Assignment(final long slotOffset) {
             this.slotOffset = slotOffset;

@@ -393,7 +393,8 @@ final class RdmaControlPlane implements AutoCloseable {
     private PartitionSlots slotsFor(final Partition partition) {
         PartitionSlots slots = partitionSlots.get(partition);
         if (slots == null) {
-            slots = new PartitionSlots(partition.topicPartition().toString(), slotRegion.memory());
+            slots = new PartitionSlots(
+                    partition.topicPartition().toString(), slotRegion.memory(), partition::highWatermark);
             partitionSlots.put(partition, slots);
             partition.addAppendObserver(slots);
         }

@@ -37,7 +37,7 @@ class PartitionSlotsTest {
                 LogConfig.from(Map.of(LogConfig.SEGMENT_BYTES, "8192")),
                 new SegmentIdAllocator(),
                 InstantSource.system());
-        slots = new PartitionSlots("t-0", memory);
+        slots = new PartitionSlots("t-0", memory, log::highWatermark);
     }
 
     @AfterEach
@@ -60,9 +60,8 @@ class PartitionSlotsTest {
         final long readable = MetadataSlotDescriptor.readable(memory, SLOT_1);
         assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(segment.committedPosition());
         assertThat(MetadataSlotDescriptor.isSealed(readable)).isFalse();
-        assertThat(MetadataSlotDescriptor.watermarkOffset(memory, SLOT_1)).isEqualTo(3);
+        assertThat(MetadataSlotDescriptor.highWatermark(memory, SLOT_1)).isEqualTo(3);
         assertThat(MetadataSlotDescriptor.segmentId(memory, SLOT_1)).isEqualTo(segment.id());
-        assertThat(MetadataSlotDescriptor.generation(memory, SLOT_1)).isEqualTo(1);
         assertThat(MetadataSlotDescriptor.readable(memory, SLOT_0)).isZero();
     }
 
@@ -85,17 +84,36 @@ class PartitionSlotsTest {
     }
 
     @Test
-    void shouldBumpTheGenerationWhenTheSlotMovesToTheNextSegment() {
+    void shouldNameTheNextSegmentAndThePartitionsHighWatermarkWhenTheSlotMovesOn() {
         append(1);
+        final LogSegment first = log.activeSegment();
+        slots.assign(SLOT_0, first);
+        log.roll();
+        append(2);
+
         slots.assign(SLOT_0, log.activeSegment());
+
+        assertThat(MetadataSlotDescriptor.segmentId(memory, SLOT_0))
+                .isEqualTo(log.activeSegment().id())
+                .isNotEqualTo(first.id());
+        assertThat(MetadataSlotDescriptor.highWatermark(memory, SLOT_0)).isEqualTo(3);
+        assertThat(slots.size()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldPublishThePartitionsHighWatermarkForASlotOnASealedSegment() {
+        append(1);
+        final LogSegment first = log.activeSegment();
+        slots.assign(SLOT_0, first);
         log.roll();
 
-        slots.assign(SLOT_0, log.activeSegment());
+        append(4);
+        slots.run();
 
-        assertThat(MetadataSlotDescriptor.generation(memory, SLOT_0)).isEqualTo(2);
-        assertThat(MetadataSlotDescriptor.segmentId(memory, SLOT_0))
-                .isEqualTo(log.activeSegment().id());
-        assertThat(slots.size()).isEqualTo(1);
+        // Lag is measured against the partition, not against the sealed segment the consumer still reads.
+        assertThat(MetadataSlotDescriptor.isSealed(MetadataSlotDescriptor.readable(memory, SLOT_0)))
+                .isTrue();
+        assertThat(MetadataSlotDescriptor.highWatermark(memory, SLOT_0)).isEqualTo(5);
     }
 
     @Test

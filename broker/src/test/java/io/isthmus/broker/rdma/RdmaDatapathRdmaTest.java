@@ -459,7 +459,7 @@ class RdmaDatapathRdmaTest {
             final byte[] committed = logBytes(partition.log(), 0);
             assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(committed.length);
             assertThat(MetadataSlotDescriptor.isSealed(readable)).isFalse();
-            assertThat(MetadataSlotDescriptor.watermarkOffset(slots, slot)).isEqualTo(12);
+            assertThat(MetadataSlotDescriptor.highWatermark(slots, slot)).isEqualTo(12);
             assertThat(MetadataSlotDescriptor.segmentId(slots, slot)).isEqualTo(access.segmentId());
 
             assertThat(consumer.read(access.segmentAddress(), access.rkey(), committed.length))

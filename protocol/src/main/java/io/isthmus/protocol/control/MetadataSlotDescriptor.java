@@ -11,12 +11,12 @@ import java.nio.ByteOrder;
  * refreshes every partition it reads, and the broker's CPU does nothing per poll.
  *
  * <pre>
- *   0                                   8                  16                 24                  32          36          40
- *   +-----------------------------------+------------------+------------------+-------------------+-----------+-----------+
- *   | readable word                     | writePosition    | watermarkOffset  | segmentBaseOffset | segmentId | generation|
- *   | bit 63 SEALED, bit 62 REVOKED,    | int64            | int64            | int64             | int32     | int32     |
- *   | bits 0..47 readable position      |                  |                  |                   |           |           |
- *   +-----------------------------------+------------------+------------------+-------------------+-----------+-----------+
+ *   0                                   8                  16          20          24
+ *   +-----------------------------------+------------------+-----------+-----------+
+ *   | readable word                     | highWatermark    | segmentId | reserved  |
+ *   | bit 63 SEALED, bit 62 REVOKED,    | int64            | int32     | int32 (0) |
+ *   | bits 0..47 readable position      |                  |           |           |
+ *   +-----------------------------------+------------------+-----------+-----------+
  * </pre>
  *
  * <ul>
@@ -24,23 +24,22 @@ import java.nio.ByteOrder;
  *       consumer acts on, so it carries the flags too: SEALED (move to the next segment once read up to here), REVOKED
  *       (the broker withdrew the registration, e.g. retention deleted the segment: ask again over TCP). The broker
  *       stores it last, with release semantics, after the other fields.
- *   <li><b>writePosition</b>: the log end inside the segment; equal to the readable position until replication makes
- *       the high watermark trail it.
- *   <li><b>watermarkOffset</b>: the offset after the last readable record (lag, not safety: a READ is not atomic across
- *       words, so the consumer takes offsets from the batches themselves).
- *   <li><b>generation</b>: bumped each time the slot is given a new segment, so a reader can tell reuse apart.
+ *   <li><b>highWatermark</b>: the partition's high watermark when the slot was published, what a consumer's lag is
+ *       measured against, as a fetch response's high watermark is over TCP. Lag, not safety: a READ is not atomic
+ *       across words, so the consumer takes record offsets from the batches themselves.
+ *   <li><b>segmentId</b>: the segment the slot describes; a consumer ignores a slot that names another one (the slot
+ *       was given to the partition's next segment since its last access answer).
  * </ul>
  *
- * <p>Little-endian and 8-byte aligned: the broker writes each word with one aligned store.
+ * <p>Little-endian and 8-byte aligned: the broker writes each word with one aligned store. 24 bytes, so one READ of a
+ * consumer's range carries as little as it can.
  */
 public final class MetadataSlotDescriptor {
     public static final int READABLE_OFFSET = 0;
-    public static final int WRITE_POSITION_OFFSET = 8;
-    public static final int WATERMARK_OFFSET_OFFSET = 16;
-    public static final int SEGMENT_BASE_OFFSET_OFFSET = 24;
-    public static final int SEGMENT_ID_OFFSET = 32;
-    public static final int GENERATION_OFFSET = 36;
-    public static final int LENGTH = 40;
+    public static final int HIGH_WATERMARK_OFFSET = 8;
+    public static final int SEGMENT_ID_OFFSET = 16;
+    public static final int RESERVED_OFFSET = 20;
+    public static final int LENGTH = 24;
 
     public static final long SEALED_FLAG = 1L << 63;
     public static final long REVOKED_FLAG = 1L << 62;
@@ -84,23 +83,18 @@ public final class MetadataSlotDescriptor {
             final MemorySegment slots,
             final long offset,
             final long readableWord,
-            final long writePosition,
-            final long watermarkOffset,
-            final long segmentBaseOffset,
-            final int segmentId,
-            final int generation) {
-        slots.set(INT64, offset + WRITE_POSITION_OFFSET, writePosition);
-        slots.set(INT64, offset + WATERMARK_OFFSET_OFFSET, watermarkOffset);
-        slots.set(INT64, offset + SEGMENT_BASE_OFFSET_OFFSET, segmentBaseOffset);
+            final long highWatermark,
+            final int segmentId) {
+        slots.set(INT64, offset + HIGH_WATERMARK_OFFSET, highWatermark);
         slots.set(INT32, offset + SEGMENT_ID_OFFSET, segmentId);
-        slots.set(INT32, offset + GENERATION_OFFSET, generation);
+        slots.set(INT32, offset + RESERVED_OFFSET, 0);
         READABLE.setRelease(slots, offset + READABLE_OFFSET, readableWord);
     }
 
     /** Broker side: zeroes a freed slot (readable word first, so nobody trusts the rest). */
     public static void clear(final MemorySegment slots, final long offset) {
         READABLE.setRelease(slots, offset + READABLE_OFFSET, 0L);
-        slots.asSlice(offset + WRITE_POSITION_OFFSET, LENGTH - WRITE_POSITION_OFFSET)
+        slots.asSlice(offset + HIGH_WATERMARK_OFFSET, LENGTH - HIGH_WATERMARK_OFFSET)
                 .fill((byte) 0);
     }
 
@@ -110,23 +104,11 @@ public final class MetadataSlotDescriptor {
         return slots.get(INT64_UNALIGNED, offset + READABLE_OFFSET);
     }
 
-    public static long writePosition(final MemorySegment slots, final long offset) {
-        return slots.get(INT64_UNALIGNED, offset + WRITE_POSITION_OFFSET);
-    }
-
-    public static long watermarkOffset(final MemorySegment slots, final long offset) {
-        return slots.get(INT64_UNALIGNED, offset + WATERMARK_OFFSET_OFFSET);
-    }
-
-    public static long segmentBaseOffset(final MemorySegment slots, final long offset) {
-        return slots.get(INT64_UNALIGNED, offset + SEGMENT_BASE_OFFSET_OFFSET);
+    public static long highWatermark(final MemorySegment slots, final long offset) {
+        return slots.get(INT64_UNALIGNED, offset + HIGH_WATERMARK_OFFSET);
     }
 
     public static int segmentId(final MemorySegment slots, final long offset) {
         return slots.get(INT32_UNALIGNED, offset + SEGMENT_ID_OFFSET);
-    }
-
-    public static int generation(final MemorySegment slots, final long offset) {
-        return slots.get(INT32_UNALIGNED, offset + GENERATION_OFFSET);
     }
 }

@@ -35,16 +35,17 @@ class MetadataSlotDescriptorTest {
             final long slot = MetadataSlotDescriptor.LENGTH;
             final long word = MetadataSlotDescriptor.readableWord(4096, false, false);
 
-            MetadataSlotDescriptor.publish(slots, slot, word, 4096, 77, 10, 513, 2);
+            MetadataSlotDescriptor.publish(slots, slot, word, 77, 513);
 
             assertThat(slots.get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), slot))
                     .isEqualTo(word);
             assertThat(MetadataSlotDescriptor.readable(slots, slot)).isEqualTo(word);
-            assertThat(MetadataSlotDescriptor.writePosition(slots, slot)).isEqualTo(4096);
-            assertThat(MetadataSlotDescriptor.watermarkOffset(slots, slot)).isEqualTo(77);
-            assertThat(MetadataSlotDescriptor.segmentBaseOffset(slots, slot)).isEqualTo(10);
+            assertThat(MetadataSlotDescriptor.highWatermark(slots, slot)).isEqualTo(77);
             assertThat(MetadataSlotDescriptor.segmentId(slots, slot)).isEqualTo(513);
-            assertThat(MetadataSlotDescriptor.generation(slots, slot)).isEqualTo(2);
+            assertThat(slots.get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), slot + 8))
+                    .isEqualTo(77);
+            assertThat(slots.get(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), slot + 16))
+                    .isEqualTo(513);
             assertThat(MetadataSlotDescriptor.readable(slots, 0))
                     .as("the neighbour slot")
                     .isZero();
