@@ -1,10 +1,5 @@
 package io.isthmus.broker.network;
 
-import io.isthmus.protocol.control.ControlMessage;
-import io.isthmus.protocol.control.ControlRequestHeader;
-import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CompletableFuture;
-
 /**
  * Serves isthmus control requests: API keys outside Kafka's range (RDMA connect, produce and consume access, release)
  * that share the Kafka connection and its framing. The connection handler consults it before Kafka's header parser,
@@ -19,9 +14,8 @@ public interface ControlRequestHandler {
         }
 
         @Override
-        public CompletableFuture<ControlMessage> handle(
-                final long connectionId, final ControlRequestHeader header, final MemorySegment body) {
-            throw new UnsupportedOperationException("no control requests: apiKey=" + header.apiKey());
+        public void handle(final long connectionId, final ControlExchange exchange) {
+            throw new UnsupportedOperationException("no control requests: apiKey=" + exchange.apiKey());
         }
 
         @Override
@@ -32,13 +26,13 @@ public interface ControlRequestHandler {
     boolean handles(short apiKey);
 
     /**
-     * Answers one control request.
+     * Answers one control request: fills {@link ControlExchange#answer the exchange's answer} and completes it, now or
+     * later, on any thread. The request body stays readable until then.
      *
-     * @param body the request body, valid only during this call
-     * @return the response body; a future failing with {@link IllegalArgumentException} closes the connection as bad
-     *     input
+     * @throws IllegalArgumentException if the request is malformed (an unknown version, a truncated body): the
+     *     connection is closed as for bad input, as it is when the exchange fails
      */
-    CompletableFuture<ControlMessage> handle(long connectionId, ControlRequestHeader header, MemorySegment body);
+    void handle(long connectionId, ControlExchange exchange);
 
     /** The connection is gone: release what it held (RDMA sessions are bound to their TCP connection). */
     void connectionClosed(long connectionId);

@@ -1,10 +1,7 @@
 package io.isthmus.broker.network;
 
-import io.isthmus.protocol.control.ControlFrame;
-import io.isthmus.protocol.control.ControlMessage;
 import io.isthmus.protocol.control.ControlRequestHeader;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -53,6 +50,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private final long connectionId;
     private final int maxInflight;
     private final ArrayDeque<PendingResponse> pending = new ArrayDeque<>();
+    private final ControlRequestHeader controlHeader = new ControlRequestHeader();
     private boolean readingPaused;
 
     KafkaConnectionHandler(
@@ -107,7 +105,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         try {
             final ByteBuffer buffer = frame.nioBuffer();
             if (buffer.remaining() >= Short.BYTES && controlRequests.handles(buffer.getShort(buffer.position()))) {
-                handleControlRequest(ctx, buffer, receivedNanos);
+                handleControlRequest(ctx, frame, buffer, receivedNanos);
                 return;
             }
             final RequestHeader header = parseHeader(ctx, buffer);
@@ -168,40 +166,59 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A control request: its header is read in place and its body handed on as a view of the frame, which stays
+     * retained until the request is answered (perhaps later, on the RDMA datapath thread); the answer is a frame its
+     * answerer filled in, written as it is.
+     */
     private void handleControlRequest(
-            final ChannelHandlerContext ctx, final ByteBuffer buffer, final long receivedNanos) {
-        final MemorySegment frame = MemorySegment.ofBuffer(buffer);
-        final ControlRequestHeader header;
+            final ChannelHandlerContext ctx, final ByteBuf frame, final ByteBuffer buffer, final long receivedNanos) {
+        final MemorySegment segment = MemorySegment.ofBuffer(buffer);
+        final ControlExchange exchange;
         try {
-            header = ControlRequestHeader.decode(frame, 0);
+            controlHeader.wrap(segment, 0);
+            exchange = new ControlExchange(
+                    ctx.alloc(),
+                    controlHeader.apiKey(),
+                    controlHeader.apiVersion(),
+                    controlHeader.correlationId(),
+                    segment.asSlice(controlHeader.bodyOffset()));
         } catch (final RuntimeException e) {
             closeForBadInput(ctx, "unparseable control request header: " + e.getMessage());
             return;
         }
         final PendingResponse response = new PendingResponse(receivedNanos);
         pending.addLast(response);
-        final CompletableFuture<ControlMessage> future;
-        try {
-            future = controlRequests.handle(connectionId, header, frame.asSlice(header.bodyOffset()));
-        } catch (final RuntimeException e) {
-            closeForBadInput(ctx, "malformed control request apiKey=" + header.apiKey() + ": " + e.getMessage());
-            return;
-        }
-        future.whenComplete((body, failure) -> {
-            final Runnable answer = () -> {
+        frame.retain(); // the body is a view of the frame until the request is answered
+        exchange.answered().whenComplete((answer, failure) -> {
+            frame.release();
+            if (!ctx.channel().isActive()) {
+                // Nobody to answer (the client left, or the broker is closing): just free the answer.
+                if (answer != null) {
+                    answer.release();
+                }
+                return;
+            }
+            final Runnable write = () -> {
                 if (failure != null) {
-                    closeForBadInput(ctx, "control request failed apiKey=" + header.apiKey() + ": " + unwrap(failure));
+                    closeForBadInput(
+                            ctx, "control request apiKey=" + exchange.apiKey() + " failed: " + unwrap(failure));
                     return;
                 }
-                response.controlFrame = ControlFrame.response(header.correlationId(), body);
+                response.controlFrame = answer;
                 complete(ctx, response, null);
             };
             if (ctx.executor().inEventLoop()) {
-                answer.run();
+                write.run();
             } else {
-                ctx.executor().execute(answer);
+                ctx.executor().execute(write);
             }
         });
+        try {
+            controlRequests.handle(connectionId, exchange);
+        } catch (final RuntimeException e) {
+            exchange.fail(e);
+        }
         if (pending.size() >= maxInflight && !readingPaused) {
             readingPaused = true;
             ctx.channel().config().setAutoRead(false);
@@ -291,8 +308,9 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void write(final ChannelHandlerContext ctx, final PendingResponse response) {
         if (response.controlFrame != null) {
-            metrics.recordBytesOut(response.controlFrame.length);
-            ctx.write(Unpooled.wrappedBuffer(response.controlFrame));
+            metrics.recordBytesOut(response.controlFrame.readableBytes());
+            ctx.write(response.controlFrame);
+            response.controlFrame = null;
             return;
         }
         final Response outcome = response.outcome;
@@ -358,7 +376,9 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         final RequestHeader header; // null for a control request
         final long receivedNanos;
         Response outcome;
-        byte[] controlFrame;
+        /** A control request's answer, size prefix included; this response owns it until it is written. */
+        ByteBuf controlFrame;
+
         boolean failed;
 
         PendingResponse(final RequestHeader header, final long receivedNanos) {
@@ -379,6 +399,10 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         void discard() {
             if (outcome != null) {
                 closeLeases();
+            }
+            if (controlFrame != null) {
+                controlFrame.release();
+                controlFrame = null;
             }
         }
 

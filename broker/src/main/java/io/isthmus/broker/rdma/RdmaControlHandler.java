@@ -1,12 +1,11 @@
 package io.isthmus.broker.rdma;
 
+import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.protocol.control.ConsumeAccessRequest;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlApiKeys;
 import io.isthmus.protocol.control.ControlErrorCodes;
-import io.isthmus.protocol.control.ControlMessage;
-import io.isthmus.protocol.control.ControlRequestHeader;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.RdmaConnectRequest;
@@ -14,13 +13,13 @@ import io.isthmus.protocol.control.RdmaConnectResponse;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.ReleaseAccessResponse;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Serves the isthmus control requests: decodes them on the network thread, hands them to the {@link RdmaDatapath}
- * (which owns all RDMA state), and answers RDMA_UNAVAILABLE with the reason when RDMA is off, so a {@code
- * transport=auto} client learns why and stays on TCP.
+ * Serves the isthmus control requests: wraps each request's flyweight over its frame on the network thread, where a
+ * malformed one fails (and its connection is closed), hands it to the {@link RdmaDatapath} (which owns all RDMA state
+ * and answers on its own thread, reading the request in the frame the exchange keeps), and answers RDMA_UNAVAILABLE
+ * with the reason when RDMA is off, so a {@code transport=auto} client learns why and stays on TCP.
  *
  * <p>Counts its invocations: the proof that RDMA consumers polling their metadata slots cost the broker no request
  * handling at all.
@@ -41,41 +40,59 @@ public final class RdmaControlHandler implements ControlRequestHandler {
         return apiKey >= ControlApiKeys.RDMA_CONNECT && apiKey <= ControlApiKeys.RELEASE_ACCESS;
     }
 
+    /** Called by the network threads: the request flyweights are one per request, as the exchange is. */
     @Override
-    public CompletableFuture<ControlMessage> handle(
-            final long connectionId, final ControlRequestHeader header, final MemorySegment body) {
+    public void handle(final long connectionId, final ControlExchange exchange) {
         invocations.increment();
-        if (header.apiVersion() != ControlApiKeys.VERSION) {
-            throw new IllegalArgumentException("unsupported control request version: apiKey=" + header.apiKey()
-                    + " version=" + header.apiVersion() + " supported=" + ControlApiKeys.VERSION);
+        if (exchange.apiVersion() != ControlApiKeys.VERSION) {
+            throw new IllegalArgumentException("unsupported control request version: apiKey=" + exchange.apiKey()
+                    + " version=" + exchange.apiVersion() + " supported=" + ControlApiKeys.VERSION);
         }
-        return switch (header.apiKey()) {
+        final MemorySegment body = exchange.body();
+        switch (exchange.apiKey()) {
             case ControlApiKeys.RDMA_CONNECT -> {
-                final RdmaConnectRequest request = RdmaConnectRequest.decode(body, 0);
-                yield datapath == null
-                        ? done(RdmaConnectResponse.error(ControlErrorCodes.RDMA_UNAVAILABLE, unavailableReason))
-                        : datapath.connect(connectionId, request);
+                final RdmaConnectRequest request = new RdmaConnectRequest().wrap(body, 0);
+                if (datapath != null) {
+                    datapath.connect(connectionId, request, exchange);
+                } else {
+                    exchange.answer(new RdmaConnectResponse(), RdmaConnectResponse.length(unavailableReason))
+                            .errorCode(ControlErrorCodes.RDMA_UNAVAILABLE)
+                            .reason(unavailableReason);
+                    exchange.complete();
+                }
             }
             case ControlApiKeys.PRODUCE_ACCESS -> {
-                final ProduceAccessRequest request = ProduceAccessRequest.decode(body, 0);
-                yield datapath == null
-                        ? done(ProduceAccessResponse.error(ControlErrorCodes.RDMA_UNAVAILABLE))
-                        : datapath.produceAccess(connectionId, request);
+                final ProduceAccessRequest request = new ProduceAccessRequest().wrap(body, 0);
+                if (datapath != null) {
+                    datapath.produceAccess(connectionId, request, exchange);
+                } else {
+                    exchange.answer(new ProduceAccessResponse(), ProduceAccessResponse.LENGTH)
+                            .errorCode(ControlErrorCodes.RDMA_UNAVAILABLE);
+                    exchange.complete();
+                }
             }
             case ControlApiKeys.CONSUME_ACCESS -> {
-                final ConsumeAccessRequest request = ConsumeAccessRequest.decode(body, 0);
-                yield datapath == null
-                        ? done(ConsumeAccessResponse.error(ControlErrorCodes.RDMA_UNAVAILABLE))
-                        : datapath.consumeAccess(connectionId, request);
+                final ConsumeAccessRequest request = new ConsumeAccessRequest().wrap(body, 0);
+                if (datapath != null) {
+                    datapath.consumeAccess(connectionId, request, exchange);
+                } else {
+                    exchange.answer(new ConsumeAccessResponse(), ConsumeAccessResponse.LENGTH)
+                            .errorCode(ControlErrorCodes.RDMA_UNAVAILABLE);
+                    exchange.complete();
+                }
             }
             case ControlApiKeys.RELEASE_ACCESS -> {
-                final ReleaseAccessRequest request = ReleaseAccessRequest.decode(body, 0);
-                yield datapath == null
-                        ? done(new ReleaseAccessResponse(ControlErrorCodes.RDMA_UNAVAILABLE))
-                        : datapath.release(connectionId, request);
+                final ReleaseAccessRequest request = new ReleaseAccessRequest().wrap(body, 0);
+                if (datapath != null) {
+                    datapath.release(connectionId, request, exchange);
+                } else {
+                    exchange.answer(new ReleaseAccessResponse(), ReleaseAccessResponse.LENGTH)
+                            .errorCode(ControlErrorCodes.RDMA_UNAVAILABLE);
+                    exchange.complete();
+                }
             }
-            default -> throw new IllegalArgumentException("unknown control request: apiKey=" + header.apiKey());
-        };
+            default -> throw new IllegalArgumentException("unknown control request: apiKey=" + exchange.apiKey());
+        }
     }
 
     @Override
@@ -88,9 +105,5 @@ public final class RdmaControlHandler implements ControlRequestHandler {
     /** Control requests handled since start. */
     public long invocations() {
         return invocations.sum();
-    }
-
-    private static CompletableFuture<ControlMessage> done(final ControlMessage message) {
-        return CompletableFuture.completedFuture(message);
     }
 }

@@ -5,6 +5,7 @@ import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.OffsetOutOfRangeException;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentLease;
+import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.ffi.verbs.AccessFlags;
@@ -17,7 +18,6 @@ import io.isthmus.ffi.verbs.ReceiveWorkRequests;
 import io.isthmus.protocol.control.ConsumeAccessRequest;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlErrorCodes;
-import io.isthmus.protocol.control.ControlMessage;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
@@ -27,7 +27,6 @@ import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.ReleaseAccessResponse;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -60,6 +59,13 @@ final class RdmaControlPlane implements AutoCloseable {
     private final ReceiveWorkRequests receives;
     /** Shared produce, or null where the device cannot do the broker's own atomics. */
     private final SharedProducePath shared;
+    /**
+     * Answers being filled in (same thread), each wrapped over its exchange's frame and filled in one run of setters,
+     * so an answer given in between (a shared producer's retry) cannot overwrite it.
+     */
+    private final RdmaConnectResponse connectResponse = new RdmaConnectResponse();
+
+    private final ProduceAccessResponse produceResponse = new ProduceAccessResponse();
 
     private int reservedCompletions;
     private long nextSessionId = 1;
@@ -96,32 +102,38 @@ final class RdmaControlPlane implements AutoCloseable {
 
     // ------------------------------------------------------------------ control requests
 
-    ControlMessage connect(final long connectionId, final RdmaConnectRequest request) {
+    /** RDMA_CONNECT: answers {@code exchange}. */
+    void connect(final long connectionId, final RdmaConnectRequest request, final ControlExchange exchange) {
         if (sessionsByConnection.containsKey(connectionId)) {
-            return RdmaConnectResponse.error(
-                    ControlErrorCodes.INVALID_REQUEST, "connection already has an RDMA session");
+            refuseConnect(exchange, ControlErrorCodes.INVALID_REQUEST, "connection already has an RDMA session");
+            return;
         }
         final int credits = settings.creditsFor(request.ackCredits());
         if (credits < 1) {
-            return RdmaConnectResponse.error(
+            refuseConnect(
+                    exchange,
                     ControlErrorCodes.INVALID_REQUEST,
                     "ackCredits must be at least 1: ackCredits=" + request.ackCredits());
+            return;
         }
         final Mtu mtu;
         try {
             final Mtu asked = Mtu.of(request.mtu());
             mtu = asked.value() < device.mtu.value() ? asked : device.mtu;
         } catch (final IllegalArgumentException e) {
-            return RdmaConnectResponse.error(ControlErrorCodes.INVALID_REQUEST, e.getMessage());
+            refuseConnect(exchange, ControlErrorCodes.INVALID_REQUEST, e.getMessage());
+            return;
         }
         // Every posted receive and every send may complete (in error, flushed) at once: reserve for all of them.
         final int reserve = credits + settings.maxSendWr();
         final int index = freeSessionIndex();
         if (index < 0 || reservedCompletions + reserve > device.cq.capacity()) {
-            return RdmaConnectResponse.error(
+            refuseConnect(
+                    exchange,
                     ControlErrorCodes.RESOURCES_EXHAUSTED,
                     "no room for another RDMA connection: sessions=" + sessionsByConnection.size()
                             + " reservedCompletions=" + reservedCompletions + " cqEntries=" + device.cq.capacity());
+            return;
         }
         final QueuePair qp = device.pd.createQueuePair(new QueuePairOptions()
                 .completionQueue(device.cq)
@@ -149,8 +161,9 @@ final class RdmaControlPlane implements AutoCloseable {
             qp.moveToReadyToSend(psn, 1);
         } catch (final RuntimeException e) {
             qp.close();
-            LOG.warn("RDMA connect failed: connectionId={} request={}", connectionId, request, e);
-            return RdmaConnectResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR, e.getMessage());
+            LOG.warn("RDMA connect failed: connectionId={} clientQpNumber={}", connectionId, request.qpNumber(), e);
+            refuseConnect(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR, e.getMessage());
+            return;
         }
         sessions[index] = session;
         sessionsByConnection.put(connectionId, session);
@@ -161,55 +174,73 @@ final class RdmaControlPlane implements AutoCloseable {
                 request.qpNumber(),
                 credits,
                 mtu.bytes());
-        return new RdmaConnectResponse(
-                ControlErrorCodes.NONE,
-                (short) (RdmaConnectResponse.EXCLUSIVE_PRODUCE
+        exchange.answer(connectResponse, RdmaConnectResponse.length(null))
+                .errorCode(ControlErrorCodes.NONE)
+                .capabilities((short) (RdmaConnectResponse.EXCLUSIVE_PRODUCE
                         | RdmaConnectResponse.CONSUME
-                        | (shared != null ? RdmaConnectResponse.SHARED_PRODUCE : 0)),
-                qp.qpNumber(),
-                psn,
-                device.lid,
-                device.gid.raw(),
-                credits,
-                mtu.value(),
-                null);
+                        | (shared != null ? RdmaConnectResponse.SHARED_PRODUCE : 0)))
+                .qpNumber(qp.qpNumber())
+                .packetSequenceNumber(psn)
+                .lid(device.lid)
+                .gid(device.gid.raw())
+                .produceCredits(credits)
+                .mtu(mtu.value());
+        exchange.complete();
     }
 
-    void produceAccess(
-            final long connectionId,
-            final ProduceAccessRequest request,
-            final CompletableFuture<ControlMessage> result) {
+    private void refuseConnect(final ControlExchange exchange, final short errorCode, final String reason) {
+        exchange.answer(connectResponse, RdmaConnectResponse.length(reason))
+                .errorCode(errorCode)
+                .reason(reason);
+        exchange.complete();
+    }
+
+    /**
+     * PRODUCE_ACCESS: answers {@code exchange} now or (shared access waiting for a roll or a grace period) later, by
+     * running this again with the same request, still in its retained frame.
+     */
+    void produceAccess(final long connectionId, final ProduceAccessRequest request, final ControlExchange exchange) {
         final RdmaSession session = sessionsByConnection.get(connectionId);
         if (session == null) {
-            result.complete(ProduceAccessResponse.error(ControlErrorCodes.NOT_CONNECTED));
+            refuseProduce(exchange, ControlErrorCodes.NOT_CONNECTED);
             return;
         }
         final Partition partition = partition(request.topic(), request.partition());
         if (partition == null) {
-            result.complete(ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION));
+            refuseProduce(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
         if (request.shared()) {
             if (shared == null) {
-                result.complete(ProduceAccessResponse.error(ControlErrorCodes.RDMA_UNAVAILABLE));
+                refuseProduce(exchange, ControlErrorCodes.RDMA_UNAVAILABLE);
                 return;
             }
-            shared.access(session, partition, request, result, () -> produceAccess(connectionId, request, result));
+            shared.access(session, partition, request, exchange, () -> produceAccess(connectionId, request, exchange));
             return;
         }
-        result.complete(exclusiveAccess(session, partition, request));
+        exclusiveAccess(session, partition, request, exchange);
     }
 
-    private ControlMessage exclusiveAccess(
-            final RdmaSession session, final Partition partition, final ProduceAccessRequest request) {
+    private void refuseProduce(final ControlExchange exchange, final short errorCode) {
+        exchange.answer(produceResponse, ProduceAccessResponse.LENGTH).errorCode(errorCode);
+        exchange.complete();
+    }
+
+    private void exclusiveAccess(
+            final RdmaSession session,
+            final Partition partition,
+            final ProduceAccessRequest request,
+            final ControlExchange exchange) {
         if (!partition.tryClaimWriter(session)) {
-            return ProduceAccessResponse.error(ControlErrorCodes.ACCESS_HELD);
+            refuseProduce(exchange, ControlErrorCodes.ACCESS_HELD);
+            return;
         }
         ProduceGrant grant = session.produceGrant(partition);
         final PartitionLog log = partition.log();
         if (grant != null && request.rollsFullSegment()) {
             if (grant.segmentId() != request.fullSegmentId()) {
-                return ProduceAccessResponse.error(ControlErrorCodes.STALE_SEGMENT);
+                refuseProduce(exchange, ControlErrorCodes.STALE_SEGMENT);
+                return;
             }
             if (log.activeSegment().id() == request.fullSegmentId()) {
                 log.roll();
@@ -231,30 +262,37 @@ final class RdmaControlPlane implements AutoCloseable {
             } catch (final RuntimeException e) {
                 partition.releaseWriter(session);
                 LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
-                return ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR);
+                refuseProduce(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR);
+                return;
             }
             session.produceGrants.add(grant);
             LOG.info("RDMA produce access granted: {} {}", session, grant);
         }
         final LogSegment segment = grant.registration.segment();
-        return ProduceAccessResponse.exclusive(
-                segment.id(),
-                grant.registration.rkey(),
-                grant.registration.address(),
-                grant.tail,
-                segment.capacity(),
-                segment.baseOffset(),
-                grant.nextOrder);
+        exchange.answer(produceResponse, ProduceAccessResponse.LENGTH)
+                .errorCode(ControlErrorCodes.NONE)
+                .segmentId(segment.id())
+                .rkey(grant.registration.rkey())
+                .segmentAddress(grant.registration.address())
+                .tailPosition(grant.tail)
+                .capacity(segment.capacity())
+                .segmentBaseOffset(segment.baseOffset())
+                .firstOrder(grant.nextOrder);
+        exchange.complete();
     }
 
-    ControlMessage consumeAccess(final long connectionId, final ConsumeAccessRequest request) {
+    /** CONSUME_ACCESS: fills {@code response}. */
+    void consumeAccess(
+            final long connectionId, final ConsumeAccessRequest request, final ConsumeAccessResponse response) {
         final RdmaSession session = sessionsByConnection.get(connectionId);
         if (session == null) {
-            return ConsumeAccessResponse.error(ControlErrorCodes.NOT_CONNECTED);
+            response.errorCode(ControlErrorCodes.NOT_CONNECTED);
+            return;
         }
         final Partition partition = partition(request.topic(), request.partition());
         if (partition == null) {
-            return ConsumeAccessResponse.error(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            response.errorCode(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            return;
         }
         final PartitionLog log = partition.log();
         final LogSegment segment;
@@ -270,24 +308,28 @@ final class RdmaControlPlane implements AutoCloseable {
                 }
             }
         } catch (final OffsetOutOfRangeException e) {
-            return ConsumeAccessResponse.error(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            response.errorCode(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            return;
         }
         final SegmentLease lease = segment.tryAcquire();
         if (lease == null) {
-            return ConsumeAccessResponse.error(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            response.errorCode(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            return;
         }
         if (session.slotRange < 0) {
             session.slotRange = slotRegion.allocateRange();
             if (session.slotRange < 0) {
                 lease.close();
-                return ConsumeAccessResponse.error(ControlErrorCodes.RESOURCES_EXHAUSTED);
+                response.errorCode(ControlErrorCodes.RESOURCES_EXHAUSTED);
+                return;
             }
         }
         ConsumeGrant grant = session.consumeGrant(partition);
         final int slotIndex = grant != null ? grant.slotIndex : session.freeSlotIndex(slotRegion.slotsPerRange());
         if (slotIndex < 0) {
             lease.close();
-            return ConsumeAccessResponse.error(ControlErrorCodes.RESOURCES_EXHAUSTED);
+            response.errorCode(ControlErrorCodes.RESOURCES_EXHAUSTED);
+            return;
         }
         final SegmentRegistration registration = registrations.acquire(lease, false);
         if (grant == null) {
@@ -305,30 +347,32 @@ final class RdmaControlPlane implements AutoCloseable {
         }
         grant.slots.assign(grant.slotOffset, segment);
         final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
-        return new ConsumeAccessResponse(
-                ControlErrorCodes.NONE,
-                segment.id(),
-                registration.rkey(),
-                registration.address(),
-                startPosition,
-                MetadataSlotDescriptor.position(readable),
-                segment.capacity(),
-                segment.baseOffset(),
-                slotRegion.rangeAddress(session.slotRange),
-                slotRegion.rkey(),
-                grant.slotIndex,
-                session.slotsInUse(),
-                MetadataSlotDescriptor.isSealed(readable) ? ConsumeAccessResponse.SEALED : 0);
+        response.errorCode(ControlErrorCodes.NONE)
+                .segmentId(segment.id())
+                .rkey(registration.rkey())
+                .segmentAddress(registration.address())
+                .startPosition(startPosition)
+                .readablePosition(MetadataSlotDescriptor.position(readable))
+                .capacity(segment.capacity())
+                .segmentBaseOffset(segment.baseOffset())
+                .slotRegionAddress(slotRegion.rangeAddress(session.slotRange))
+                .slotRegionRkey(slotRegion.rkey())
+                .slotIndex(grant.slotIndex)
+                .slotCount(session.slotsInUse())
+                .flags(MetadataSlotDescriptor.isSealed(readable) ? ConsumeAccessResponse.SEALED : 0);
     }
 
-    ControlMessage release(final long connectionId, final ReleaseAccessRequest request) {
+    /** RELEASE_ACCESS: fills {@code response}. */
+    void release(final long connectionId, final ReleaseAccessRequest request, final ReleaseAccessResponse response) {
         final RdmaSession session = sessionsByConnection.get(connectionId);
         if (session == null) {
-            return new ReleaseAccessResponse(ControlErrorCodes.NOT_CONNECTED);
+            response.errorCode(ControlErrorCodes.NOT_CONNECTED);
+            return;
         }
         final Partition partition = partition(request.topic(), request.partition());
         if (partition == null) {
-            return new ReleaseAccessResponse(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            response.errorCode(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            return;
         }
         switch (request.access()) {
             case ReleaseAccessRequest.PRODUCE -> {
@@ -344,11 +388,13 @@ final class RdmaControlPlane implements AutoCloseable {
                 }
             }
             default -> {
-                return new ReleaseAccessResponse(ControlErrorCodes.INVALID_REQUEST);
+                response.errorCode(ControlErrorCodes.INVALID_REQUEST);
+                return;
             }
         }
-        return new ReleaseAccessResponse(ControlErrorCodes.NONE);
+        response.errorCode(ControlErrorCodes.NONE);
     }
+
     /** The TCP connection closed: tear its session down (if it had one). */
     boolean connectionClosed(final long connectionId) {
         final RdmaSession session = sessionsByConnection.get(connectionId);

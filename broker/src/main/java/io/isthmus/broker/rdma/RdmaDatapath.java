@@ -1,16 +1,18 @@
 package io.isthmus.broker.rdma;
 
+import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.ffi.verbs.ReceiveWorkRequests;
 import io.isthmus.ffi.verbs.WorkCompletionOpcode;
 import io.isthmus.ffi.verbs.WorkCompletions;
 import io.isthmus.protocol.control.ConsumeAccessRequest;
+import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlErrorCodes;
-import io.isthmus.protocol.control.ControlMessage;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceImmediateDescriptor;
 import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
+import io.isthmus.protocol.control.ReleaseAccessResponse;
 import java.lang.foreign.Arena;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -66,6 +68,10 @@ public final class RdmaDatapath implements AutoCloseable {
 
     private final RdmaControlPlane control;
     private final ExclusiveProducePath exclusive;
+    /** Answers being filled in, on the datapath thread: commands never nest, so one of each is enough. */
+    private final ConsumeAccessResponse consumeResponse = new ConsumeAccessResponse();
+
+    private final ReleaseAccessResponse releaseResponse = new ReleaseAccessResponse();
 
     private final Thread thread;
     private volatile boolean running = true;
@@ -138,31 +144,50 @@ public final class RdmaDatapath implements AutoCloseable {
 
     // ------------------------------------------------------------------ control commands (any thread)
 
-    CompletableFuture<ControlMessage> connect(final long connectionId, final RdmaConnectRequest request) {
-        return submit(() -> control.connect(connectionId, request));
+    // Each request is a flyweight over its frame, which its exchange keeps until it is answered: the datapath thread
+    // reads it there, and a produce request waiting for a roll or a grace period is read again when it is retried.
+
+    void connect(final long connectionId, final RdmaConnectRequest request, final ControlExchange exchange) {
+        answer(exchange, () -> control.connect(connectionId, request, exchange));
     }
 
-    CompletableFuture<ControlMessage> produceAccess(final long connectionId, final ProduceAccessRequest request) {
-        final CompletableFuture<ControlMessage> result = new CompletableFuture<>();
-        if (!running) {
-            result.completeExceptionally(new IllegalStateException("RDMA datapath is closed"));
-            return result;
-        }
-        execute(() -> control.produceAccess(connectionId, request, result));
-        return result;
+    void produceAccess(final long connectionId, final ProduceAccessRequest request, final ControlExchange exchange) {
+        answer(exchange, () -> control.produceAccess(connectionId, request, exchange));
     }
 
-    CompletableFuture<ControlMessage> consumeAccess(final long connectionId, final ConsumeAccessRequest request) {
-        return submit(() -> control.consumeAccess(connectionId, request));
+    void consumeAccess(final long connectionId, final ConsumeAccessRequest request, final ControlExchange exchange) {
+        answer(exchange, () -> {
+            control.consumeAccess(
+                    connectionId, request, exchange.answer(consumeResponse, ConsumeAccessResponse.LENGTH));
+            exchange.complete();
+        });
     }
 
-    CompletableFuture<ControlMessage> release(final long connectionId, final ReleaseAccessRequest request) {
-        return submit(() -> control.release(connectionId, request));
+    void release(final long connectionId, final ReleaseAccessRequest request, final ControlExchange exchange) {
+        answer(exchange, () -> {
+            control.release(connectionId, request, exchange.answer(releaseResponse, ReleaseAccessResponse.LENGTH));
+            exchange.complete();
+        });
     }
 
     /** The TCP connection closed: tear its session down (if it had one). */
     CompletableFuture<Boolean> connectionClosed(final long connectionId) {
         return submit(() -> control.connectionClosed(connectionId));
+    }
+
+    /** Runs {@code command} on the datapath thread, which answers {@code exchange} then or later; a failure fails it. */
+    private void answer(final ControlExchange exchange, final Runnable command) {
+        if (!running) {
+            exchange.fail(new IllegalStateException("RDMA datapath is closed"));
+            return;
+        }
+        execute(() -> {
+            try {
+                command.run();
+            } catch (final RuntimeException e) {
+                exchange.fail(e);
+            }
+        });
     }
 
     /** Queues {@code command} for the datapath thread. */

@@ -5,11 +5,11 @@ import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.log.SegmentNotWritableException;
+import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.protocol.control.ControlErrorCodes;
-import io.isthmus.protocol.control.ControlMessage;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.SharedProduceWordDescriptor;
@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.common.protocol.Errors;
@@ -75,6 +74,8 @@ final class SharedProducePath implements AutoCloseable {
     private final RecordBatch view = new RecordBatch();
     private final BatchSummary summary = new BatchSummary();
     private final BatchDecompressor decompressor = new BatchDecompressor();
+    /** The PRODUCE_ACCESS answer being filled in, over its exchange's frame. */
+    private final ProduceAccessResponse response = new ProduceAccessResponse();
 
     private boolean closed;
     private volatile long commits;
@@ -115,22 +116,26 @@ final class SharedProducePath implements AutoCloseable {
 
     // ------------------------------------------------------------------ access
 
-    /** PRODUCE_ACCESS with SHARED: answers {@code result} now, or once a roll or a revocation's grace period is over. */
+    /**
+     * PRODUCE_ACCESS with SHARED: answers {@code exchange} now, or keeps {@code retry} (which asks again with the same
+     * request, still in its frame: the exchange keeps it until answered) for when a roll or a revocation's grace period
+     * is over.
+     */
     void access(
             final RdmaSession session,
             final Partition partition,
             final ProduceAccessRequest request,
-            final CompletableFuture<ControlMessage> result,
+            final ControlExchange exchange,
             final Runnable retry) {
         if (closed) {
-            result.complete(ProduceAccessResponse.error(ControlErrorCodes.RDMA_UNAVAILABLE));
+            refuse(exchange, ControlErrorCodes.RDMA_UNAVAILABLE);
             return;
         }
         SharedProduce shared = byPartition.get(partition);
         if (shared == null) {
             shared = new SharedProduce(partition, this);
             if (!partition.tryClaimWriter(shared)) {
-                result.complete(ProduceAccessResponse.error(ControlErrorCodes.ACCESS_HELD));
+                refuse(exchange, ControlErrorCodes.ACCESS_HELD);
                 return;
             }
             byPartition.put(partition, shared);
@@ -141,7 +146,7 @@ final class SharedProducePath implements AutoCloseable {
         }
         ProduceGrant grant = session.produceGrant(partition);
         if (grant != null && grant.shared == null) {
-            result.complete(ProduceAccessResponse.error(ControlErrorCodes.ACCESS_HELD));
+            refuse(exchange, ControlErrorCodes.ACCESS_HELD);
             return;
         }
         final SharedSegment full = grant != null ? grant.shared : null;
@@ -166,12 +171,12 @@ final class SharedProducePath implements AutoCloseable {
         } catch (final RuntimeException e) {
             LOG.warn("shared produce access failed: partition={}", partition.topicPartition(), e);
             maybeEnd(shared);
-            result.complete(ProduceAccessResponse.error(ControlErrorCodes.UNKNOWN_SERVER_ERROR));
+            refuse(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR);
             return;
         }
         if (segment == null) {
             maybeEnd(shared);
-            result.complete(ProduceAccessResponse.error(ControlErrorCodes.RESOURCES_EXHAUSTED));
+            refuse(exchange, ControlErrorCodes.RESOURCES_EXHAUSTED);
             return;
         }
         if (grant == null || grant.shared != segment) {
@@ -188,18 +193,23 @@ final class SharedProducePath implements AutoCloseable {
             LOG.info("RDMA shared produce access granted: {} {}", session, segment);
         }
         final LogSegment log = segment.registration.segment();
-        result.complete(new ProduceAccessResponse(
-                ControlErrorCodes.NONE,
-                log.id(),
-                segment.registration.rkey(),
-                segment.registration.address(),
-                segment.tail,
-                log.capacity(),
-                log.baseOffset(),
-                0,
-                ProduceAccessResponse.SHARED,
-                words.address(segment.word),
-                words.rkey()));
+        exchange.answer(response, ProduceAccessResponse.LENGTH)
+                .errorCode(ControlErrorCodes.NONE)
+                .segmentId(log.id())
+                .rkey(segment.registration.rkey())
+                .segmentAddress(segment.registration.address())
+                .tailPosition(segment.tail)
+                .capacity(log.capacity())
+                .segmentBaseOffset(log.baseOffset())
+                .flags(ProduceAccessResponse.SHARED)
+                .wordAddress(words.address(segment.word))
+                .wordRkey(words.rkey());
+        exchange.complete();
+    }
+
+    private void refuse(final ControlExchange exchange, final short errorCode) {
+        exchange.answer(response, ProduceAccessResponse.LENGTH).errorCode(errorCode);
+        exchange.complete();
     }
 
     /** A grant on a shared segment goes (release, teardown, or replaced by a grant on a newer segment). */

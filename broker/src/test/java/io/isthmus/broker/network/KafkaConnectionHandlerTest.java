@@ -2,9 +2,17 @@ package io.isthmus.broker.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.protocol.control.ControlApiKeys;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.ControlFrame;
+import io.isthmus.protocol.control.ControlRequestHeader;
+import io.isthmus.protocol.control.ReleaseAccessRequest;
+import io.isthmus.protocol.control.ReleaseAccessResponse;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -42,6 +50,7 @@ class KafkaConnectionHandlerTest {
 
     private final NetworkMetrics metrics = new NetworkMetrics();
     private final FakeDispatcher dispatcher = new FakeDispatcher();
+    private final FakeControl control = new FakeControl();
     private EmbeddedChannel channel;
 
     @AfterEach
@@ -101,6 +110,56 @@ class KafkaConnectionHandlerTest {
             futures.put(context.header().correlationId(), future);
             return future;
         }
+    }
+
+    /** Keeps each control request for the test to answer, after reading its body as a real handler does. */
+    private static final class FakeControl implements ControlRequestHandler {
+        final List<ControlExchange> exchanges = new ArrayList<>();
+
+        @Override
+        public boolean handles(final short apiKey) {
+            return ControlApiKeys.isControlApiKey(apiKey);
+        }
+
+        @Override
+        public void handle(final long connectionId, final ControlExchange exchange) {
+            new ReleaseAccessRequest().wrap(exchange.body(), 0);
+            exchanges.add(exchange);
+        }
+
+        @Override
+        public void connectionClosed(final long connectionId) {}
+    }
+
+    private EmbeddedChannel controlChannel() {
+        channel = new EmbeddedChannel(
+                new RequestFrameDecoder(MAX_FRAME),
+                new KafkaConnectionHandler(dispatcher, control, new FakeApis(), metrics, "PLAINTEXT", 7, 16));
+        return channel;
+    }
+
+    /** A RELEASE_ACCESS request frame, in direct memory as a socket read would leave it, {@code cut} bytes short. */
+    private static ByteBuf releaseFrame(final int correlationId, final String topic, final int cut) {
+        final MemorySegment frame = MemorySegment.ofArray(new byte[128]);
+        final ControlRequestHeader header = new ControlRequestHeader()
+                .wrapForEncode(frame, ControlFrame.REQUEST_HEADER_OFFSET)
+                .apiKey(ControlApiKeys.RELEASE_ACCESS)
+                .apiVersion(ControlApiKeys.VERSION)
+                .correlationId(correlationId)
+                .clientId("test-client");
+        final long body = ControlFrame.REQUEST_HEADER_OFFSET + header.bodyOffset();
+        final int length = (int) body
+                + new ReleaseAccessRequest()
+                        .wrapForEncode(frame, body)
+                        .partition(4)
+                        .access(ReleaseAccessRequest.CONSUME)
+                        .topic(topic)
+                        .encodedLength()
+                - cut;
+        ControlFrame.putSize(frame, 0, length);
+        final ByteBuf buffer = Unpooled.directBuffer(length);
+        buffer.writeBytes(frame.asByteBuffer().limit(length));
+        return buffer;
     }
 
     private EmbeddedChannel channel(final int maxInflight) {
@@ -435,5 +494,69 @@ class KafkaConnectionHandlerTest {
         assertThat(closed).hasValue(2);
         assertThat(channel.outboundMessages()).isEmpty();
         assertThat(metrics.connections()).isZero();
+    }
+
+    @Test
+    void shouldAnswerAControlRequestLaterFromTheFrameItKeepsUntilThenInRequestOrder() {
+        controlChannel();
+        final ByteBuf request = releaseFrame(8, "events", 0);
+        channel.writeInbound(request);
+        channel.writeInbound(frame(metadata(METADATA_VERSION), 9));
+        final ControlExchange exchange = control.exchanges.getFirst();
+        assertThat(request.refCnt()).as("the frame is kept for the answer").isEqualTo(1);
+
+        dispatcher.futures.get(9).complete(metadataResponse("after"));
+        assertThat(channel.outboundMessages())
+                .as("the control answer goes first")
+                .isEmpty();
+        final ReleaseAccessRequest body = new ReleaseAccessRequest().wrap(exchange.body(), 0);
+        assertThat(body.topic()).isEqualTo("events");
+        assertThat(body.partition()).isEqualTo(4);
+        exchange.answer(new ReleaseAccessResponse(), ReleaseAccessResponse.LENGTH)
+                .errorCode(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        exchange.complete();
+
+        assertThat(request.refCnt()).as("the frame is freed once answered").isZero();
+        final ByteBuf answer = channel.readOutbound();
+        final MemorySegment written = MemorySegment.ofArray(ByteBufUtil.getBytes(answer));
+        answer.release();
+        assertThat(ControlFrame.size(written, 0)).isEqualTo(4 + ReleaseAccessResponse.LENGTH);
+        assertThat(ControlFrame.responseCorrelationId(written, 0)).isEqualTo(8);
+        assertThat(new ReleaseAccessResponse()
+                        .wrap(written, ControlFrame.RESPONSE_BODY_OFFSET)
+                        .errorCode())
+                .isEqualTo(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        assertThat(readResponse(ApiKeys.METADATA, METADATA_VERSION).correlationId())
+                .isEqualTo(9);
+        assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void shouldCloseTheConnectionForATruncatedControlRequestAndFreeItsFrame() {
+        controlChannel();
+        final ByteBuf request = releaseFrame(8, "events", 2);
+
+        channel.writeInbound(request);
+
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(control.exchanges).isEmpty();
+        assertThat(request.refCnt()).isZero();
+        assertThat(metrics.connectionsClosedForBadInput()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldFreeAControlAnswerThatArrivesAfterTheConnectionClosed() {
+        controlChannel();
+        final ByteBuf request = releaseFrame(8, "events", 0);
+        channel.writeInbound(request);
+        final ControlExchange exchange = control.exchanges.getFirst();
+
+        channel.close();
+        exchange.answer(new ReleaseAccessResponse(), ReleaseAccessResponse.LENGTH);
+        exchange.complete();
+
+        assertThat(exchange.answered().join().refCnt()).isZero();
+        assertThat(request.refCnt()).isZero();
+        assertThat(channel.outboundMessages()).isEmpty();
     }
 }

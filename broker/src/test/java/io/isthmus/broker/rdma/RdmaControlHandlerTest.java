@@ -3,16 +3,20 @@ package io.isthmus.broker.rdma;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.protocol.control.ConsumeAccessRequest;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlApiKeys;
 import io.isthmus.protocol.control.ControlErrorCodes;
-import io.isthmus.protocol.control.ControlMessage;
-import io.isthmus.protocol.control.ControlRequestHeader;
+import io.isthmus.protocol.control.ControlFlyweight;
+import io.isthmus.protocol.control.ControlFrame;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.RdmaConnectResponse;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.lang.foreign.MemorySegment;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
@@ -20,14 +24,23 @@ import org.junit.jupiter.api.Test;
 class RdmaControlHandlerTest {
     private final RdmaControlHandler handler = new RdmaControlHandler(null, "RDMA is unavailable: no RDMA devices");
 
-    private static MemorySegment body(final ControlMessage message) {
-        final MemorySegment segment = MemorySegment.ofArray(new byte[message.encodedLength()]);
-        message.encode(segment, 0);
-        return segment;
+    private static ControlExchange exchange(final short apiKey, final short version, final MemorySegment body) {
+        return new ControlExchange(UnpooledByteBufAllocator.DEFAULT, apiKey, version, 41, body);
     }
 
-    private static ControlRequestHeader header(final short apiKey) {
-        return ControlRequestHeader.of(apiKey, ControlApiKeys.VERSION, 1, "test");
+    private static ControlExchange exchange(final short apiKey, final MemorySegment body) {
+        return exchange(apiKey, ControlApiKeys.VERSION, body);
+    }
+
+    /** The answer's body, checked to be framed with its size and correlation id; frees the answer's frame. */
+    private static <T extends ControlFlyweight<T>> T answer(final ControlExchange exchange, final T response) {
+        final ByteBuf frame = exchange.answered().join();
+        final byte[] bytes = ByteBufUtil.getBytes(frame);
+        frame.release();
+        final MemorySegment segment = MemorySegment.ofArray(bytes);
+        assertThat(ControlFrame.size(segment, 0)).isEqualTo(bytes.length - 4);
+        assertThat(ControlFrame.responseCorrelationId(segment, 0)).isEqualTo(41);
+        return response.wrap(segment, ControlFrame.RESPONSE_BODY_OFFSET);
     }
 
     @Test
@@ -39,45 +52,55 @@ class RdmaControlHandlerTest {
     }
 
     @Test
-    void shouldAnswerConnectWithTheReasonRdmaIsUnavailable() throws Exception {
-        final ControlMessage answer = handler.handle(
-                        3,
-                        header(ControlApiKeys.RDMA_CONNECT),
-                        body(new RdmaConnectRequest(1, 2, 0, new byte[16], 8, 3)))
-                .get();
+    void shouldAnswerConnectWithTheReasonRdmaIsUnavailable() {
+        final MemorySegment body = MemorySegment.ofArray(new byte[RdmaConnectRequest.LENGTH]);
+        new RdmaConnectRequest()
+                .wrapForEncode(body, 0)
+                .qpNumber(1)
+                .packetSequenceNumber(2)
+                .ackCredits(8)
+                .mtu(3);
+        final ControlExchange exchange = exchange(ControlApiKeys.RDMA_CONNECT, body);
 
-        assertThat(answer).isInstanceOf(RdmaConnectResponse.class);
-        final RdmaConnectResponse response = (RdmaConnectResponse) answer;
+        handler.handle(3, exchange);
+
+        final RdmaConnectResponse response = answer(exchange, new RdmaConnectResponse());
         assertThat(response.errorCode()).isEqualTo(ControlErrorCodes.RDMA_UNAVAILABLE);
         assertThat(response.reason()).isEqualTo("RDMA is unavailable: no RDMA devices");
         assertThat(response.capabilities()).isZero();
     }
 
     @Test
-    void shouldAnswerAccessRequestsWithRdmaUnavailable() throws Exception {
-        final ProduceAccessResponse produce = (ProduceAccessResponse)
-                handler.handle(3, header(ControlApiKeys.PRODUCE_ACCESS), body(ProduceAccessRequest.of("t", 0)))
-                        .get();
-        final ConsumeAccessResponse consume = (ConsumeAccessResponse)
-                handler.handle(3, header(ControlApiKeys.CONSUME_ACCESS), body(new ConsumeAccessRequest("t", 0, 0)))
-                        .get();
+    void shouldAnswerAccessRequestsWithRdmaUnavailable() {
+        final MemorySegment produceBody = MemorySegment.ofArray(new byte[32]);
+        new ProduceAccessRequest().wrapForEncode(produceBody, 0).topic("t");
+        final MemorySegment consumeBody = MemorySegment.ofArray(new byte[32]);
+        new ConsumeAccessRequest().wrapForEncode(consumeBody, 0).topic("t");
+        final ControlExchange produce = exchange(ControlApiKeys.PRODUCE_ACCESS, produceBody);
+        final ControlExchange consume = exchange(ControlApiKeys.CONSUME_ACCESS, consumeBody);
 
-        assertThat(produce.errorCode()).isEqualTo(ControlErrorCodes.RDMA_UNAVAILABLE);
-        assertThat(consume.errorCode()).isEqualTo(ControlErrorCodes.RDMA_UNAVAILABLE);
+        handler.handle(3, produce);
+        handler.handle(3, consume);
+
+        assertThat(answer(produce, new ProduceAccessResponse()).errorCode())
+                .isEqualTo(ControlErrorCodes.RDMA_UNAVAILABLE);
+        assertThat(answer(consume, new ConsumeAccessResponse()).errorCode())
+                .isEqualTo(ControlErrorCodes.RDMA_UNAVAILABLE);
         assertThat(handler.invocations()).isEqualTo(2);
     }
 
     @Test
     void shouldRejectAMalformedBodyAndAnUnknownVersion() {
-        assertThatThrownBy(() ->
-                        handler.handle(3, header(ControlApiKeys.RDMA_CONNECT), MemorySegment.ofArray(new byte[3])))
+        final ControlExchange truncated = exchange(ControlApiKeys.RDMA_CONNECT, MemorySegment.ofArray(new byte[3]));
+        final ControlExchange newer =
+                exchange(ControlApiKeys.RELEASE_ACCESS, (short) 1, MemorySegment.ofArray(new byte[16]));
+
+        assertThatThrownBy(() -> handler.handle(3, truncated))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("truncated RdmaConnect request");
-        assertThatThrownBy(() -> handler.handle(
-                        3,
-                        ControlRequestHeader.of(ControlApiKeys.RELEASE_ACCESS, (short) 1, 1, "x"),
-                        MemorySegment.ofArray(new byte[16])))
+                .hasMessageContaining("truncated RdmaConnect request: length=3 needed=36");
+        assertThatThrownBy(() -> handler.handle(3, newer))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("version=1");
+        assertThat(truncated.answered()).isNotDone();
     }
 }

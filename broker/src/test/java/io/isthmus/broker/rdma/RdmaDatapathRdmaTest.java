@@ -13,7 +13,6 @@ import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlApiKeys;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
-import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.ProduceImmediateDescriptor;
 import io.isthmus.protocol.control.RdmaConnectResponse;
@@ -123,7 +122,7 @@ class RdmaDatapathRdmaTest {
         final Partition partition = topic("rdma-produce");
         final long commitsBefore = datapath.commits();
         try (RdmaTestClient producer = client()) {
-            final ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-produce", 0));
+            final ProduceAccessResponse access = producer.produceAccess("rdma-produce", 0);
             assertThat(access.errorCode()).isZero();
             assertThat(access.tailPosition()).isZero();
             assertThat(access.capacity()).isEqualTo(SEGMENT_BYTES);
@@ -178,7 +177,7 @@ class RdmaDatapathRdmaTest {
     void shouldRejectABadBatchRevokeTheProducerAndKeepTheLogIntact() throws Exception {
         final Partition partition = topic("rdma-bad-crc");
         try (RdmaTestClient producer = client()) {
-            final ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-bad-crc", 0));
+            final ProduceAccessResponse access = producer.produceAccess("rdma-bad-crc", 0);
             final byte[] good = RdmaBatches.batch("good", 3, 30);
             producer.writeWithImm(
                     good,
@@ -216,14 +215,13 @@ class RdmaDatapathRdmaTest {
         final Partition partition = topic("rdma-shared");
         try (RdmaTestClient first = client();
                 RdmaTestClient second = client()) {
-            final ProduceAccessResponse a = first.produceAccess(ProduceAccessRequest.shared("rdma-shared", 0));
-            final ProduceAccessResponse b = second.produceAccess(ProduceAccessRequest.shared("rdma-shared", 0));
+            final ProduceAccessResponse a = first.produceAccessShared("rdma-shared", 0);
+            final ProduceAccessResponse b = second.produceAccessShared("rdma-shared", 0);
             assertThat(a.errorCode()).isZero();
             assertThat(a.shared()).isTrue();
             assertThat(b.wordAddress()).as("one word for the segment").isEqualTo(a.wordAddress());
             assertThat(b.segmentId()).isEqualTo(a.segmentId());
-            assertThat(first.produceAccess(ProduceAccessRequest.of("rdma-shared", 0))
-                            .errorCode())
+            assertThat(first.produceAccess("rdma-shared", 0).errorCode())
                     .as("exclusive access while the partition is shared")
                     .isEqualTo(ControlErrorCodes.ACCESS_HELD);
 
@@ -278,8 +276,8 @@ class RdmaDatapathRdmaTest {
         final Partition partition = topic("rdma-shared-roll");
         try (RdmaTestClient first = client();
                 RdmaTestClient second = client()) {
-            ProduceAccessResponse a = first.produceAccess(ProduceAccessRequest.shared("rdma-shared-roll", 0));
-            ProduceAccessResponse b = second.produceAccess(ProduceAccessRequest.shared("rdma-shared-roll", 0));
+            ProduceAccessResponse a = first.produceAccessShared("rdma-shared-roll", 0);
+            ProduceAccessResponse b = second.produceAccessShared("rdma-shared-roll", 0);
             final int firstSegment = a.segmentId();
             final byte[] batch = RdmaBatches.batch("r", 10, 400);
             int written = 0;
@@ -298,10 +296,10 @@ class RdmaDatapathRdmaTest {
             assertThat(SharedProduceWordDescriptor.fits(overflowSecond, batch.length, b.capacity()))
                     .isFalse();
 
-            a = first.produceAccess(ProduceAccessRequest.rollFullShared(
-                    "rdma-shared-roll", 0, firstSegment, SharedProduceWordDescriptor.order(overflowFirst)));
-            b = second.produceAccess(ProduceAccessRequest.rollFullShared(
-                    "rdma-shared-roll", 0, firstSegment, SharedProduceWordDescriptor.order(overflowSecond)));
+            a = first.rollFullShared(
+                    "rdma-shared-roll", 0, firstSegment, SharedProduceWordDescriptor.order(overflowFirst));
+            b = second.rollFullShared(
+                    "rdma-shared-roll", 0, firstSegment, SharedProduceWordDescriptor.order(overflowSecond));
 
             assertThat(a.errorCode()).isZero();
             assertThat(a.segmentId()).isNotEqualTo(firstSegment);
@@ -322,9 +320,8 @@ class RdmaDatapathRdmaTest {
         final Partition partition = topic("rdma-shared-timeout");
         try (RdmaTestClient stalled = client();
                 RdmaTestClient healthy = client()) {
-            final ProduceAccessResponse s =
-                    stalled.produceAccess(ProduceAccessRequest.shared("rdma-shared-timeout", 0));
-            ProduceAccessResponse h = healthy.produceAccess(ProduceAccessRequest.shared("rdma-shared-timeout", 0));
+            final ProduceAccessResponse s = stalled.produceAccessShared("rdma-shared-timeout", 0);
+            ProduceAccessResponse h = healthy.produceAccessShared("rdma-shared-timeout", 0);
             final byte[] good = RdmaBatches.batch("ok", 2, 20);
             healthy.writeReserved(h, healthy.reserve(h, good), good);
             assertThat(healthy.awaitAck().baseOffset()).isZero();
@@ -354,7 +351,7 @@ class RdmaDatapathRdmaTest {
             assertThat(logBytes(partition.log(), 0)).isEqualTo(before);
 
             // Asked again, access comes once the grace period is over: same segment, same tail, a fresh word.
-            h = healthy.produceAccess(ProduceAccessRequest.shared("rdma-shared-timeout", 0));
+            h = healthy.produceAccessShared("rdma-shared-timeout", 0);
             assertThat(h.errorCode()).isZero();
             assertThat(h.segmentId()).isEqualTo(s.segmentId());
             assertThat(h.tailPosition()).isEqualTo(before.length);
@@ -389,7 +386,7 @@ class RdmaDatapathRdmaTest {
     void shouldRevokeAccessWhenAProducersQueuePairFailsAndKeepTheLogIntact() throws Exception {
         final Partition partition = topic("rdma-qp-error");
         try (RdmaTestClient producer = client()) {
-            final ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-qp-error", 0));
+            final ProduceAccessResponse access = producer.produceAccess("rdma-qp-error", 0);
             final byte[] batch = RdmaBatches.batch("q", 4, 30);
             producer.writeWithImm(
                     batch,
@@ -406,7 +403,7 @@ class RdmaDatapathRdmaTest {
                     .as("access revoked: the segment's registration is gone")
                     .isFalse();
             try (RdmaTestClient next = client()) {
-                final ProduceAccessResponse again = next.produceAccess(ProduceAccessRequest.of("rdma-qp-error", 0));
+                final ProduceAccessResponse again = next.produceAccess("rdma-qp-error", 0);
                 assertThat(again.errorCode())
                         .as("the failed producer's exclusive access was given up")
                         .isZero();
@@ -573,7 +570,7 @@ class RdmaDatapathRdmaTest {
         try (RdmaTestClient producer = client();
                 RdmaTestClient consumer = client()) {
             final ConsumeAccessResponse reading = consumer.consumeAccess("rdma-roll", 0, 0);
-            ProduceAccessResponse access = producer.produceAccess(ProduceAccessRequest.of("rdma-roll", 0));
+            ProduceAccessResponse access = producer.produceAccess("rdma-roll", 0);
             final int firstSegment = access.segmentId();
             final ByteArrayOutputStream expected = new ByteArrayOutputStream();
             long tail = access.tailPosition();
@@ -583,7 +580,7 @@ class RdmaDatapathRdmaTest {
             for (int i = 0; i < 24; i++) {
                 final byte[] batch = RdmaBatches.batch("r" + i, 4, 1000);
                 if (tail + batch.length > access.capacity()) {
-                    access = producer.produceAccess(ProduceAccessRequest.rollFull("rdma-roll", 0, access.segmentId()));
+                    access = producer.rollFull("rdma-roll", 0, access.segmentId());
                     assertThat(access.errorCode()).isZero();
                     assertThat(access.tailPosition()).isZero();
                     assertThat(access.segmentBaseOffset()).isEqualTo(nextOffset);

@@ -7,6 +7,7 @@ import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.protocol.control.ControlApiKeys;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.ControlFrame;
+import io.isthmus.protocol.control.ControlRequestHeader;
 import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.RdmaConnectResponse;
 import java.io.DataInputStream;
@@ -54,14 +55,33 @@ class RdmaServiceTest {
                     .hasValueSatisfying(reason -> assertThat(reason).startsWith("RDMA is"));
             final DataInputStream in = new DataInputStream(socket.getInputStream());
 
-            socket.getOutputStream()
-                    .write(ControlFrame.request(
-                            ControlApiKeys.RDMA_CONNECT, 1, "t", new RdmaConnectRequest(1, 2, 0, new byte[16], 8, 3)));
-            final byte[] connect = new byte[in.readInt()];
-            in.readFully(connect);
-            final RdmaConnectResponse response = RdmaConnectResponse.decode(MemorySegment.ofArray(connect), 4);
-            assertThat(ControlFrame.responseCorrelationId(MemorySegment.ofArray(connect)))
-                    .isEqualTo(1);
+            final byte[] connectRequest = new byte[64];
+            final MemorySegment requestFrame = MemorySegment.ofArray(connectRequest);
+            final long body = ControlFrame.REQUEST_HEADER_OFFSET
+                    + new ControlRequestHeader()
+                            .wrapForEncode(requestFrame, ControlFrame.REQUEST_HEADER_OFFSET)
+                            .apiKey(ControlApiKeys.RDMA_CONNECT)
+                            .apiVersion(ControlApiKeys.VERSION)
+                            .correlationId(1)
+                            .clientId("t")
+                            .bodyOffset();
+            final int requestLength = (int) body
+                    + new RdmaConnectRequest()
+                            .wrapForEncode(requestFrame, body)
+                            .qpNumber(1)
+                            .packetSequenceNumber(2)
+                            .ackCredits(8)
+                            .mtu(3)
+                            .encodedLength();
+            ControlFrame.putSize(requestFrame, 0, requestLength);
+            socket.getOutputStream().write(connectRequest, 0, requestLength);
+            final int size = in.readInt();
+            final byte[] connect = new byte[4 + size];
+            in.readFully(connect, 4, size);
+            final MemorySegment responseFrame = MemorySegment.ofArray(connect);
+            final RdmaConnectResponse response =
+                    new RdmaConnectResponse().wrap(responseFrame, ControlFrame.RESPONSE_BODY_OFFSET);
+            assertThat(ControlFrame.responseCorrelationId(responseFrame, 0)).isEqualTo(1);
             assertThat(response.errorCode()).isEqualTo(ControlErrorCodes.RDMA_UNAVAILABLE);
             assertThat(response.reason())
                     .isEqualTo(broker.rdma().unavailableReason().orElseThrow());

@@ -21,8 +21,10 @@ import io.isthmus.protocol.control.ConsumeAccessRequest;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlApiKeys;
 import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.ControlFlyweight;
 import io.isthmus.protocol.control.ControlFrame;
-import io.isthmus.protocol.control.ControlMessage;
+import io.isthmus.protocol.control.ControlHeaderDescriptor;
+import io.isthmus.protocol.control.ControlRequestHeader;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.ProduceAckDescriptor;
@@ -42,11 +44,10 @@ import java.lang.foreign.ValueLayout;
 import java.net.Socket;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 
 /**
  * An RDMA client for tests, written straight against the ffi binding: the control plane over a plain socket with the
- * shared message layouts, one RC queue pair with its own send and receive CQs, a registered 1 MiB buffer (acks in its
+ * shared message flyweights (each answer in an array of its own, so a test may keep it), one RC queue pair with its own send and receive CQs, a registered 1 MiB buffer (acks in its
  * first 4 KiB, write sources and READ targets after).
  */
 final class RdmaTestClient implements AutoCloseable {
@@ -74,6 +75,15 @@ final class RdmaTestClient implements AutoCloseable {
     private final ReceiveWorkRequests receives;
     private final WorkCompletions completions;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(20, 20, 1_000, 100_000);
+    /** The request frame, reused: the header written once, the body and the size prefix per call. */
+    private final byte[] request = new byte[4096];
+
+    private final MemorySegment requestFrame = MemorySegment.ofArray(request);
+    private final ControlRequestHeader header = new ControlRequestHeader()
+            .wrapForEncode(requestFrame, ControlFrame.REQUEST_HEADER_OFFSET)
+            .apiVersion(ControlApiKeys.VERSION)
+            .clientId("rdma-test-client");
+    private final long requestBody = ControlFrame.REQUEST_HEADER_OFFSET + header.bodyOffset();
     private int correlationId;
     RdmaConnectResponse connection;
 
@@ -124,8 +134,14 @@ final class RdmaTestClient implements AutoCloseable {
         final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
         connection = call(
                 ControlApiKeys.RDMA_CONNECT,
-                new RdmaConnectRequest(qp.qpNumber(), psn, 0, gid.raw(), ACK_CREDITS, mtu.value()),
-                RdmaConnectResponse::decode);
+                new RdmaConnectRequest()
+                        .wrapForEncode(requestFrame, requestBody)
+                        .qpNumber(qp.qpNumber())
+                        .packetSequenceNumber(psn)
+                        .gid(gid.raw())
+                        .ackCredits(ACK_CREDITS)
+                        .mtu(mtu.value()),
+                new RdmaConnectResponse());
         if (connection.errorCode() == ControlErrorCodes.NONE) {
             qp.moveToReadyToReceive(
                     new QueuePairAddress(
@@ -142,39 +158,87 @@ final class RdmaTestClient implements AutoCloseable {
         return connection;
     }
 
-    ProduceAccessResponse produceAccess(final ProduceAccessRequest request) {
-        return call(ControlApiKeys.PRODUCE_ACCESS, request, ProduceAccessResponse::decode);
+    /** First exclusive produce access. */
+    ProduceAccessResponse produceAccess(final String topic, final int partition) {
+        return produceAccess(topic, partition, 0, -1, -1);
+    }
+
+    /** First shared produce access. */
+    ProduceAccessResponse produceAccessShared(final String topic, final int partition) {
+        return produceAccess(topic, partition, ProduceAccessRequest.SHARED, -1, -1);
+    }
+
+    /** Exclusive access to the segment after the full one. */
+    ProduceAccessResponse rollFull(final String topic, final int partition, final int fullSegmentId) {
+        return produceAccess(topic, partition, ProduceAccessRequest.ROLL_FULL, fullSegmentId, -1);
+    }
+
+    /** Shared access to the segment after the full one, whose reservation {@code fullOrder} overflowed. */
+    ProduceAccessResponse rollFullShared(
+            final String topic, final int partition, final int fullSegmentId, final int fullOrder) {
+        return produceAccess(
+                topic,
+                partition,
+                ProduceAccessRequest.ROLL_FULL | ProduceAccessRequest.SHARED,
+                fullSegmentId,
+                fullOrder);
+    }
+
+    private ProduceAccessResponse produceAccess(
+            final String topic, final int partition, final int flags, final int fullSegmentId, final int fullOrder) {
+        return call(
+                ControlApiKeys.PRODUCE_ACCESS,
+                new ProduceAccessRequest()
+                        .wrapForEncode(requestFrame, requestBody)
+                        .partition(partition)
+                        .flags(flags)
+                        .fullSegmentId(fullSegmentId)
+                        .fullOrder(fullOrder)
+                        .topic(topic),
+                new ProduceAccessResponse());
     }
 
     ConsumeAccessResponse consumeAccess(final String topic, final int partition, final long offset) {
         return call(
                 ControlApiKeys.CONSUME_ACCESS,
-                new ConsumeAccessRequest(topic, partition, offset),
-                ConsumeAccessResponse::decode);
+                new ConsumeAccessRequest()
+                        .wrapForEncode(requestFrame, requestBody)
+                        .partition(partition)
+                        .offset(offset)
+                        .topic(topic),
+                new ConsumeAccessResponse());
     }
 
     ReleaseAccessResponse release(final String topic, final int partition, final int access) {
         return call(
                 ControlApiKeys.RELEASE_ACCESS,
-                new ReleaseAccessRequest(topic, partition, access),
-                ReleaseAccessResponse::decode);
+                new ReleaseAccessRequest()
+                        .wrapForEncode(requestFrame, requestBody)
+                        .partition(partition)
+                        .access(access)
+                        .topic(topic),
+                new ReleaseAccessResponse());
     }
 
-    private <T> T call(
-            final short apiKey, final ControlMessage body, final BiFunction<MemorySegment, Long, T> decoder) {
+    /** Sends the request whose body is written after the header; the answer lands in an array of its own. */
+    private <T extends ControlFlyweight<T>> T call(
+            final short apiKey, final ControlFlyweight<?> body, final T response) {
         final int id = ++correlationId;
+        header.apiKey(apiKey).correlationId(id);
+        final int length = (int) requestBody + body.encodedLength();
+        ControlFrame.putSize(requestFrame, 0, length);
         try {
-            out.write(ControlFrame.request(apiKey, id, "rdma-test-client", body));
+            out.write(request, 0, length);
             out.flush();
             final int size = in.readInt();
-            final byte[] response = new byte[size];
-            in.readFully(response);
-            final MemorySegment segment = MemorySegment.ofArray(response);
-            if (ControlFrame.responseCorrelationId(segment) != id) {
+            final byte[] answer = new byte[ControlHeaderDescriptor.SIZE_PREFIX_LENGTH + size];
+            in.readFully(answer, ControlHeaderDescriptor.SIZE_PREFIX_LENGTH, size);
+            final MemorySegment frame = MemorySegment.ofArray(answer);
+            if (ControlFrame.responseCorrelationId(frame, 0) != id) {
                 throw new AssertionError("correlation id mismatch: expected=" + id + " got="
-                        + ControlFrame.responseCorrelationId(segment));
+                        + ControlFrame.responseCorrelationId(frame, 0));
             }
-            return decoder.apply(segment, 4L);
+            return response.wrap(frame, ControlFrame.RESPONSE_BODY_OFFSET);
         } catch (final IOException e) {
             throw new UncheckedIOException(e);
         }

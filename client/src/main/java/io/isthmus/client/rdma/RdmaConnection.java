@@ -19,10 +19,12 @@ import io.isthmus.ffi.verbs.WorkCompletions;
 import io.isthmus.protocol.control.ConsumeAccessRequest;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlApiKeys;
+import io.isthmus.protocol.control.ControlCodec;
 import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.ControlFlyweight;
 import io.isthmus.protocol.control.ControlFrame;
 import io.isthmus.protocol.control.ControlHeaderDescriptor;
-import io.isthmus.protocol.control.ControlMessage;
+import io.isthmus.protocol.control.ControlRequestHeader;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.ProduceAckDescriptor;
@@ -30,17 +32,22 @@ import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.RdmaConnectResponse;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.ReleaseAccessResponse;
-import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.BiFunction;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client's RDMA connection to a broker: the TCP control connection (its own socket, so the broker ties the RDMA
@@ -52,16 +59,41 @@ import java.util.function.BiFunction;
  * send queue carries the client's one-sided operations (WRITE WITH IMM, READ, FETCH_AND_ADD), posted one at a time
  * from one reused work request, so a post allocates nothing.
  *
+ * <p>The control plane allocates nothing per request either: the connection owns one off-heap request frame (the header,
+ * client id included, written once) and one response frame, both from its arena, freed on {@link #close()}. A request
+ * is written in place by its flyweight and sent from there; the answer is read into the response frame and returned as
+ * a flyweight over it, <b>valid until the next control request on this connection</b>: a caller copies what it keeps.
+ *
  * <p>Not thread-safe: one thread (the producer's sender, the consumer's polling thread) owns a connection.
  */
 public final class RdmaConnection implements AutoCloseable {
+    /** Room for the largest request body: a block (36 bytes at most so far) and a string of up to 32767 bytes. */
+    private static final int MAX_REQUEST_BODY = 40 + Short.BYTES + Short.MAX_VALUE;
+    /** Room for the largest response frame: RDMA_CONNECT's block and the longest reason. */
+    private static final int MAX_RESPONSE_FRAME =
+            ControlFrame.RESPONSE_BODY_OFFSET + RdmaConnectResponse.REASON_OFFSET + Short.BYTES + Short.MAX_VALUE;
+
     private final InetSocketAddress broker;
     private final String clientId;
     private final RdmaClientSettings settings;
-    private final Socket socket;
-    private final DataInputStream in;
-    private final OutputStream out;
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final SelectionKey key;
     private final Arena arena = Arena.ofShared();
+    private final MemorySegment requestFrame;
+    private final ByteBuffer requestBuffer;
+    private final ControlRequestHeader requestHeader = new ControlRequestHeader();
+    private final long requestBody;
+    private final MemorySegment responseFrame;
+    private final ByteBuffer responseBuffer;
+    private final RdmaConnectRequest connectRequest = new RdmaConnectRequest();
+    private final RdmaConnectResponse connectResponse = new RdmaConnectResponse();
+    private final ProduceAccessRequest produceRequest = new ProduceAccessRequest();
+    private final ProduceAccessResponse produceResponse = new ProduceAccessResponse();
+    private final ConsumeAccessRequest consumeRequest = new ConsumeAccessRequest();
+    private final ConsumeAccessResponse consumeResponse = new ConsumeAccessResponse();
+    private final ReleaseAccessRequest releaseRequest = new ReleaseAccessRequest();
+    private final ReleaseAccessResponse releaseResponse = new ReleaseAccessResponse();
     private final DeviceList devices;
     private final Context context;
     private final ProtectionDomain pd;
@@ -75,7 +107,9 @@ public final class RdmaConnection implements AutoCloseable {
     private final List<MemoryRegion> regions = new ArrayList<>();
     private final int ackCredits;
     private final int maxSendWr;
+    /** The answer to RDMA_CONNECT, over a copy of its own. */
     private RdmaConnectResponse connected;
+
     private int correlationId;
     private boolean closed;
 
@@ -91,15 +125,20 @@ public final class RdmaConnection implements AutoCloseable {
         this.settings = settings;
         this.ackCredits = ackCredits;
         this.maxSendWr = maxSendWr;
-        socket = new Socket();
+        SocketChannel openedChannel = null;
+        Selector openedSelector = null;
+        SelectionKey openedKey = null;
         DeviceList openedDevices = null;
         Context openedContext = null;
         try {
-            socket.connect(broker, (int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
-            in = new DataInputStream(socket.getInputStream());
-            out = socket.getOutputStream();
+            openedChannel = SocketChannel.open();
+            // Connected blocking (the adaptor honours the timeout), then non-blocking: reads and writes wait in the
+            // selector, which bounds each control request by the request timeout.
+            openedChannel.socket().connect(broker, (int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
+            openedChannel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            openedChannel.configureBlocking(false);
+            openedSelector = Selector.open();
+            openedKey = openedChannel.register(openedSelector, 0);
             openedDevices = DeviceList.open();
             openedContext = settings.device() == null
                     ? openedDevices.devices().getFirst().open()
@@ -108,9 +147,17 @@ public final class RdmaConnection implements AutoCloseable {
             if (openedDevices != null) {
                 openedDevices.close();
             }
-            socket.close();
+            if (openedSelector != null) {
+                openedSelector.close();
+            }
+            if (openedChannel != null) {
+                openedChannel.close();
+            }
             throw e;
         }
+        channel = openedChannel;
+        selector = openedSelector;
+        key = openedKey;
         devices = openedDevices;
         context = openedContext;
         pd = context.allocateProtectionDomain();
@@ -128,6 +175,16 @@ public final class RdmaConnection implements AutoCloseable {
         ackRegion = pd.registerMemory(acks, AccessFlags.LOCAL_WRITE);
         sends = SendWorkRequests.allocate(arena, 1, 1);
         receives = ReceiveWorkRequests.allocate(arena, ackCredits, 1);
+        final int headerLength = ControlHeaderDescriptor.CLIENT_ID_OFFSET + ControlCodec.stringLength(clientId) + 1;
+        requestFrame = arena.allocate(ControlFrame.REQUEST_HEADER_OFFSET + headerLength + MAX_REQUEST_BODY, 64);
+        requestBuffer = requestFrame.asByteBuffer();
+        requestHeader
+                .wrapForEncode(requestFrame, ControlFrame.REQUEST_HEADER_OFFSET)
+                .apiVersion(ControlApiKeys.VERSION)
+                .clientId(clientId);
+        requestBody = ControlFrame.REQUEST_HEADER_OFFSET + requestHeader.bodyOffset();
+        responseFrame = arena.allocate(MAX_RESPONSE_FRAME, 64);
+        responseBuffer = responseFrame.asByteBuffer();
     }
 
     /**
@@ -172,10 +229,14 @@ public final class RdmaConnection implements AutoCloseable {
         final Gid gid = context.queryGid(port, settings.gidIndex());
         final Mtu mtu = context.queryPort(port).activeMtu();
         final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
-        final RdmaConnectResponse response = call(
-                ControlApiKeys.RDMA_CONNECT,
-                new RdmaConnectRequest(qp.qpNumber(), psn, 0, gid.raw(), ackCredits, mtu.value()),
-                RdmaConnectResponse::decode);
+        connectRequest
+                .wrapForEncode(requestFrame, requestBody)
+                .qpNumber(qp.qpNumber())
+                .packetSequenceNumber(psn)
+                .gid(gid.raw())
+                .ackCredits(ackCredits)
+                .mtu(mtu.value());
+        final RdmaConnectResponse response = call(ControlApiKeys.RDMA_CONNECT, connectRequest, connectResponse);
         if (response.errorCode() != ControlErrorCodes.NONE) {
             throw new RdmaTransportException("broker refused RDMA_CONNECT: broker=" + broker + " error="
                     + ControlErrorCodes.name(response.errorCode()) + " reason=" + response.reason());
@@ -188,54 +249,117 @@ public final class RdmaConnection implements AutoCloseable {
                 settings.gidIndex(),
                 1);
         qp.moveToReadyToSend(psn, 4);
-        connected = response;
+        final MemorySegment copy = arena.allocate(response.encodedLength());
+        MemorySegment.copy(response.segment(), response.segmentOffset(), copy, 0, copy.byteSize());
+        connected = new RdmaConnectResponse().wrap(copy, 0);
     }
 
     // ------------------------------------------------------------------ control plane
 
-    public ProduceAccessResponse produceAccess(final ProduceAccessRequest request) {
-        return call(ControlApiKeys.PRODUCE_ACCESS, request, ProduceAccessResponse::decode);
+    /**
+     * PRODUCE_ACCESS to {@code topic}-{@code partition}: {@code flags} of {@link ProduceAccessRequest}, and for a roll
+     * the full segment and (shared) the order that overflowed, -1 otherwise.
+     *
+     * @return the answer, valid until the next control request on this connection
+     */
+    public ProduceAccessResponse produceAccess(
+            final String topic, final int partition, final int flags, final int fullSegmentId, final int fullOrder) {
+        produceRequest
+                .wrapForEncode(requestFrame, requestBody)
+                .partition(partition)
+                .flags(flags)
+                .fullSegmentId(fullSegmentId)
+                .fullOrder(fullOrder)
+                .topic(topic);
+        return call(ControlApiKeys.PRODUCE_ACCESS, produceRequest, produceResponse);
     }
 
+    /** CONSUME_ACCESS from {@code offset}: the answer, valid until the next control request on this connection. */
     public ConsumeAccessResponse consumeAccess(final String topic, final int partition, final long offset) {
-        return call(
-                ControlApiKeys.CONSUME_ACCESS,
-                new ConsumeAccessRequest(topic, partition, offset),
-                ConsumeAccessResponse::decode);
+        consumeRequest
+                .wrapForEncode(requestFrame, requestBody)
+                .partition(partition)
+                .offset(offset)
+                .topic(topic);
+        return call(ControlApiKeys.CONSUME_ACCESS, consumeRequest, consumeResponse);
     }
 
+    /** RELEASE_ACCESS: the answer, valid until the next control request on this connection. */
     public ReleaseAccessResponse release(final String topic, final int partition, final int access) {
-        return call(
-                ControlApiKeys.RELEASE_ACCESS,
-                new ReleaseAccessRequest(topic, partition, access),
-                ReleaseAccessResponse::decode);
+        releaseRequest
+                .wrapForEncode(requestFrame, requestBody)
+                .partition(partition)
+                .access(access)
+                .topic(topic);
+        return call(ControlApiKeys.RELEASE_ACCESS, releaseRequest, releaseResponse);
     }
 
-    private <T> T call(
-            final short apiKey, final ControlMessage body, final BiFunction<MemorySegment, Long, T> decoder) {
+    /**
+     * Sends the request whose {@code body} is written after the header and waits, up to the request timeout, for its
+     * answer, which it wraps {@code response} over in the response frame.
+     */
+    private <T extends ControlFlyweight<T>> T call(
+            final short apiKey, final ControlFlyweight<?> body, final T response) {
         final int id = ++correlationId;
+        requestHeader.apiKey(apiKey).correlationId(id);
+        final int length = (int) requestBody + body.encodedLength();
+        ControlFrame.putSize(requestFrame, 0, length);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
+        final int size;
         try {
-            out.write(ControlFrame.request(apiKey, id, clientId, body));
-            out.flush();
-            final int size = in.readInt();
-            if (size < ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH || size > 1 << 20) {
+            transfer(requestBuffer.clear().limit(length), true, deadline);
+            transfer(responseBuffer.clear().limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH), false, deadline);
+            size = ControlFrame.size(responseFrame, 0);
+            if (size < ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH
+                    || size > MAX_RESPONSE_FRAME - ControlHeaderDescriptor.SIZE_PREFIX_LENGTH) {
                 throw new RdmaTransportException("bad control response size: broker=" + broker + " apiKey="
                         + ControlApiKeys.name(apiKey) + " size=" + size);
             }
-            final byte[] response = new byte[size];
-            in.readFully(response);
-            final MemorySegment segment = MemorySegment.ofArray(response);
-            final int answered = ControlFrame.responseCorrelationId(segment);
-            if (answered != id) {
-                throw new RdmaTransportException("control response out of order: broker=" + broker + " apiKey="
-                        + ControlApiKeys.name(apiKey) + " correlationId=" + id + " answered=" + answered);
-            }
-            return decoder.apply(segment, (long) ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH);
+            transfer(responseBuffer.limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH + size), false, deadline);
         } catch (final IOException e) {
             throw new RdmaTransportException(
                     "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
                             + e,
                     e);
+        }
+        final int answered = ControlFrame.responseCorrelationId(responseFrame, 0);
+        if (answered != id) {
+            throw new RdmaTransportException("control response out of order: broker=" + broker + " apiKey="
+                    + ControlApiKeys.name(apiKey) + " correlationId=" + id + " answered=" + answered);
+        }
+        try {
+            return response.wrap(
+                    responseFrame,
+                    ControlFrame.RESPONSE_BODY_OFFSET,
+                    size - ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH);
+        } catch (final IllegalArgumentException e) {
+            throw new RdmaTransportException(
+                    "malformed control response: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
+                            + " cause=" + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** Writes or reads {@code buffer} to its limit on the control connection, waiting in the selector until the deadline. */
+    private void transfer(final ByteBuffer buffer, final boolean write, final long deadline) throws IOException {
+        while (buffer.hasRemaining()) {
+            final int transferred = write ? channel.write(buffer) : channel.read(buffer);
+            if (transferred < 0) {
+                throw new EOFException("the broker closed the control connection");
+            }
+            if (transferred == 0) {
+                final long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    throw new SocketTimeoutException(
+                            "no progress within the request timeout: requestTimeoutMs=" + settings.requestTimeoutMs());
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedIOException("interrupted while waiting for the broker"); // select would spin
+                }
+                key.interestOps(write ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+                selector.selectedKeys().clear();
+            }
         }
     }
 
@@ -334,7 +458,7 @@ public final class RdmaConnection implements AutoCloseable {
         return arena.allocate(bytes, 4096);
     }
 
-    /** The broker's answer to RDMA_CONNECT. */
+    /** The broker's answer to RDMA_CONNECT (a copy of its own: valid as long as this connection). */
     public RdmaConnectResponse connected() {
         return connected;
     }
@@ -364,9 +488,14 @@ public final class RdmaConnection implements AutoCloseable {
         }
         closed = true;
         try {
-            socket.close();
+            channel.close();
         } catch (final IOException ignored) {
             // Closing a socket we own; the broker notices either way.
+        }
+        try {
+            selector.close();
+        } catch (final IOException ignored) {
+            // Nothing is registered with it any more.
         }
         qp.close();
         for (final MemoryRegion region : regions) {

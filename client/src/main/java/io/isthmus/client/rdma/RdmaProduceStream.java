@@ -54,6 +54,7 @@ public final class RdmaProduceStream {
         }
     }
 
+    /** Copies the grant out of {@code access}, which is valid only until its connection's next control request. */
     void granted(final ProduceAccessResponse access) {
         segmentId = access.segmentId();
         rkey = access.rkey();

@@ -233,11 +233,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
             if (previous != null && previous.broken != null) {
                 return false; // the next poll fails the broken connection's writes; then a new one is opened
             }
-            access(
-                    stream,
-                    settings.sharedProduce()
-                            ? ProduceAccessRequest.shared(stream.topic, stream.partition)
-                            : ProduceAccessRequest.of(stream.topic, stream.partition));
+            access(stream, settings.sharedProduce() ? ProduceAccessRequest.SHARED : 0, -1, -1);
         }
         if (length > stream.capacity) {
             throw new RdmaTransportException("batch larger than a whole segment: " + stream + " batchBytes=" + length
@@ -313,7 +309,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
             return false;
         }
         rolls++;
-        access(stream, ProduceAccessRequest.rollFull(stream.topic, stream.partition, stream.segmentId));
+        access(stream, ProduceAccessRequest.ROLL_FULL, stream.segmentId, -1);
         return true;
     }
 
@@ -332,8 +328,9 @@ public final class RdmaProducerTransport implements AutoCloseable {
                 rolls++;
                 access(
                         stream,
-                        ProduceAccessRequest.rollFullShared(
-                                stream.topic, stream.partition, stream.segmentId, stream.overflowedOrder));
+                        ProduceAccessRequest.ROLL_FULL | ProduceAccessRequest.SHARED,
+                        stream.segmentId,
+                        stream.overflowedOrder);
             }
             final Link link = stream.link;
             if (!link.canPost(true)) {
@@ -392,12 +389,16 @@ public final class RdmaProducerTransport implements AutoCloseable {
         }
     }
 
-    private void access(final RdmaProduceStream stream, final ProduceAccessRequest request) {
+    /**
+     * PRODUCE_ACCESS for {@code stream}; the grant is copied into the stream at once (the answer lives in the
+     * connection's response frame only until its next request).
+     */
+    private void access(final RdmaProduceStream stream, final int flags, final int fullSegmentId, final int fullOrder) {
         final Link link;
         final ProduceAccessResponse access;
         try {
             link = link(stream.broker);
-            access = link.connection.produceAccess(request);
+            access = link.connection.produceAccess(stream.topic, stream.partition, flags, fullSegmentId, fullOrder);
         } catch (final RdmaTransportException e) {
             stream.needsAccess = true;
             final Link broken = links.get(stream.broker);
@@ -410,7 +411,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
         if (error != ControlErrorCodes.NONE) {
             stream.needsAccess = true;
             final String message = "broker refused RDMA produce access: " + stream + " error="
-                    + ControlErrorCodes.name(error) + " roll=" + request.rollsFullSegment();
+                    + ControlErrorCodes.name(error) + " roll=" + ((flags & ProduceAccessRequest.ROLL_FULL) != 0);
             throw ControlErrorCodes.isRetriable(error)
                     ? new RdmaAccessRevokedException(message)
                     : new RdmaTransportException(message);

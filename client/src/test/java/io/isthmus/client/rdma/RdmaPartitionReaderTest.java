@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.protocol.control.ConsumeAccessResponse;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 
@@ -11,8 +13,21 @@ class RdmaPartitionReaderTest {
     private static final InetSocketAddress BROKER = InetSocketAddress.createUnresolved("broker", 9092);
 
     private static ConsumeAccessResponse access(final long start, final long readable, final int flags) {
-        return new ConsumeAccessResponse(
-                (short) 0, 7, 42, 0x1000, start, readable, 65536, 100, 0x2000, 43, 3, 4, flags);
+        return new ConsumeAccessResponse()
+                .wrapForEncode(MemorySegment.ofArray(new byte[ConsumeAccessResponse.LENGTH]), 0)
+                .errorCode(ControlErrorCodes.NONE)
+                .segmentId(7)
+                .rkey(42)
+                .segmentAddress(0x1000)
+                .startPosition(start)
+                .readablePosition(readable)
+                .capacity(65536)
+                .segmentBaseOffset(100)
+                .slotRegionAddress(0x2000)
+                .slotRegionRkey(43)
+                .slotIndex(3)
+                .slotCount(4)
+                .flags(flags);
     }
 
     @Test

@@ -1,7 +1,5 @@
 package io.isthmus.protocol.control;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * CONSUME_ACCESS request body: read access to the segment that holds {@code offset}. Asking again for a partition the
  * connection already reads (the next segment after a sealed one) reuses that partition's metadata slot.
@@ -14,29 +12,40 @@ import java.lang.foreign.MemorySegment;
  *   +-----------+----------+----------------+-------------------------+
  * </pre>
  */
-public record ConsumeAccessRequest(String topic, int partition, long offset) implements ControlMessage {
+public final class ConsumeAccessRequest extends ControlFlyweight<ConsumeAccessRequest> {
     public static final int PARTITION_OFFSET = 0;
     public static final int OFFSET_OFFSET = 8;
     public static final int TOPIC_OFFSET = 16;
 
-    @Override
-    public int encodedLength() {
-        return TOPIC_OFFSET + ControlCodec.stringLength(topic);
+    public ConsumeAccessRequest() {
+        super("ConsumeAccess request", TOPIC_OFFSET, "topic");
     }
 
-    @Override
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT32, offset + PARTITION_OFFSET, partition);
-        segment.set(ControlCodec.INT32, offset + PARTITION_OFFSET + 4, 0);
-        segment.set(ControlCodec.INT64, offset + OFFSET_OFFSET, this.offset);
-        return TOPIC_OFFSET + ControlCodec.putString(segment, offset + TOPIC_OFFSET, topic);
+    public int partition() {
+        return getInt32(PARTITION_OFFSET);
     }
 
-    public static ConsumeAccessRequest decode(final MemorySegment segment, final long offset) {
-        ControlCodec.requireLength(segment, offset, TOPIC_OFFSET + Short.BYTES, "ConsumeAccess request");
-        return new ConsumeAccessRequest(
-                ControlCodec.getString(segment, offset + TOPIC_OFFSET),
-                segment.get(ControlCodec.INT32, offset + PARTITION_OFFSET),
-                segment.get(ControlCodec.INT64, offset + OFFSET_OFFSET));
+    public ConsumeAccessRequest partition(final int partition) {
+        putInt32(PARTITION_OFFSET, partition);
+        return this;
+    }
+
+    /** The log offset to read from. */
+    public long offset() {
+        return getInt64(OFFSET_OFFSET);
+    }
+
+    public ConsumeAccessRequest offset(final long offset) {
+        putInt64(OFFSET_OFFSET, offset);
+        return this;
+    }
+
+    public String topic() {
+        return getString(TOPIC_OFFSET);
+    }
+
+    public ConsumeAccessRequest topic(final String topic) {
+        putString(TOPIC_OFFSET, topic);
+        return this;
     }
 }

@@ -1,12 +1,11 @@
 package io.isthmus.protocol.control;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * CONSUME_ACCESS response body. The consumer RDMA READs the segment at {@code segmentAddress} with {@code rkey} from
  * {@code startPosition} (the batch holding the asked offset) and never past the readable position, which it refreshes
  * by READing its whole slot range, {@code slotCount} slots of {@link MetadataSlotDescriptor#LENGTH} bytes from {@code
- * slotRegionAddress} with {@code slotRegionRkey}, in one READ; its slot for this partition is {@code slotIndex}.
+ * slotRegionAddress} with {@code slotRegionRkey}, in one READ; its slot for this partition is {@code slotIndex}. An
+ * error answer carries only its {@code errorCode}; every other field is 0.
  *
  * <pre>
  *   0           2           4       8                16             24                32         40
@@ -21,21 +20,7 @@ import java.lang.foreign.MemorySegment;
  *   +-------------------+------------------+---------------+----------+----------+-------+
  * </pre>
  */
-public record ConsumeAccessResponse(
-        short errorCode,
-        int segmentId,
-        int rkey,
-        long segmentAddress,
-        long startPosition,
-        long readablePosition,
-        long capacity,
-        long segmentBaseOffset,
-        long slotRegionAddress,
-        int slotRegionRkey,
-        int slotIndex,
-        int slotCount,
-        int flags)
-        implements ControlMessage {
+public final class ConsumeAccessResponse extends ControlFlyweight<ConsumeAccessResponse> {
     /** The segment is sealed: read up to the readable position, then ask for the next one. */
     public static final int SEALED = 1;
 
@@ -54,52 +39,130 @@ public record ConsumeAccessResponse(
     public static final int FLAGS_OFFSET = 68;
     public static final int LENGTH = 72;
 
-    public static ConsumeAccessResponse error(final short errorCode) {
-        return new ConsumeAccessResponse(errorCode, 0, 0, 0, 0, 0, 0, -1, 0, 0, -1, 0, 0);
+    public ConsumeAccessResponse() {
+        super("ConsumeAccess response", LENGTH, null);
+    }
+
+    public short errorCode() {
+        return getInt16(ERROR_CODE_OFFSET);
+    }
+
+    public ConsumeAccessResponse errorCode(final short errorCode) {
+        putInt16(ERROR_CODE_OFFSET, errorCode);
+        return this;
+    }
+
+    /** The segment's id, unsigned 16 bits. */
+    public int segmentId() {
+        return Short.toUnsignedInt(getInt16(SEGMENT_ID_OFFSET));
+    }
+
+    public ConsumeAccessResponse segmentId(final int segmentId) {
+        putInt16(SEGMENT_ID_OFFSET, (short) segmentId);
+        return this;
+    }
+
+    public int rkey() {
+        return getInt32(RKEY_OFFSET);
+    }
+
+    public ConsumeAccessResponse rkey(final int rkey) {
+        putInt32(RKEY_OFFSET, rkey);
+        return this;
+    }
+
+    public long segmentAddress() {
+        return getInt64(SEGMENT_ADDRESS_OFFSET);
+    }
+
+    public ConsumeAccessResponse segmentAddress(final long segmentAddress) {
+        putInt64(SEGMENT_ADDRESS_OFFSET, segmentAddress);
+        return this;
+    }
+
+    public long startPosition() {
+        return getInt64(START_POSITION_OFFSET);
+    }
+
+    public ConsumeAccessResponse startPosition(final long startPosition) {
+        putInt64(START_POSITION_OFFSET, startPosition);
+        return this;
+    }
+
+    public long readablePosition() {
+        return getInt64(READABLE_POSITION_OFFSET);
+    }
+
+    public ConsumeAccessResponse readablePosition(final long readablePosition) {
+        putInt64(READABLE_POSITION_OFFSET, readablePosition);
+        return this;
+    }
+
+    public long capacity() {
+        return getInt64(CAPACITY_OFFSET);
+    }
+
+    public ConsumeAccessResponse capacity(final long capacity) {
+        putInt64(CAPACITY_OFFSET, capacity);
+        return this;
+    }
+
+    public long segmentBaseOffset() {
+        return getInt64(SEGMENT_BASE_OFFSET_OFFSET);
+    }
+
+    public ConsumeAccessResponse segmentBaseOffset(final long segmentBaseOffset) {
+        putInt64(SEGMENT_BASE_OFFSET_OFFSET, segmentBaseOffset);
+        return this;
+    }
+
+    public long slotRegionAddress() {
+        return getInt64(SLOT_REGION_ADDRESS_OFFSET);
+    }
+
+    public ConsumeAccessResponse slotRegionAddress(final long slotRegionAddress) {
+        putInt64(SLOT_REGION_ADDRESS_OFFSET, slotRegionAddress);
+        return this;
+    }
+
+    public int slotRegionRkey() {
+        return getInt32(SLOT_REGION_RKEY_OFFSET);
+    }
+
+    public ConsumeAccessResponse slotRegionRkey(final int slotRegionRkey) {
+        putInt32(SLOT_REGION_RKEY_OFFSET, slotRegionRkey);
+        return this;
+    }
+
+    public int slotIndex() {
+        return getInt32(SLOT_INDEX_OFFSET);
+    }
+
+    public ConsumeAccessResponse slotIndex(final int slotIndex) {
+        putInt32(SLOT_INDEX_OFFSET, slotIndex);
+        return this;
+    }
+
+    public int slotCount() {
+        return getInt32(SLOT_COUNT_OFFSET);
+    }
+
+    public ConsumeAccessResponse slotCount(final int slotCount) {
+        putInt32(SLOT_COUNT_OFFSET, slotCount);
+        return this;
+    }
+
+    /** {@link #SEALED} or 0. */
+    public int flags() {
+        return getInt32(FLAGS_OFFSET);
+    }
+
+    public ConsumeAccessResponse flags(final int flags) {
+        putInt32(FLAGS_OFFSET, flags);
+        return this;
     }
 
     public boolean sealed() {
-        return (flags & SEALED) != 0;
-    }
-
-    @Override
-    public int encodedLength() {
-        return LENGTH;
-    }
-
-    @Override
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT16, offset + ERROR_CODE_OFFSET, errorCode);
-        segment.set(ControlCodec.INT16, offset + SEGMENT_ID_OFFSET, (short) segmentId);
-        segment.set(ControlCodec.INT32, offset + RKEY_OFFSET, rkey);
-        segment.set(ControlCodec.INT64, offset + SEGMENT_ADDRESS_OFFSET, segmentAddress);
-        segment.set(ControlCodec.INT64, offset + START_POSITION_OFFSET, startPosition);
-        segment.set(ControlCodec.INT64, offset + READABLE_POSITION_OFFSET, readablePosition);
-        segment.set(ControlCodec.INT64, offset + CAPACITY_OFFSET, capacity);
-        segment.set(ControlCodec.INT64, offset + SEGMENT_BASE_OFFSET_OFFSET, segmentBaseOffset);
-        segment.set(ControlCodec.INT64, offset + SLOT_REGION_ADDRESS_OFFSET, slotRegionAddress);
-        segment.set(ControlCodec.INT32, offset + SLOT_REGION_RKEY_OFFSET, slotRegionRkey);
-        segment.set(ControlCodec.INT32, offset + SLOT_INDEX_OFFSET, slotIndex);
-        segment.set(ControlCodec.INT32, offset + SLOT_COUNT_OFFSET, slotCount);
-        segment.set(ControlCodec.INT32, offset + FLAGS_OFFSET, flags);
-        return LENGTH;
-    }
-
-    public static ConsumeAccessResponse decode(final MemorySegment segment, final long offset) {
-        ControlCodec.requireLength(segment, offset, LENGTH, "ConsumeAccess response");
-        return new ConsumeAccessResponse(
-                segment.get(ControlCodec.INT16, offset + ERROR_CODE_OFFSET),
-                Short.toUnsignedInt(segment.get(ControlCodec.INT16, offset + SEGMENT_ID_OFFSET)),
-                segment.get(ControlCodec.INT32, offset + RKEY_OFFSET),
-                segment.get(ControlCodec.INT64, offset + SEGMENT_ADDRESS_OFFSET),
-                segment.get(ControlCodec.INT64, offset + START_POSITION_OFFSET),
-                segment.get(ControlCodec.INT64, offset + READABLE_POSITION_OFFSET),
-                segment.get(ControlCodec.INT64, offset + CAPACITY_OFFSET),
-                segment.get(ControlCodec.INT64, offset + SEGMENT_BASE_OFFSET_OFFSET),
-                segment.get(ControlCodec.INT64, offset + SLOT_REGION_ADDRESS_OFFSET),
-                segment.get(ControlCodec.INT32, offset + SLOT_REGION_RKEY_OFFSET),
-                segment.get(ControlCodec.INT32, offset + SLOT_INDEX_OFFSET),
-                segment.get(ControlCodec.INT32, offset + SLOT_COUNT_OFFSET),
-                segment.get(ControlCodec.INT32, offset + FLAGS_OFFSET));
+        return (flags() & SEALED) != 0;
     }
 }

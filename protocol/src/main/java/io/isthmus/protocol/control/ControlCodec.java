@@ -19,22 +19,46 @@ public final class ControlCodec {
 
     /** Bytes {@code value} takes as a string field. */
     public static int stringLength(final String value) {
-        return Short.BYTES + (value == null ? 0 : utf8(value).length);
+        return Short.BYTES + (value == null ? 0 : utf8Length(value));
     }
 
-    /** Writes {@code value} at {@code offset}; returns the bytes written. */
+    /**
+     * Writes {@code value} at {@code offset}, encoding it straight into the segment (no byte[] on the way); returns the
+     * bytes written. Malformed UTF-16 (a lone surrogate) becomes '?', as {@link String#getBytes} writes it.
+     */
     public static int putString(final MemorySegment segment, final long offset, final String value) {
         if (value == null) {
             segment.set(INT16, offset, (short) -1);
             return Short.BYTES;
         }
-        final byte[] bytes = utf8(value);
-        if (bytes.length > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("string too long for a control message: length=" + bytes.length);
+        final int length = utf8Length(value);
+        if (length > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("string too long for a control message: length=" + length);
         }
-        segment.set(INT16, offset, (short) bytes.length);
-        MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, offset + Short.BYTES, bytes.length);
-        return Short.BYTES + bytes.length;
+        segment.set(INT16, offset, (short) length);
+        long position = offset + Short.BYTES;
+        for (int i = 0; i < value.length(); i++) {
+            final char c = value.charAt(i);
+            if (c < 0x80) {
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) c);
+            } else if (c < 0x800) {
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0xC0 | c >> 6));
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0x80 | c & 0x3F));
+            } else if (isSurrogatePair(value, i)) {
+                final int codePoint = Character.toCodePoint(c, value.charAt(++i));
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0xF0 | codePoint >> 18));
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0x80 | codePoint >> 12 & 0x3F));
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0x80 | codePoint >> 6 & 0x3F));
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0x80 | codePoint & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) '?');
+            } else {
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0xE0 | c >> 12));
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0x80 | c >> 6 & 0x3F));
+                segment.set(ValueLayout.JAVA_BYTE, position++, (byte) (0x80 | c & 0x3F));
+            }
+        }
+        return Short.BYTES + length;
     }
 
     /** Reads the string at {@code offset} (null for length -1). */
@@ -52,16 +76,30 @@ public final class ControlCodec {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** Throws unless {@code length} bytes from {@code offset} lie inside {@code segment}. */
-    public static void requireLength(
-            final MemorySegment segment, final long offset, final long length, final String message) {
-        if (offset < 0 || offset + length > segment.byteSize()) {
-            throw new IllegalArgumentException("truncated " + message + ": offset=" + offset + " needed=" + length
-                    + " available=" + (segment.byteSize() - offset));
+    /** Bytes of {@code value} in UTF-8, as {@link #putString} writes them. */
+    private static int utf8Length(final String value) {
+        int length = 0;
+        for (int i = 0; i < value.length(); i++) {
+            final char c = value.charAt(i);
+            if (c < 0x80) {
+                length += 1;
+            } else if (c < 0x800) {
+                length += 2;
+            } else if (isSurrogatePair(value, i)) {
+                length += 4;
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                length += 1;
+            } else {
+                length += 3;
+            }
         }
+        return length;
     }
 
-    private static byte[] utf8(final String value) {
-        return value.getBytes(StandardCharsets.UTF_8);
+    private static boolean isSurrogatePair(final String value, final int index) {
+        return Character.isHighSurrogate(value.charAt(index))
+                && index + 1 < value.length()
+                && Character.isLowSurrogate(value.charAt(index + 1));
     }
 }

@@ -33,13 +33,8 @@ public final class ControlHeaderDescriptor {
 
     private ControlHeaderDescriptor() {}
 
-    /** The API key of the request frame starting at {@code offset} (after the size prefix). */
-    public static short apiKey(final MemorySegment frame, final long offset) {
-        return frame.get(ControlCodec.INT16, offset + API_KEY_OFFSET);
-    }
-
-    /** Reads an unsigned varint at {@code offset}: returns {@code value << 32 | bytesRead}. */
-    static long readUnsignedVarint(final MemorySegment segment, final long offset) {
+    /** Reads an unsigned varint at {@code offset}, ending before {@code end}: returns {@code value << 32 | bytesRead}. */
+    static long readUnsignedVarint(final MemorySegment segment, final long offset, final long end) {
         int value = 0;
         int shift = 0;
         long position = offset;
@@ -47,7 +42,9 @@ public final class ControlHeaderDescriptor {
             if (shift > 28) {
                 throw new IllegalArgumentException("varint longer than 5 bytes: offset=" + offset);
             }
-            ControlCodec.requireLength(segment, position, 1, "varint");
+            if (position >= end) {
+                throw new IllegalArgumentException("truncated varint: offset=" + offset + " end=" + end);
+            }
             final byte b = segment.get(ValueLayout.JAVA_BYTE, position++);
             value |= (b & 0x7f) << shift;
             if ((b & 0x80) == 0) {

@@ -1,63 +1,103 @@
 package io.isthmus.protocol.control;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
- * A decoded control request header; see {@link ControlHeaderDescriptor} for the layout.
- *
- * @param bodyOffset where the body starts, relative to the start of the header (set by {@link #decode})
+ * A control request header (Kafka's request header v2) read and written in place; see {@link ControlHeaderDescriptor}
+ * for the layout. Reading skips any tagged fields a Kafka encoder wrote and records where the body starts; writing puts
+ * no tagged fields.
  */
-public record ControlRequestHeader(short apiKey, short apiVersion, int correlationId, String clientId, int bodyOffset) {
+public final class ControlRequestHeader extends ControlFlyweight<ControlRequestHeader> {
+    private int bodyOffset;
 
-    /** A header to encode. */
-    public static ControlRequestHeader of(
-            final short apiKey, final short apiVersion, final int correlationId, final String clientId) {
-        return new ControlRequestHeader(
-                apiKey,
-                apiVersion,
-                correlationId,
-                clientId,
-                ControlHeaderDescriptor.CLIENT_ID_OFFSET + ControlCodec.stringLength(clientId) + 1);
-    }
-
-    /** Bytes the header takes (no tagged fields). */
-    public int encodedLength() {
-        return ControlHeaderDescriptor.CLIENT_ID_OFFSET + ControlCodec.stringLength(clientId) + 1;
-    }
-
-    /** Writes the header at {@code offset}; returns its length. */
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT16, offset + ControlHeaderDescriptor.API_KEY_OFFSET, apiKey);
-        segment.set(ControlCodec.INT16, offset + ControlHeaderDescriptor.API_VERSION_OFFSET, apiVersion);
-        segment.set(ControlCodec.INT32, offset + ControlHeaderDescriptor.CORRELATION_ID_OFFSET, correlationId);
-        final int clientIdLength =
-                ControlCodec.putString(segment, offset + ControlHeaderDescriptor.CLIENT_ID_OFFSET, clientId);
-        segment.set(
-                ValueLayout.JAVA_BYTE, offset + ControlHeaderDescriptor.CLIENT_ID_OFFSET + clientIdLength, (byte) 0);
-        return ControlHeaderDescriptor.CLIENT_ID_OFFSET + clientIdLength + 1;
+    public ControlRequestHeader() {
+        super("request header", ControlHeaderDescriptor.CLIENT_ID_OFFSET, "clientId");
     }
 
     /**
-     * Reads the header at {@code offset} of a request frame (after its size prefix), skipping any tagged fields.
+     * Views the header at {@code offset} of a request frame (after its size prefix) of {@code length} bytes, skipping
+     * its tagged fields.
      *
      * @throws IllegalArgumentException if the header is truncated or malformed
      */
-    public static ControlRequestHeader decode(final MemorySegment frame, final long offset) {
-        ControlCodec.requireLength(frame, offset, ControlHeaderDescriptor.CLIENT_ID_OFFSET + 2, "request header");
-        final short apiKey = frame.get(ControlCodec.INT16, offset + ControlHeaderDescriptor.API_KEY_OFFSET);
-        final short apiVersion = frame.get(ControlCodec.INT16, offset + ControlHeaderDescriptor.API_VERSION_OFFSET);
-        final int correlationId = frame.get(ControlCodec.INT32, offset + ControlHeaderDescriptor.CORRELATION_ID_OFFSET);
-        final String clientId = ControlCodec.getString(frame, offset + ControlHeaderDescriptor.CLIENT_ID_OFFSET);
-        long position = offset + ControlHeaderDescriptor.CLIENT_ID_OFFSET + ControlCodec.stringLength(clientId);
-        final long count = ControlHeaderDescriptor.readUnsignedVarint(frame, position);
+    @Override
+    public ControlRequestHeader wrap(final MemorySegment segment, final long offset, final long length) {
+        super.wrap(segment, offset, length);
+        final long end = offset + length;
+        long position = offset + super.encodedLength();
+        final long count = ControlHeaderDescriptor.readUnsignedVarint(segment, position, end);
         position += (int) count;
         for (int i = 0; i < (int) (count >>> 32); i++) {
-            position += (int) ControlHeaderDescriptor.readUnsignedVarint(frame, position); // tag
-            final long size = ControlHeaderDescriptor.readUnsignedVarint(frame, position);
+            position += (int) ControlHeaderDescriptor.readUnsignedVarint(segment, position, end); // tag
+            final long size = ControlHeaderDescriptor.readUnsignedVarint(segment, position, end);
             position += (int) size + (size >>> 32);
-            ControlCodec.requireLength(frame, position, 0, "tagged field");
+            if (position > end) {
+                throw new IllegalArgumentException("truncated request header: a tagged field runs past the message:"
+                        + " field=" + i + " end=" + (position - offset) + " length=" + length);
+            }
         }
-        return new ControlRequestHeader(apiKey, apiVersion, correlationId, clientId, (int) (position - offset));
+        bodyOffset = (int) (position - offset);
+        return this;
+    }
+
+    /** Views room for a header at {@code offset}: zeroes it, with a null client id and no tagged fields. */
+    @Override
+    public ControlRequestHeader wrapForEncode(final MemorySegment segment, final long offset) {
+        super.wrapForEncode(segment, offset);
+        return clientId(null);
+    }
+
+    public short apiKey() {
+        return getInt16(ControlHeaderDescriptor.API_KEY_OFFSET);
+    }
+
+    public ControlRequestHeader apiKey(final short apiKey) {
+        putInt16(ControlHeaderDescriptor.API_KEY_OFFSET, apiKey);
+        return this;
+    }
+
+    public short apiVersion() {
+        return getInt16(ControlHeaderDescriptor.API_VERSION_OFFSET);
+    }
+
+    public ControlRequestHeader apiVersion(final short apiVersion) {
+        putInt16(ControlHeaderDescriptor.API_VERSION_OFFSET, apiVersion);
+        return this;
+    }
+
+    public int correlationId() {
+        return getInt32(ControlHeaderDescriptor.CORRELATION_ID_OFFSET);
+    }
+
+    public ControlRequestHeader correlationId(final int correlationId) {
+        putInt32(ControlHeaderDescriptor.CORRELATION_ID_OFFSET, correlationId);
+        return this;
+    }
+
+    public String clientId() {
+        return getString(ControlHeaderDescriptor.CLIENT_ID_OFFSET);
+    }
+
+    /** Sets the client id and, after it, an empty tagged-field section. */
+    public ControlRequestHeader clientId(final String clientId) {
+        final int taggedFields = ControlHeaderDescriptor.CLIENT_ID_OFFSET + ControlCodec.stringLength(clientId);
+        if (taggedFields + 1 > limit()) {
+            throw new IllegalArgumentException("no room for the request header: clientIdLength="
+                    + ControlCodec.stringLength(clientId) + " capacity=" + limit());
+        }
+        putString(ControlHeaderDescriptor.CLIENT_ID_OFFSET, clientId);
+        putInt8(taggedFields, (byte) 0);
+        bodyOffset = taggedFields + 1;
+        return this;
+    }
+
+    /** Where the body starts, relative to the start of the header: the header's length, tagged fields included. */
+    public int bodyOffset() {
+        return bodyOffset;
+    }
+
+    @Override
+    public int encodedLength() {
+        return bodyOffset;
     }
 }

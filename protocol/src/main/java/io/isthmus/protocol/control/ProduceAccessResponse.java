@@ -1,11 +1,10 @@
 package io.isthmus.protocol.control;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * PRODUCE_ACCESS response body. The producer writes whole RecordBatch v2 batches, one per WRITE WITH IMM, into the
  * segment at {@code segmentAddress} with {@code rkey}, never past {@code capacity}, and numbers them with {@link
- * ProduceImmediateDescriptor immediates} carrying {@code segmentId} and an order.
+ * ProduceImmediateDescriptor immediates} carrying {@code segmentId} and an order. An error answer carries only its
+ * {@code errorCode}; every other field is 0.
  *
  * <ul>
  *   <li><b>Exclusive</b> ({@code flags} without {@link #SHARED}): batches go at {@code tailPosition} onwards, orders
@@ -28,19 +27,7 @@ import java.lang.foreign.MemorySegment;
  *   +-----------+-----------+---------------+-----------+-------+
  * </pre>
  */
-public record ProduceAccessResponse(
-        short errorCode,
-        int segmentId,
-        int rkey,
-        long segmentAddress,
-        long tailPosition,
-        long capacity,
-        long segmentBaseOffset,
-        int firstOrder,
-        int flags,
-        long wordAddress,
-        int wordRkey)
-        implements ControlMessage {
+public final class ProduceAccessResponse extends ControlFlyweight<ProduceAccessResponse> {
     /** The grant is shared: reserve through the word. */
     public static final int SHARED = 1;
 
@@ -57,72 +44,112 @@ public record ProduceAccessResponse(
     public static final int WORD_RKEY_OFFSET = 56;
     public static final int LENGTH = 64;
 
-    public static ProduceAccessResponse error(final short errorCode) {
-        return new ProduceAccessResponse(errorCode, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0);
+    public ProduceAccessResponse() {
+        super("ProduceAccess response", LENGTH, null);
     }
 
-    /** An exclusive grant. */
-    public static ProduceAccessResponse exclusive(
-            final int segmentId,
-            final int rkey,
-            final long segmentAddress,
-            final long tailPosition,
-            final long capacity,
-            final long segmentBaseOffset,
-            final int firstOrder) {
-        return new ProduceAccessResponse(
-                ControlErrorCodes.NONE,
-                segmentId,
-                rkey,
-                segmentAddress,
-                tailPosition,
-                capacity,
-                segmentBaseOffset,
-                firstOrder,
-                0,
-                0,
-                0);
+    public short errorCode() {
+        return getInt16(ERROR_CODE_OFFSET);
+    }
+
+    public ProduceAccessResponse errorCode(final short errorCode) {
+        putInt16(ERROR_CODE_OFFSET, errorCode);
+        return this;
+    }
+
+    /** The segment's id, unsigned 16 bits. */
+    public int segmentId() {
+        return Short.toUnsignedInt(getInt16(SEGMENT_ID_OFFSET));
+    }
+
+    public ProduceAccessResponse segmentId(final int segmentId) {
+        putInt16(SEGMENT_ID_OFFSET, (short) segmentId);
+        return this;
+    }
+
+    public int rkey() {
+        return getInt32(RKEY_OFFSET);
+    }
+
+    public ProduceAccessResponse rkey(final int rkey) {
+        putInt32(RKEY_OFFSET, rkey);
+        return this;
+    }
+
+    public long segmentAddress() {
+        return getInt64(SEGMENT_ADDRESS_OFFSET);
+    }
+
+    public ProduceAccessResponse segmentAddress(final long segmentAddress) {
+        putInt64(SEGMENT_ADDRESS_OFFSET, segmentAddress);
+        return this;
+    }
+
+    public long tailPosition() {
+        return getInt64(TAIL_POSITION_OFFSET);
+    }
+
+    public ProduceAccessResponse tailPosition(final long tailPosition) {
+        putInt64(TAIL_POSITION_OFFSET, tailPosition);
+        return this;
+    }
+
+    public long capacity() {
+        return getInt64(CAPACITY_OFFSET);
+    }
+
+    public ProduceAccessResponse capacity(final long capacity) {
+        putInt64(CAPACITY_OFFSET, capacity);
+        return this;
+    }
+
+    public long segmentBaseOffset() {
+        return getInt64(SEGMENT_BASE_OFFSET_OFFSET);
+    }
+
+    public ProduceAccessResponse segmentBaseOffset(final long segmentBaseOffset) {
+        putInt64(SEGMENT_BASE_OFFSET_OFFSET, segmentBaseOffset);
+        return this;
+    }
+
+    public int firstOrder() {
+        return getInt32(FIRST_ORDER_OFFSET);
+    }
+
+    public ProduceAccessResponse firstOrder(final int firstOrder) {
+        putInt32(FIRST_ORDER_OFFSET, firstOrder);
+        return this;
+    }
+
+    /** {@link #SHARED} or 0. */
+    public int flags() {
+        return getInt32(FLAGS_OFFSET);
+    }
+
+    public ProduceAccessResponse flags(final int flags) {
+        putInt32(FLAGS_OFFSET, flags);
+        return this;
     }
 
     public boolean shared() {
-        return (flags & SHARED) != 0;
+        return (flags() & SHARED) != 0;
     }
 
-    @Override
-    public int encodedLength() {
-        return LENGTH;
+    public long wordAddress() {
+        return getInt64(WORD_ADDRESS_OFFSET);
     }
 
-    @Override
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT16, offset + ERROR_CODE_OFFSET, errorCode);
-        segment.set(ControlCodec.INT16, offset + SEGMENT_ID_OFFSET, (short) segmentId);
-        segment.set(ControlCodec.INT32, offset + RKEY_OFFSET, rkey);
-        segment.set(ControlCodec.INT64, offset + SEGMENT_ADDRESS_OFFSET, segmentAddress);
-        segment.set(ControlCodec.INT64, offset + TAIL_POSITION_OFFSET, tailPosition);
-        segment.set(ControlCodec.INT64, offset + CAPACITY_OFFSET, capacity);
-        segment.set(ControlCodec.INT64, offset + SEGMENT_BASE_OFFSET_OFFSET, segmentBaseOffset);
-        segment.set(ControlCodec.INT32, offset + FIRST_ORDER_OFFSET, firstOrder);
-        segment.set(ControlCodec.INT32, offset + FLAGS_OFFSET, flags);
-        segment.set(ControlCodec.INT64, offset + WORD_ADDRESS_OFFSET, wordAddress);
-        segment.set(ControlCodec.INT32, offset + WORD_RKEY_OFFSET, wordRkey);
-        segment.set(ControlCodec.INT32, offset + WORD_RKEY_OFFSET + 4, 0);
-        return LENGTH;
+    public ProduceAccessResponse wordAddress(final long wordAddress) {
+        putInt64(WORD_ADDRESS_OFFSET, wordAddress);
+        return this;
     }
 
-    public static ProduceAccessResponse decode(final MemorySegment segment, final long offset) {
-        ControlCodec.requireLength(segment, offset, LENGTH, "ProduceAccess response");
-        return new ProduceAccessResponse(
-                segment.get(ControlCodec.INT16, offset + ERROR_CODE_OFFSET),
-                Short.toUnsignedInt(segment.get(ControlCodec.INT16, offset + SEGMENT_ID_OFFSET)),
-                segment.get(ControlCodec.INT32, offset + RKEY_OFFSET),
-                segment.get(ControlCodec.INT64, offset + SEGMENT_ADDRESS_OFFSET),
-                segment.get(ControlCodec.INT64, offset + TAIL_POSITION_OFFSET),
-                segment.get(ControlCodec.INT64, offset + CAPACITY_OFFSET),
-                segment.get(ControlCodec.INT64, offset + SEGMENT_BASE_OFFSET_OFFSET),
-                segment.get(ControlCodec.INT32, offset + FIRST_ORDER_OFFSET),
-                segment.get(ControlCodec.INT32, offset + FLAGS_OFFSET),
-                segment.get(ControlCodec.INT64, offset + WORD_ADDRESS_OFFSET),
-                segment.get(ControlCodec.INT32, offset + WORD_RKEY_OFFSET));
+    public int wordRkey() {
+        return getInt32(WORD_RKEY_OFFSET);
+    }
+
+    public ProduceAccessResponse wordRkey(final int wordRkey) {
+        putInt32(WORD_RKEY_OFFSET, wordRkey);
+        return this;
     }
 }

@@ -1,8 +1,5 @@
 package io.isthmus.protocol.control;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-
 /**
  * RDMA_CONNECT request body: the client's RC queue pair (in INIT), for a manual address exchange.
  *
@@ -13,17 +10,8 @@ import java.lang.foreign.ValueLayout;
  *   | int32    | int32    | int32    |                                 | int32           | int32    |
  *   +----------+----------+----------+---------------------------------+-----------------+----------+
  * </pre>
- *
- * @param qpNumber the client QP's number
- * @param packetSequenceNumber the first PSN the client will send with (24 bits)
- * @param lid the port's LID (0 on RoCE)
- * @param gid the client's GID, 16 raw bytes
- * @param ackCredits receives the client keeps posted for the broker's acknowledgements; the broker never has more
- *     unanswered SENDs outstanding
- * @param mtu the client port's active MTU as the {@code ibv_mtu} enum value; the path uses the smaller of both
  */
-public record RdmaConnectRequest(int qpNumber, int packetSequenceNumber, int lid, byte[] gid, int ackCredits, int mtu)
-        implements ControlMessage {
+public final class RdmaConnectRequest extends ControlFlyweight<RdmaConnectRequest> {
     public static final int QP_NUMBER_OFFSET = 0;
     public static final int PSN_OFFSET = 4;
     public static final int LID_OFFSET = 8;
@@ -33,44 +21,68 @@ public record RdmaConnectRequest(int qpNumber, int packetSequenceNumber, int lid
     public static final int MTU_OFFSET = 32;
     public static final int LENGTH = 36;
 
-    public RdmaConnectRequest {
-        if (gid.length != GID_LENGTH) {
-            throw new IllegalArgumentException("a GID has 16 bytes: length=" + gid.length);
-        }
-        gid = gid.clone();
+    public RdmaConnectRequest() {
+        super("RdmaConnect request", LENGTH, null);
     }
 
-    @Override
+    /** The client QP's number. */
+    public int qpNumber() {
+        return getInt32(QP_NUMBER_OFFSET);
+    }
+
+    public RdmaConnectRequest qpNumber(final int qpNumber) {
+        putInt32(QP_NUMBER_OFFSET, qpNumber);
+        return this;
+    }
+
+    /** The first PSN the client will send with (24 bits). */
+    public int packetSequenceNumber() {
+        return getInt32(PSN_OFFSET);
+    }
+
+    public RdmaConnectRequest packetSequenceNumber(final int packetSequenceNumber) {
+        putInt32(PSN_OFFSET, packetSequenceNumber);
+        return this;
+    }
+
+    /** The port's LID (0 on RoCE). */
+    public int lid() {
+        return getInt32(LID_OFFSET);
+    }
+
+    public RdmaConnectRequest lid(final int lid) {
+        putInt32(LID_OFFSET, lid);
+        return this;
+    }
+
+    /** A copy of the client's GID, 16 raw bytes. */
     public byte[] gid() {
-        return gid.clone();
+        return getBytes(GID_OFFSET, GID_LENGTH);
     }
 
-    @Override
-    public int encodedLength() {
-        return LENGTH;
+    /** @throws IllegalArgumentException unless {@code gid} has 16 bytes */
+    public RdmaConnectRequest gid(final byte[] gid) {
+        putBytes(GID_OFFSET, GID_LENGTH, gid, "gid");
+        return this;
     }
 
-    @Override
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT32, offset + QP_NUMBER_OFFSET, qpNumber);
-        segment.set(ControlCodec.INT32, offset + PSN_OFFSET, packetSequenceNumber);
-        segment.set(ControlCodec.INT32, offset + LID_OFFSET, lid);
-        MemorySegment.copy(gid, 0, segment, ValueLayout.JAVA_BYTE, offset + GID_OFFSET, GID_LENGTH);
-        segment.set(ControlCodec.INT32, offset + ACK_CREDITS_OFFSET, ackCredits);
-        segment.set(ControlCodec.INT32, offset + MTU_OFFSET, mtu);
-        return LENGTH;
+    /** Receives the client keeps posted for the broker's acknowledgements; never more unanswered SENDs. */
+    public int ackCredits() {
+        return getInt32(ACK_CREDITS_OFFSET);
     }
 
-    public static RdmaConnectRequest decode(final MemorySegment segment, final long offset) {
-        ControlCodec.requireLength(segment, offset, LENGTH, "RdmaConnect request");
-        final byte[] gid = new byte[GID_LENGTH];
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset + GID_OFFSET, gid, 0, GID_LENGTH);
-        return new RdmaConnectRequest(
-                segment.get(ControlCodec.INT32, offset + QP_NUMBER_OFFSET),
-                segment.get(ControlCodec.INT32, offset + PSN_OFFSET),
-                segment.get(ControlCodec.INT32, offset + LID_OFFSET),
-                gid,
-                segment.get(ControlCodec.INT32, offset + ACK_CREDITS_OFFSET),
-                segment.get(ControlCodec.INT32, offset + MTU_OFFSET));
+    public RdmaConnectRequest ackCredits(final int ackCredits) {
+        putInt32(ACK_CREDITS_OFFSET, ackCredits);
+        return this;
+    }
+
+    /** The client port's active MTU as the {@code ibv_mtu} enum value; the path uses the smaller of both. */
+    public int mtu() {
+        return getInt32(MTU_OFFSET);
+    }
+
+    public RdmaConnectRequest mtu(final int mtu) {
+        putInt32(MTU_OFFSET, mtu);
+        return this;
     }
 }

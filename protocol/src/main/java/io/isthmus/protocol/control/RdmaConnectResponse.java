@@ -1,8 +1,5 @@
 package io.isthmus.protocol.control;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-
 /**
  * RDMA_CONNECT response body: the broker's queue pair, already in RTS and connected to the client's, or an error with
  * its reason (RDMA_UNAVAILABLE says why, e.g. "no RDMA devices").
@@ -14,23 +11,8 @@ import java.lang.foreign.ValueLayout;
  *   | int16     | int16        | int32    | int32    | int32    |                          | int32        | int32 | string
  *   +-----------+--------------+----------+----------+----------+--------------------------+--------------+------+-------
  * </pre>
- *
- * @param capabilities {@link #EXCLUSIVE_PRODUCE} | {@link #CONSUME} | ..., what this broker serves over RDMA
- * @param produceCredits WRITE WITH IMMs the client may have unacknowledged (receives the broker keeps posted for it)
- * @param mtu the path MTU the broker chose ({@code ibv_mtu} enum value)
- * @param reason why the connect failed, null on success
  */
-public record RdmaConnectResponse(
-        short errorCode,
-        short capabilities,
-        int qpNumber,
-        int packetSequenceNumber,
-        int lid,
-        byte[] gid,
-        int produceCredits,
-        int mtu,
-        String reason)
-        implements ControlMessage {
+public final class RdmaConnectResponse extends ControlFlyweight<RdmaConnectResponse> {
     public static final short EXCLUSIVE_PRODUCE = 1;
     public static final short CONSUME = 1 << 1;
     public static final short SHARED_PRODUCE = 1 << 2;
@@ -46,58 +28,104 @@ public record RdmaConnectResponse(
     public static final int MTU_OFFSET = 36;
     public static final int REASON_OFFSET = 40;
 
-    public RdmaConnectResponse {
-        if (gid.length != GID_LENGTH) {
-            throw new IllegalArgumentException("a GID has 16 bytes: length=" + gid.length);
-        }
-        gid = gid.clone();
+    public RdmaConnectResponse() {
+        super("RdmaConnect response", REASON_OFFSET, "reason");
     }
 
-    /** A failed connect: only the code and the reason mean anything. */
-    public static RdmaConnectResponse error(final short errorCode, final String reason) {
-        return new RdmaConnectResponse(errorCode, (short) 0, 0, 0, 0, new byte[GID_LENGTH], 0, 0, reason);
-    }
-
-    @Override
-    public byte[] gid() {
-        return gid.clone();
-    }
-
-    public boolean has(final short capability) {
-        return (capabilities & capability) != 0;
-    }
-
-    @Override
-    public int encodedLength() {
+    /** Bytes of a response carrying {@code reason} (null on success). */
+    public static int length(final String reason) {
         return REASON_OFFSET + ControlCodec.stringLength(reason);
     }
 
-    @Override
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT16, offset + ERROR_CODE_OFFSET, errorCode);
-        segment.set(ControlCodec.INT16, offset + CAPABILITIES_OFFSET, capabilities);
-        segment.set(ControlCodec.INT32, offset + QP_NUMBER_OFFSET, qpNumber);
-        segment.set(ControlCodec.INT32, offset + PSN_OFFSET, packetSequenceNumber);
-        segment.set(ControlCodec.INT32, offset + LID_OFFSET, lid);
-        MemorySegment.copy(gid, 0, segment, ValueLayout.JAVA_BYTE, offset + GID_OFFSET, GID_LENGTH);
-        segment.set(ControlCodec.INT32, offset + PRODUCE_CREDITS_OFFSET, produceCredits);
-        segment.set(ControlCodec.INT32, offset + MTU_OFFSET, mtu);
-        return REASON_OFFSET + ControlCodec.putString(segment, offset + REASON_OFFSET, reason);
+    public short errorCode() {
+        return getInt16(ERROR_CODE_OFFSET);
     }
 
-    public static RdmaConnectResponse decode(final MemorySegment segment, final long offset) {
-        ControlCodec.requireLength(segment, offset, REASON_OFFSET + Short.BYTES, "RdmaConnect response");
-        final byte[] gid = new byte[GID_LENGTH];
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset + GID_OFFSET, gid, 0, GID_LENGTH);
-        return new RdmaConnectResponse(
-                segment.get(ControlCodec.INT16, offset + ERROR_CODE_OFFSET),
-                segment.get(ControlCodec.INT16, offset + CAPABILITIES_OFFSET),
-                segment.get(ControlCodec.INT32, offset + QP_NUMBER_OFFSET),
-                segment.get(ControlCodec.INT32, offset + PSN_OFFSET),
-                segment.get(ControlCodec.INT32, offset + LID_OFFSET),
-                gid,
-                segment.get(ControlCodec.INT32, offset + PRODUCE_CREDITS_OFFSET),
-                segment.get(ControlCodec.INT32, offset + MTU_OFFSET),
-                ControlCodec.getString(segment, offset + REASON_OFFSET));
+    public RdmaConnectResponse errorCode(final short errorCode) {
+        putInt16(ERROR_CODE_OFFSET, errorCode);
+        return this;
+    }
+
+    /** {@link #EXCLUSIVE_PRODUCE} | {@link #CONSUME} | ..., what this broker serves over RDMA. */
+    public short capabilities() {
+        return getInt16(CAPABILITIES_OFFSET);
+    }
+
+    public RdmaConnectResponse capabilities(final short capabilities) {
+        putInt16(CAPABILITIES_OFFSET, capabilities);
+        return this;
+    }
+
+    public boolean has(final short capability) {
+        return (capabilities() & capability) != 0;
+    }
+
+    public int qpNumber() {
+        return getInt32(QP_NUMBER_OFFSET);
+    }
+
+    public RdmaConnectResponse qpNumber(final int qpNumber) {
+        putInt32(QP_NUMBER_OFFSET, qpNumber);
+        return this;
+    }
+
+    public int packetSequenceNumber() {
+        return getInt32(PSN_OFFSET);
+    }
+
+    public RdmaConnectResponse packetSequenceNumber(final int packetSequenceNumber) {
+        putInt32(PSN_OFFSET, packetSequenceNumber);
+        return this;
+    }
+
+    public int lid() {
+        return getInt32(LID_OFFSET);
+    }
+
+    public RdmaConnectResponse lid(final int lid) {
+        putInt32(LID_OFFSET, lid);
+        return this;
+    }
+
+    /** A copy of the broker's GID, 16 raw bytes. */
+    public byte[] gid() {
+        return getBytes(GID_OFFSET, GID_LENGTH);
+    }
+
+    /** @throws IllegalArgumentException unless {@code gid} has 16 bytes */
+    public RdmaConnectResponse gid(final byte[] gid) {
+        putBytes(GID_OFFSET, GID_LENGTH, gid, "gid");
+        return this;
+    }
+
+    /** WRITE WITH IMMs the client may have unacknowledged (receives the broker keeps posted for it). */
+    public int produceCredits() {
+        return getInt32(PRODUCE_CREDITS_OFFSET);
+    }
+
+    public RdmaConnectResponse produceCredits(final int produceCredits) {
+        putInt32(PRODUCE_CREDITS_OFFSET, produceCredits);
+        return this;
+    }
+
+    /** The path MTU the broker chose ({@code ibv_mtu} enum value). */
+    public int mtu() {
+        return getInt32(MTU_OFFSET);
+    }
+
+    public RdmaConnectResponse mtu(final int mtu) {
+        putInt32(MTU_OFFSET, mtu);
+        return this;
+    }
+
+    /** Why the connect failed, null on success. */
+    public String reason() {
+        return getString(REASON_OFFSET);
+    }
+
+    /** Sets the reason; the room wrapped over must hold {@link #length(String) length(reason)} bytes. */
+    public RdmaConnectResponse reason(final String reason) {
+        putString(REASON_OFFSET, reason);
+        return this;
     }
 }

@@ -1,7 +1,5 @@
 package io.isthmus.protocol.control;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * RELEASE_ACCESS request body: gives back produce or consume access to a partition. The broker deregisters a segment
  * once nobody uses it; closing the TCP connection (or the queue pair failing) releases everything at once.
@@ -14,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  *   +-----------+----------+-------------------------+
  * </pre>
  */
-public record ReleaseAccessRequest(String topic, int partition, int access) implements ControlMessage {
+public final class ReleaseAccessRequest extends ControlFlyweight<ReleaseAccessRequest> {
     public static final int PRODUCE = 1;
     public static final int CONSUME = 2;
 
@@ -22,23 +20,35 @@ public record ReleaseAccessRequest(String topic, int partition, int access) impl
     public static final int ACCESS_OFFSET = 4;
     public static final int TOPIC_OFFSET = 8;
 
-    @Override
-    public int encodedLength() {
-        return TOPIC_OFFSET + ControlCodec.stringLength(topic);
+    public ReleaseAccessRequest() {
+        super("ReleaseAccess request", TOPIC_OFFSET, "topic");
     }
 
-    @Override
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT32, offset + PARTITION_OFFSET, partition);
-        segment.set(ControlCodec.INT32, offset + ACCESS_OFFSET, access);
-        return TOPIC_OFFSET + ControlCodec.putString(segment, offset + TOPIC_OFFSET, topic);
+    public int partition() {
+        return getInt32(PARTITION_OFFSET);
     }
 
-    public static ReleaseAccessRequest decode(final MemorySegment segment, final long offset) {
-        ControlCodec.requireLength(segment, offset, TOPIC_OFFSET + Short.BYTES, "ReleaseAccess request");
-        return new ReleaseAccessRequest(
-                ControlCodec.getString(segment, offset + TOPIC_OFFSET),
-                segment.get(ControlCodec.INT32, offset + PARTITION_OFFSET),
-                segment.get(ControlCodec.INT32, offset + ACCESS_OFFSET));
+    public ReleaseAccessRequest partition(final int partition) {
+        putInt32(PARTITION_OFFSET, partition);
+        return this;
+    }
+
+    /** {@link #PRODUCE} or {@link #CONSUME}. */
+    public int access() {
+        return getInt32(ACCESS_OFFSET);
+    }
+
+    public ReleaseAccessRequest access(final int access) {
+        putInt32(ACCESS_OFFSET, access);
+        return this;
+    }
+
+    public String topic() {
+        return getString(TOPIC_OFFSET);
+    }
+
+    public ReleaseAccessRequest topic(final String topic) {
+        putString(TOPIC_OFFSET, topic);
+        return this;
     }
 }

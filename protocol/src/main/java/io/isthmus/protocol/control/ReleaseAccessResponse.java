@@ -1,7 +1,5 @@
 package io.isthmus.protocol.control;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * RELEASE_ACCESS response body.
  *
@@ -13,23 +11,20 @@ import java.lang.foreign.MemorySegment;
  *   +-----------+
  * </pre>
  */
-public record ReleaseAccessResponse(short errorCode) implements ControlMessage {
+public final class ReleaseAccessResponse extends ControlFlyweight<ReleaseAccessResponse> {
     public static final int ERROR_CODE_OFFSET = 0;
     public static final int LENGTH = 2;
 
-    @Override
-    public int encodedLength() {
-        return LENGTH;
+    public ReleaseAccessResponse() {
+        super("ReleaseAccess response", LENGTH, null);
     }
 
-    @Override
-    public int encode(final MemorySegment segment, final long offset) {
-        segment.set(ControlCodec.INT16, offset + ERROR_CODE_OFFSET, errorCode);
-        return LENGTH;
+    public short errorCode() {
+        return getInt16(ERROR_CODE_OFFSET);
     }
 
-    public static ReleaseAccessResponse decode(final MemorySegment segment, final long offset) {
-        ControlCodec.requireLength(segment, offset, LENGTH, "ReleaseAccess response");
-        return new ReleaseAccessResponse(segment.get(ControlCodec.INT16, offset + ERROR_CODE_OFFSET));
+    public ReleaseAccessResponse errorCode(final short errorCode) {
+        putInt16(ERROR_CODE_OFFSET, errorCode);
+        return this;
     }
 }

@@ -1,7 +1,8 @@
 /**
  * The isthmus control protocol, shared by the broker and its RDMA clients: the control plane that runs over the
  * Kafka-protocol TCP connection ({@link io.isthmus.protocol.control.ControlApiKeys}, {@link
- * io.isthmus.protocol.control.ControlHeaderDescriptor} and one record per message, each documenting its byte layout),
+ * io.isthmus.protocol.control.ControlHeaderDescriptor} and one {@link io.isthmus.protocol.control.ControlFlyweight
+ * flyweight} per message, read and written in place in the frame, each documenting its byte layout),
  * and the layouts of the one-sided datapaths: the immediate of a produce WRITE WITH IMM ({@link
  * io.isthmus.protocol.control.ProduceImmediateDescriptor}), the broker's produce acknowledgement ({@link
  * io.isthmus.protocol.control.ProduceAckDescriptor}), the RDMA-readable metadata slot ({@link

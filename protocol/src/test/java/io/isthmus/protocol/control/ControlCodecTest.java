@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class ControlCodecTest {
@@ -18,6 +20,26 @@ class ControlCodecTest {
         assertThat(second).isEqualTo(2);
         assertThat(ControlCodec.getString(segment, 0)).isEqualTo("tøpic");
         assertThat(ControlCodec.getString(segment, first)).isNull();
+    }
+
+    @Test
+    void shouldEncodeUtf8AsStringGetBytesDoesWithoutAnArray() {
+        for (final String value : new String[] {
+            "", "orders", "ørders", "€uro", "topic-\uD83D\uDE80", "lone-\uD800-high", "lone-\uDC00-low", "end-\uD800"
+        }) {
+            final byte[] expected = value.getBytes(StandardCharsets.UTF_8);
+            final MemorySegment segment = MemorySegment.ofArray(new byte[64]);
+
+            final int written = ControlCodec.putString(segment, 0, value);
+
+            assertThat(written)
+                    .as(value)
+                    .isEqualTo(ControlCodec.stringLength(value))
+                    .isEqualTo(2 + expected.length);
+            assertThat(segment.asSlice(2, expected.length).toArray(ValueLayout.JAVA_BYTE))
+                    .as(value)
+                    .isEqualTo(expected);
+        }
     }
 
     @Test

@@ -13,27 +13,45 @@ import org.junit.jupiter.api.Test;
 
 class ControlRequestHeaderTest {
     @Test
-    void shouldRoundTripAHeader() {
-        final ControlRequestHeader header = ControlRequestHeader.of(ControlApiKeys.PRODUCE_ACCESS, (short) 0, 77, "me");
-        final MemorySegment segment = MemorySegment.ofArray(new byte[header.encodedLength() + 3]);
+    void shouldPutEveryFieldAtItsDocumentedOffsetBigEndian() {
+        final byte[] bytes = new byte[20];
+        final ControlRequestHeader header = new ControlRequestHeader()
+                .wrapForEncode(MemorySegment.ofArray(bytes), 3)
+                .apiKey(ControlApiKeys.PRODUCE_ACCESS)
+                .apiVersion((short) 0)
+                .correlationId(77)
+                .clientId("me");
 
-        final int written = header.encode(segment, 3);
-        final ControlRequestHeader decoded = ControlRequestHeader.decode(segment, 3);
+        final ByteBuffer wire = ByteBuffer.wrap(bytes, 3, bytes.length - 3).slice();
+        assertThat(header.bodyOffset()).isEqualTo(header.encodedLength()).isEqualTo(8 + 2 + 2 + 1);
+        assertThat(wire.getShort(ControlHeaderDescriptor.API_KEY_OFFSET)).isEqualTo(ControlApiKeys.PRODUCE_ACCESS);
+        assertThat(wire.getShort(ControlHeaderDescriptor.API_VERSION_OFFSET)).isZero();
+        assertThat(wire.getInt(ControlHeaderDescriptor.CORRELATION_ID_OFFSET)).isEqualTo(77);
+        assertThat(wire.getShort(ControlHeaderDescriptor.CLIENT_ID_OFFSET)).isEqualTo((short) 2);
+        assertThat(wire.get(ControlHeaderDescriptor.CLIENT_ID_OFFSET + 4))
+                .as("no tagged fields")
+                .isZero();
 
-        assertThat(written).isEqualTo(header.encodedLength()).isEqualTo(8 + 2 + 2 + 1);
-        assertThat(decoded).isEqualTo(header);
-        assertThat(decoded.bodyOffset()).isEqualTo(written);
+        final ControlRequestHeader read = new ControlRequestHeader().wrap(MemorySegment.ofArray(bytes), 3);
+        assertThat(read.apiKey()).isEqualTo(ControlApiKeys.PRODUCE_ACCESS);
+        assertThat(read.apiVersion()).isZero();
+        assertThat(read.correlationId()).isEqualTo(77);
+        assertThat(read.clientId()).isEqualTo("me");
+        assertThat(read.bodyOffset()).isEqualTo(header.bodyOffset());
     }
 
     @Test
     void shouldBeReadableAsAKafkaRequestHeaderV2() {
-        final ControlRequestHeader header =
-                ControlRequestHeader.of(ControlApiKeys.RDMA_CONNECT, (short) 0, 5, "client-1");
-        final byte[] bytes = new byte[header.encodedLength()];
-        header.encode(MemorySegment.ofArray(bytes), 0);
+        final byte[] bytes = new byte[32];
+        final int length = new ControlRequestHeader()
+                .wrapForEncode(MemorySegment.ofArray(bytes), 0)
+                .apiKey(ControlApiKeys.RDMA_CONNECT)
+                .correlationId(5)
+                .clientId("client-1")
+                .encodedLength();
 
         final RequestHeaderData kafka =
-                new RequestHeaderData(new ByteBufferAccessor(ByteBuffer.wrap(bytes)), (short) 2);
+                new RequestHeaderData(new ByteBufferAccessor(ByteBuffer.wrap(bytes, 0, length)), (short) 2);
 
         assertThat(kafka.requestApiKey()).isEqualTo(ControlApiKeys.RDMA_CONNECT);
         assertThat(kafka.correlationId()).isEqualTo(5);
@@ -55,7 +73,7 @@ class ControlRequestHeaderTest {
         buffer.put((byte) 42);
 
         final MemorySegment segment = MemorySegment.ofArray(buffer.array());
-        final ControlRequestHeader decoded = ControlRequestHeader.decode(segment, 0);
+        final ControlRequestHeader decoded = new ControlRequestHeader().wrap(segment, 0);
 
         assertThat(decoded.clientId()).isNull();
         assertThat(decoded.correlationId()).isEqualTo(9);
@@ -66,8 +84,22 @@ class ControlRequestHeaderTest {
     void shouldRejectATruncatedHeader() {
         final MemorySegment segment = MemorySegment.ofArray(new byte[] {0x7d, 0x00, 0, 0, 0, 0, 0, 1, 0, 9, 'a'});
 
-        assertThatThrownBy(() -> ControlRequestHeader.decode(segment, 0))
+        assertThatThrownBy(() -> new ControlRequestHeader().wrap(segment, 0))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("runs past the message");
+                .hasMessageContaining("truncated request header: clientId runs past the message");
+    }
+
+    @Test
+    void shouldRejectAHeaderWithoutItsTaggedFieldCountOrWithATaggedFieldRunningPastIt() {
+        final MemorySegment noCount = MemorySegment.ofArray(new byte[] {0x7d, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 'a'});
+        final MemorySegment pastEnd =
+                MemorySegment.ofArray(new byte[] {0x7d, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 'a', 1, 3, 9, 1, 2});
+
+        assertThatThrownBy(() -> new ControlRequestHeader().wrap(noCount, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("truncated varint");
+        assertThatThrownBy(() -> new ControlRequestHeader().wrap(pastEnd, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a tagged field runs past the message");
     }
 }

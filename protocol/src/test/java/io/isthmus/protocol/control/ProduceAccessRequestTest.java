@@ -1,39 +1,74 @@
 package io.isthmus.protocol.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class ProduceAccessRequestTest {
     @Test
-    void shouldRoundTripAFirstRequest() {
-        final ProduceAccessRequest decoded =
-                ControlMessagesRoundTrip.roundTrip(ProduceAccessRequest.of("orders", 3), ProduceAccessRequest::decode);
+    void shouldPutEveryFieldAtItsDocumentedOffsetBigEndian() {
+        final byte[] bytes = new byte[64];
+        final ProduceAccessRequest request = new ProduceAccessRequest()
+                .wrapForEncode(MemorySegment.ofArray(bytes), 5)
+                .partition(3)
+                .flags(ProduceAccessRequest.ROLL_FULL | ProduceAccessRequest.SHARED)
+                .fullSegmentId(65535)
+                .fullOrder(65534)
+                .topic("ørders");
 
-        assertThat(decoded).isEqualTo(ProduceAccessRequest.of("orders", 3));
-        assertThat(decoded.rollsFullSegment()).isFalse();
+        final ByteBuffer wire = ByteBuffer.wrap(bytes, 5, bytes.length - 5).slice();
+        assertThat(request.encodedLength()).isEqualTo(ProduceAccessRequest.TOPIC_OFFSET + 2 + 7);
+        assertThat(wire.getInt(ProduceAccessRequest.PARTITION_OFFSET)).isEqualTo(3);
+        assertThat(wire.getInt(ProduceAccessRequest.FLAGS_OFFSET)).isEqualTo(3);
+        assertThat(wire.getInt(ProduceAccessRequest.FULL_SEGMENT_ID_OFFSET)).isEqualTo(65535);
+        assertThat(wire.getInt(ProduceAccessRequest.FULL_ORDER_OFFSET)).isEqualTo(65534);
+        assertThat(wire.getShort(ProduceAccessRequest.TOPIC_OFFSET)).isEqualTo((short) 7);
+        assertThat(new String(bytes, 5 + ProduceAccessRequest.TOPIC_OFFSET + 2, 7, StandardCharsets.UTF_8))
+                .isEqualTo("ørders");
+
+        final ProduceAccessRequest read =
+                new ProduceAccessRequest().wrap(MemorySegment.ofArray(bytes), 5, request.encodedLength());
+        assertThat(read.topic()).isEqualTo("ørders");
+        assertThat(read.partition()).isEqualTo(3);
+        assertThat(read.rollsFullSegment()).isTrue();
+        assertThat(read.shared()).isTrue();
+        assertThat(read.fullSegmentId()).isEqualTo(65535);
+        assertThat(read.fullOrder()).isEqualTo(65534);
     }
 
     @Test
-    void shouldRoundTripARollRequest() {
-        final ProduceAccessRequest decoded = ControlMessagesRoundTrip.roundTrip(
-                ProduceAccessRequest.rollFull("ørders", 0, 65535), ProduceAccessRequest::decode);
+    void shouldTellAFirstExclusiveRequestByItsFlags() {
+        final ProduceAccessRequest request = new ProduceAccessRequest()
+                .wrapForEncode(MemorySegment.ofArray(new byte[32]), 0)
+                .partition(0)
+                .fullSegmentId(-1)
+                .fullOrder(-1)
+                .topic("orders");
 
-        assertThat(decoded.topic()).isEqualTo("ørders");
-        assertThat(decoded.rollsFullSegment()).isTrue();
-        assertThat(decoded.fullSegmentId()).isEqualTo(65535);
-        assertThat(decoded.shared()).isFalse();
+        assertThat(request.flags()).isZero();
+        assertThat(request.rollsFullSegment()).isFalse();
+        assertThat(request.shared()).isFalse();
+        assertThat(request.flags(ProduceAccessRequest.SHARED).shared()).isTrue();
+        assertThat(request.rollsFullSegment()).isFalse();
     }
 
     @Test
-    void shouldRoundTripASharedRollWithTheOrderThatOverflowed() {
-        final ProduceAccessRequest decoded = ControlMessagesRoundTrip.roundTrip(
-                ProduceAccessRequest.rollFullShared("orders", 1, 12, 65534), ProduceAccessRequest::decode);
+    void shouldRejectATruncatedBodyAndATopicRunningPastIt() {
+        final byte[] bytes = new byte[ProduceAccessRequest.TOPIC_OFFSET + 2 + 6];
+        new ProduceAccessRequest()
+                .wrapForEncode(MemorySegment.ofArray(bytes), 0)
+                .topic("orders");
 
-        assertThat(decoded).isEqualTo(ProduceAccessRequest.rollFullShared("orders", 1, 12, 65534));
-        assertThat(decoded.shared()).isTrue();
-        assertThat(decoded.rollsFullSegment()).isTrue();
-        assertThat(decoded.fullOrder()).isEqualTo(65534);
-        assertThat(ProduceAccessRequest.shared("orders", 1).rollsFullSegment()).isFalse();
+        assertThatThrownBy(() -> new ProduceAccessRequest().wrap(MemorySegment.ofArray(bytes), 0, 17))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("truncated ProduceAccess request: length=17 needed=18");
+        assertThatThrownBy(() -> new ProduceAccessRequest().wrap(MemorySegment.ofArray(bytes), 0, bytes.length - 1L))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("topic runs past the message")
+                .hasMessageContaining("stringLength=6 length=23");
     }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class RdmaConnectRequestTest {
@@ -12,40 +14,52 @@ class RdmaConnectRequestTest {
     };
 
     @Test
-    void shouldRoundTrip() {
-        final RdmaConnectRequest request = new RdmaConnectRequest(0x1234, 0xabcdef, 0, GID, 16, 3);
+    void shouldPutEveryFieldAtItsDocumentedOffsetBigEndian() {
+        final byte[] bytes = new byte[5 + RdmaConnectRequest.LENGTH];
+        final RdmaConnectRequest request = new RdmaConnectRequest()
+                .wrapForEncode(MemorySegment.ofArray(bytes), 5)
+                .qpNumber(0x1234)
+                .packetSequenceNumber(0xabcdef)
+                .lid(7)
+                .gid(GID)
+                .ackCredits(16)
+                .mtu(3);
 
-        final RdmaConnectRequest decoded = ControlMessagesRoundTrip.roundTrip(request, RdmaConnectRequest::decode);
-
-        assertThat(decoded.qpNumber()).isEqualTo(0x1234);
-        assertThat(decoded.packetSequenceNumber()).isEqualTo(0xabcdef);
-        assertThat(decoded.gid()).isEqualTo(GID);
-        assertThat(decoded.ackCredits()).isEqualTo(16);
-        assertThat(decoded.mtu()).isEqualTo(3);
-    }
-
-    @Test
-    void shouldPutTheGidAtItsDocumentedOffset() {
-        final MemorySegment segment = MemorySegment.ofArray(new byte[RdmaConnectRequest.LENGTH]);
-        new RdmaConnectRequest(1, 2, 0, GID, 4, 5).encode(segment, 0);
-
-        assertThat(segment.asSlice(RdmaConnectRequest.GID_OFFSET, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+        final ByteBuffer wire =
+                ByteBuffer.wrap(bytes, 5, RdmaConnectRequest.LENGTH).slice();
+        assertThat(request.encodedLength()).isEqualTo(RdmaConnectRequest.LENGTH);
+        assertThat(wire.getInt(RdmaConnectRequest.QP_NUMBER_OFFSET)).isEqualTo(0x1234);
+        assertThat(wire.getInt(RdmaConnectRequest.PSN_OFFSET)).isEqualTo(0xabcdef);
+        assertThat(wire.getInt(RdmaConnectRequest.LID_OFFSET)).isEqualTo(7);
+        assertThat(Arrays.copyOfRange(bytes, 5 + RdmaConnectRequest.GID_OFFSET, 5 + RdmaConnectRequest.GID_OFFSET + 16))
                 .isEqualTo(GID);
-        assertThat(segment.get(ControlCodec.INT32, RdmaConnectRequest.MTU_OFFSET))
-                .isEqualTo(5);
+        assertThat(wire.getInt(RdmaConnectRequest.ACK_CREDITS_OFFSET)).isEqualTo(16);
+        assertThat(wire.getInt(RdmaConnectRequest.MTU_OFFSET)).isEqualTo(3);
+
+        final RdmaConnectRequest read = new RdmaConnectRequest().wrap(MemorySegment.ofArray(bytes), 5);
+        assertThat(read.qpNumber()).isEqualTo(0x1234);
+        assertThat(read.packetSequenceNumber()).isEqualTo(0xabcdef);
+        assertThat(read.lid()).isEqualTo(7);
+        assertThat(read.gid()).isEqualTo(GID);
+        assertThat(read.ackCredits()).isEqualTo(16);
+        assertThat(read.mtu()).isEqualTo(3);
     }
 
     @Test
     void shouldRejectAGidOfTheWrongLength() {
-        assertThatThrownBy(() -> new RdmaConnectRequest(1, 2, 0, new byte[4], 4, 5))
+        final RdmaConnectRequest request =
+                new RdmaConnectRequest().wrapForEncode(MemorySegment.ofArray(new byte[RdmaConnectRequest.LENGTH]), 0);
+
+        assertThatThrownBy(() -> request.gid(new byte[4]))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("length=4");
+                .hasMessageContaining("gid has 16 bytes: length=4");
     }
 
     @Test
     void shouldRejectATruncatedBody() {
-        assertThatThrownBy(() -> RdmaConnectRequest.decode(MemorySegment.ofArray(new byte[20]), 0))
+        assertThatThrownBy(() -> new RdmaConnectRequest().wrap(MemorySegment.ofArray(new byte[20]), 0))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("truncated RdmaConnect request");
+                .hasMessageContaining("truncated RdmaConnect request")
+                .hasMessageContaining("length=20 needed=36");
     }
 }
