@@ -61,7 +61,8 @@ final class Interop {
             final HeaderList headers = new HeaderList();
             for (int i = 0; i < records; i++) {
                 headers.clear().add("h", Integer.toString(i).getBytes(StandardCharsets.UTF_8));
-                producer.send(topic, IsthmusProducer.ANY_PARTITION, BASE_TIMESTAMP + i, key(i), value(i), headers);
+                producer.send(
+                        topic, IsthmusProducer.ANY_PARTITION, BASE_TIMESTAMP + i, key(i), value(i), headers, null);
             }
             producer.flush();
         }
@@ -226,7 +227,7 @@ final class Interop {
     private static void produce(final String bootstrap, final String topic, final int partitions, final int records) {
         try (IsthmusProducer producer = new IsthmusProducer(Map.of("bootstrap.servers", bootstrap))) {
             for (int i = 0; i < records; i++) {
-                producer.send(topic, i % partitions, BASE_TIMESTAMP + i, key(i), value(i), null);
+                producer.send(topic, i % partitions, BASE_TIMESTAMP + i, key(i), value(i), null, null);
             }
             producer.flush();
         }

@@ -69,7 +69,7 @@ class IsthmusClientEndToEndTest {
                     last = producer.sendAsync(
                             topic, IsthmusProducer.ANY_PARTITION, baseTimestamp + i, key, value, headers);
                 } else {
-                    producer.send(topic, IsthmusProducer.ANY_PARTITION, baseTimestamp + i, key, value, headers);
+                    producer.send(topic, IsthmusProducer.ANY_PARTITION, baseTimestamp + i, key, value, headers, null);
                 }
             }
             producer.flush();

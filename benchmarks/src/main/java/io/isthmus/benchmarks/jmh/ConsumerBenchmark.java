@@ -97,7 +97,7 @@ public class ConsumerBenchmark {
             }
             try (IsthmusProducer producer = new IsthmusProducer(settings)) {
                 for (int i = 0; i < records; i++) {
-                    producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null);
+                    producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null, null);
                 }
                 producer.flush();
             }

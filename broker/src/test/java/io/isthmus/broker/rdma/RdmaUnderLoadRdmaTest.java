@@ -383,7 +383,7 @@ class RdmaUnderLoadRdmaTest {
             final int quarter = RECORDS / 4;
             for (long seq = 0; seq < RECORDS; seq++) {
                 valueView.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, seq);
-                producer.send(topic, 0, IsthmusProducer.NOW, null, value, null);
+                producer.send(topic, 0, IsthmusProducer.NOW, null, value, null, null);
                 if (fault != null && (seq + 1) % quarter == 0 && seq + 1 < RECORDS) {
                     final long deadline = System.nanoTime() + DEADLINE.toNanos();
                     while (delivered.get() + errors.size() < seq + 1 - quarter / 2) {

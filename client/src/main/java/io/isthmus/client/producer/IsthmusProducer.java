@@ -218,25 +218,22 @@ public final class IsthmusProducer implements AutoCloseable {
         return timestamp == NOW ? System.currentTimeMillis() : timestamp;
     }
 
-    // ------------------------------------------------------------------ send: byte[]
+    // ------------------------------------------------------------------ send
+    //
+    // Each send comes in two payload types, arrays and segments, each written straight into the batch (nothing
+    // allocated, nothing wrapped), and three shapes: the short form, the full form with an optional per-record
+    // callback, and a future. All of them end in one append.
 
     /** Sends a record without a per-record completion (see {@link DeliveryListener}); allocates nothing. */
     public void send(final String topic, final byte[] key, final byte[] value) {
-        append(topic, ANY_PARTITION, NOW, key, value, null, null);
+        append(topic, ANY_PARTITION, NOW, null, key, null, value, null, null);
     }
 
-    /** Sends a record without a per-record completion; allocates nothing. */
-    public void send(
-            final String topic,
-            final int partition,
-            final long timestamp,
-            final byte[] key,
-            final byte[] value,
-            final HeaderList headers) {
-        append(topic, partition, timestamp, key, value, headers, null);
-    }
-
-    /** Sends a record and calls {@code callback} (may be null) when it is acknowledged or fails. */
+    /**
+     * Sends a record to {@code partition} ({@link #ANY_PARTITION}: by key, or sticky without one) at {@code timestamp}
+     * ({@link #NOW}) and calls {@code callback} when it is acknowledged or fails; with a null callback nothing is
+     * allocated. Key, value and headers may be null.
+     */
     public void send(
             final String topic,
             final int partition,
@@ -245,7 +242,7 @@ public final class IsthmusProducer implements AutoCloseable {
             final byte[] value,
             final HeaderList headers,
             final Callback callback) {
-        append(topic, partition, timestamp, key, value, headers, callback);
+        append(topic, partition, timestamp, null, key, null, value, headers, callback);
     }
 
     /** Sends a record; the future completes when it is acknowledged. */
@@ -257,51 +254,16 @@ public final class IsthmusProducer implements AutoCloseable {
             final byte[] value,
             final HeaderList headers) {
         final CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-        append(topic, partition, timestamp, key, value, headers, future);
+        append(topic, partition, timestamp, null, key, null, value, headers, future);
         return future;
     }
-
-    private void append(
-            final String topic,
-            final int partition,
-            final long timestamp,
-            final byte[] key,
-            final byte[] value,
-            final HeaderList headers,
-            final Object completion) {
-        final PartitionQueue queue = queue(topic, partition, null, key);
-        final long ts = timestamp(timestamp);
-        final boolean sticky = partition < 0 && key == null;
-        queue.lock.lock();
-        try {
-            final RecordBatchBuilder builder = accumulator.reserve(
-                    queue, ts, key == null ? -1 : key.length, value == null ? -1 : value.length, headers, sticky);
-            final int delta = builder.append(ts, key, value, headers);
-            accumulator.appended(queue, delta, completion, ts);
-        } finally {
-            queue.lock.unlock();
-        }
-    }
-
-    // ------------------------------------------------------------------ send: MemorySegment
 
     /** Sends a record without a per-record completion; allocates nothing. Key, value may be null. */
     public void send(final String topic, final MemorySegment key, final MemorySegment value) {
-        append(topic, ANY_PARTITION, NOW, key, value, null, null);
+        append(topic, ANY_PARTITION, NOW, key, null, value, null, null, null);
     }
 
-    /** Sends a record without a per-record completion; allocates nothing. */
-    public void send(
-            final String topic,
-            final int partition,
-            final long timestamp,
-            final MemorySegment key,
-            final MemorySegment value,
-            final HeaderList headers) {
-        append(topic, partition, timestamp, key, value, headers, null);
-    }
-
-    /** Sends a record and calls {@code callback} (may be null) when it is acknowledged or fails. */
+    /** As {@link #send(String, int, long, byte[], byte[], HeaderList, Callback)}, from memory segments. */
     public void send(
             final String topic,
             final int partition,
@@ -310,10 +272,10 @@ public final class IsthmusProducer implements AutoCloseable {
             final MemorySegment value,
             final HeaderList headers,
             final Callback callback) {
-        append(topic, partition, timestamp, key, value, headers, callback);
+        append(topic, partition, timestamp, key, null, value, null, headers, callback);
     }
 
-    /** Sends a record; the future completes when it is acknowledged. */
+    /** As {@link #sendAsync(String, int, long, byte[], byte[], HeaderList)}, from memory segments. */
     public CompletableFuture<RecordMetadata> sendAsync(
             final String topic,
             final int partition,
@@ -322,25 +284,36 @@ public final class IsthmusProducer implements AutoCloseable {
             final MemorySegment value,
             final HeaderList headers) {
         final CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-        append(topic, partition, timestamp, key, value, headers, future);
+        append(topic, partition, timestamp, key, null, value, null, headers, future);
         return future;
     }
 
+    /**
+     * Every send ends here. A payload comes either as segments or as arrays (the other pair null), and goes into the
+     * batch through the builder's matching append, without being wrapped.
+     */
     private void append(
             final String topic,
             final int partition,
             final long timestamp,
-            final MemorySegment key,
-            final MemorySegment value,
+            final MemorySegment keySegment,
+            final byte[] keyArray,
+            final MemorySegment valueSegment,
+            final byte[] valueArray,
             final HeaderList headers,
             final Object completion) {
-        final PartitionQueue queue = queue(topic, partition, key, null);
+        final PartitionQueue queue = queue(topic, partition, keySegment, keyArray);
         final long ts = timestamp(timestamp);
-        final boolean sticky = partition < 0 && key == null;
+        final boolean sticky = partition < 0 && keySegment == null && keyArray == null;
+        final boolean arrays = keyArray != null || valueArray != null;
+        final int keyLength = arrays ? length(keyArray) : size(keySegment);
+        final int valueLength = arrays ? length(valueArray) : size(valueSegment);
         queue.lock.lock();
         try {
-            final RecordBatchBuilder builder = accumulator.reserve(queue, ts, size(key), size(value), headers, sticky);
-            final int delta = builder.append(ts, key, value, headers);
+            final RecordBatchBuilder builder = accumulator.reserve(queue, ts, keyLength, valueLength, headers, sticky);
+            final int delta = arrays
+                    ? builder.append(ts, keyArray, valueArray, headers)
+                    : builder.append(ts, keySegment, valueSegment, headers);
             accumulator.appended(queue, delta, completion, ts);
         } finally {
             queue.lock.unlock();
@@ -349,6 +322,10 @@ public final class IsthmusProducer implements AutoCloseable {
 
     private static int size(final MemorySegment segment) {
         return segment == null ? -1 : (int) segment.byteSize();
+    }
+
+    private static int length(final byte[] array) {
+        return array == null ? -1 : array.length;
     }
 
     // ------------------------------------------------------------------ claim
