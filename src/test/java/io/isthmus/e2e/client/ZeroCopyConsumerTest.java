@@ -51,7 +51,7 @@ class ZeroCopyConsumerTest {
             final MemorySegment value = arena.allocate(VALUE_SIZE);
             for (int i = 0; i < RECORDS; i++) {
                 value.set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
-                producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null);
+                producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null, null);
             }
             producer.flush();
         }
@@ -112,6 +112,22 @@ class ZeroCopyConsumerTest {
             assertThat((double) allocated / measured)
                     .as("heap bytes per record: %d bytes over %d records", allocated, measured)
                     .isLessThan(1.0);
+        }
+    }
+
+    @Test
+    void shouldReportTheLagAgainstTheHighWatermarkOfTheLastFetchWithoutAskingTheBroker() {
+        try (IsthmusConsumer consumer = consumer()) {
+            assertThat(consumer.currentLag(PARTITION)).as("before any fetch").isEmpty();
+            final CountingHandler handler = new CountingHandler();
+            while (handler.count == 0) {
+                consumer.poll(handler, 1000, Duration.ofSeconds(5));
+            }
+            assertThat(consumer.currentLag(PARTITION)).hasValue(RECORDS - handler.count);
+            while (handler.count < RECORDS) {
+                consumer.poll(handler, 100_000, Duration.ofSeconds(5));
+            }
+            assertThat(consumer.currentLag(PARTITION)).hasValue(0);
         }
     }
 

@@ -181,6 +181,13 @@ class RdmaEndToEndTest {
                         .as("a value slice after its batch closed")
                         .isInstanceOf(IllegalStateException.class);
             }
+            // Everything asked for is read: the lag against the high watermark the last fetch or slot READ reported
+            // reaches zero (a READ is not atomic across the slot's words, so it may take one more poll to see it).
+            final long lagDeadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!consumer.currentLag(tp).equals(java.util.OptionalLong.of(0)) && System.nanoTime() < lagDeadline) {
+                consumer.poll(Duration.ofMillis(50)).close();
+            }
+            assertThat(consumer.currentLag(tp)).hasValue(0);
             if (consumer.transport() == Transport.RDMA) {
                 assertThat(consumer.rdmaTransport().slotReads()).isPositive();
                 assertThat(consumer.rdmaTransport().accessRequests())
@@ -375,7 +382,7 @@ class RdmaEndToEndTest {
                         4,
                         8);
                 Arena arena = Arena.ofConfined()) {
-            final ProduceAccessResponse access = stalled.produceAccess(ProduceAccessRequest.shared(topic, 0));
+            final ProduceAccessResponse access = stalled.produceAccess(topic, 0, ProduceAccessRequest.SHARED, -1, -1);
             assertThat(access.errorCode()).isZero();
             final MemorySegment old = stalled.allocate(SharedProduceWordDescriptor.LENGTH);
             final MemoryRegion oldRegion = stalled.register(old, AccessFlags.LOCAL_WRITE);

@@ -1,5 +1,6 @@
 package io.isthmus.client.consumer;
 
+import io.isthmus.client.consumer.internals.SubscriptionState.PartitionState;
 import io.isthmus.protocol.record.Header;
 import io.isthmus.protocol.record.Record;
 import java.lang.foreign.MemorySegment;
@@ -27,11 +28,11 @@ public final class ConsumedRecord {
     }
 
     public String topic() {
-        return state.topic;
+        return state.topic();
     }
 
     public int partition() {
-        return state.partition;
+        return state.partition();
     }
 
     public long offset() {
@@ -129,7 +130,7 @@ public final class ConsumedRecord {
 
     @Override
     public String toString() {
-        return "ConsumedRecord{topic=" + state.topic + ", partition=" + state.partition + ", offset=" + offset()
+        return "ConsumedRecord{topic=" + topic() + ", partition=" + partition() + ", offset=" + offset()
                 + ", timestamp=" + timestamp() + ", keySize=" + keySize() + ", valueSize=" + valueSize() + '}';
     }
 }

@@ -1,5 +1,7 @@
 package io.isthmus.client.consumer;
 
+import io.isthmus.client.consumer.internals.FetchedData;
+import io.isthmus.client.consumer.internals.RecordIterator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Iterator;
@@ -15,7 +17,6 @@ import java.util.NoSuchElementException;
  * slice can never read recycled bytes. The arena is confined: use the batch and its slices on the polling thread.
  */
 public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedRecord> {
-    private final IsthmusConsumer owner;
     private final FetchedData data;
     private final Arena arena;
     private final RecordIterator iterator;
@@ -25,12 +26,17 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
     private boolean closed;
     private int delivered;
 
-    ConsumerBatch(final IsthmusConsumer owner, final FetchedData data, final boolean checkCrcs) {
-        this.owner = owner;
+    /**
+     * @param data the fetched data, released when the batch closes; null for an empty batch
+     * @param iterator walks {@code data}; null for an empty batch
+     */
+    ConsumerBatch(final FetchedData data, final RecordIterator iterator) {
         this.data = data;
         this.arena = data == null ? null : Arena.ofConfined();
-        this.iterator = new RecordIterator(checkCrcs, null);
-        iterator.reset(data);
+        this.iterator = iterator;
+        if (iterator != null) {
+            iterator.reset(data);
+        }
     }
 
     /** Advances to the next record; false at the end. */
@@ -38,7 +44,7 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
         if (closed) {
             throw new IllegalStateException("consumer batch is closed");
         }
-        if (!iterator.next()) {
+        if (iterator == null || !iterator.next()) {
             return false;
         }
         final MemorySegment raw = iterator.recordSegment();
@@ -46,7 +52,7 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
             rawSegment = raw;
             leasedSegment = raw.reinterpret(arena, null);
         }
-        record.set(iterator.record(), iterator.slice().state, leasedSegment);
+        record.set(iterator.record(), iterator.partition(), leasedSegment);
         delivered++;
         return true;
     }
@@ -128,7 +134,8 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
             arena.close();
         }
         if (data != null) {
-            owner.release(data);
+            iterator.reset(null);
+            data.release();
         }
     }
 }

@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * <p>A buffer grows to fit a larger frame: growth frees the old memory at once (its own shared arena), so a stale slice
  * of it fails with {@link IllegalStateException} instead of reading reused bytes.
  */
-public final class ReceiveBuffer {
+public final class ReceiveBuffer implements LeasedBuffer {
     private final ReceiveBufferPool pool;
     private Arena arena;
     private MemorySegment segment;
@@ -45,6 +45,7 @@ public final class ReceiveBuffer {
     }
 
     /** The whole buffer; the current frame is {@code [0, frameLength())}. */
+    @Override
     public MemorySegment segment() {
         return segment;
     }
@@ -71,6 +72,7 @@ public final class ReceiveBuffer {
     }
 
     /** Gives the buffer back to its pool: its bytes may be overwritten by the next frame from then on. */
+    @Override
     public void release() {
         pool.release(this);
     }

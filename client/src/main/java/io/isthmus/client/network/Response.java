@@ -8,8 +8,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
  * One response frame, still in its {@link ReceiveBuffer}: the body starts at {@link #bodyOffset()}. Parse it with
- * {@link #parse()}; record fields of the parsed message (fetch responses) are views of the receive buffer, so the
- * buffer must stay unreleased while they are used. {@link #release()} gives the buffer back.
+ * {@link #parse()}; record fields of the parsed message are views of the receive buffer, so the buffer must stay
+ * unreleased while they are used. Fetch responses are better read in place with {@link FetchResponseReader}, which
+ * parses nothing into objects. {@link #release()} gives the buffer back.
  */
 public final class Response {
     private final ApiKeys apiKey;

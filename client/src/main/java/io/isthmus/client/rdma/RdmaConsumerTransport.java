@@ -1,5 +1,6 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.client.record.ReadableBatches;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.WorkCompletions;
@@ -29,8 +30,9 @@ import org.slf4j.LoggerFactory;
  *   <li>refreshes every partition read over a connection with ONE RDMA READ of its metadata slots;
  *   <li>READs the new bytes of each partition, never past its readable position, into one registered {@link
  *       RdmaReadBuffer} of {@code rdma.read.bytes}, all READs in flight together;
- *   <li>hands out only whole batches: a partial trailing batch is not handed out and is read again, with the rest of
- *       it, once the slot says the rest is there.
+ *   <li>hands out only whole batches, found by one walk over their headers ({@link ReadableBatches}): a partial
+ *       trailing batch is not handed out and is read again, with the rest of it, once the slot says the rest is
+ *       there.
  * </ol>
  *
  * <p>A READ that completes in error (e.g. REM_ACCESS_ERR on an rkey retention withdrew) breaks the queue pair: the
@@ -47,7 +49,8 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     /** Receives the whole batches of one poll. */
     public interface BatchSink {
         /**
-         * Batches of {@code reader}'s partition lie in {@code [start, end)} of the poll's buffer.
+         * Batches of {@code reader}'s partition lie in {@code [start, end)} of the poll's buffer. Both ends and the
+         * next offset come from the one walk over their headers: trust them, do not walk the batches again.
          *
          * @param fetchOffset records below it are not to be handed out (the first batch may start earlier)
          * @param nextOffset the offset after the last of these batches
@@ -65,6 +68,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     private final WorkCompletions completions;
     private final Arena arena = Arena.ofShared();
     private final List<RdmaPartitionReader> chunkReaders = new ArrayList<>();
+    private final ReadableBatches batches = new ReadableBatches();
     private long[] chunkStarts = new long[16];
     private int[] chunkLengths = new int[16];
     private long slotReads;
@@ -219,6 +223,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
                     continue;
                 }
                 r.readable = Math.max(r.readable, MetadataSlotDescriptor.position(word));
+                r.highWatermark = Math.max(r.highWatermark, MetadataSlotDescriptor.highWatermark(link.slots, slot));
                 r.sealed |= MetadataSlotDescriptor.isSealed(word);
             }
             if (r.finishedSealedSegment()) {
@@ -252,36 +257,44 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             buffer.release();
             return null;
         }
-        boolean handedOut = false;
-        final MemorySegment memory = buffer.segment();
-        for (int c = 0; c < chunkReaders.size(); c++) {
-            final RdmaPartitionReader r = chunkReaders.get(c);
-            final long start = chunkStarts[c];
-            final long limit = start + chunkLengths[c];
-            final long end = RecordBatchValidator.readableBatchEnd(memory, start, limit);
-            if (end == start) {
-                checkIncomplete(r, memory, start, limit);
-                continue;
-            }
-            long nextOffset = r.nextOffset;
-            long position = start;
-            while (position < end) {
-                nextOffset = Math.max(nextOffset, RecordBatchDescriptor.lastOffset(memory, position) + 1);
-                position += RecordBatchDescriptor.batchSize(memory, position);
-            }
-            sink.onBatches(r, start, end, r.nextOffset, nextOffset);
-            handedOut = true;
-            r.readPosition += end - start;
-            r.nextOffset = nextOffset;
-            if (r.finishedSealedSegment()) {
-                r.needsAccess = true;
-            }
+        final boolean handedOut;
+        try {
+            handedOut = handOut(buffer.segment(), sink);
+        } catch (final RuntimeException e) {
+            buffer.release();
+            throw e;
         }
         if (!handedOut) {
             buffer.release();
             return null;
         }
         return buffer;
+    }
+
+    /**
+     * Hands each chunk's whole batches to the sink: one walk over their headers ({@link ReadableBatches}) finds where
+     * they end and the offset after them, and the sink trusts both. A truncated tail is left for the next poll.
+     */
+    private boolean handOut(final MemorySegment memory, final BatchSink sink) {
+        boolean handedOut = false;
+        for (int c = 0; c < chunkReaders.size(); c++) {
+            final RdmaPartitionReader r = chunkReaders.get(c);
+            final long start = chunkStarts[c];
+            final long limit = start + chunkLengths[c];
+            final ReadableBatches whole = batches.scan(memory, start, limit, r.nextOffset);
+            if (whole.isEmpty()) {
+                checkIncomplete(r, memory, start, limit);
+                continue;
+            }
+            sink.onBatches(r, start, whole.end(), r.nextOffset, whole.nextOffset());
+            handedOut = true;
+            r.readPosition += whole.end() - start;
+            r.nextOffset = whole.nextOffset();
+            if (r.finishedSealedSegment()) {
+                r.needsAccess = true;
+            }
+        }
+        return handedOut;
     }
 
     /** No whole batch in a chunk: garbage is an error, a batch larger than a whole buffer can never be read. */

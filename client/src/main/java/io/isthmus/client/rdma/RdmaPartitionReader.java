@@ -31,6 +31,8 @@ public final class RdmaPartitionReader {
     long readPosition;
     /** The broker's readable position (exclusive) from the last slot READ or access answer. */
     long readable;
+    /** The partition's high watermark from the last slot READ (for lag; offsets come from the batches), -1 before. */
+    long highWatermark = -1;
 
     boolean sealed;
 
@@ -46,6 +48,11 @@ public final class RdmaPartitionReader {
 
     public String topic() {
         return topic;
+    }
+
+    /** The partition's high watermark as the last slot READ saw it; -1 before the first. */
+    public long highWatermark() {
+        return highWatermark;
     }
 
     public int partition() {

@@ -1,5 +1,6 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.client.network.LeasedBuffer;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import java.lang.foreign.Arena;
@@ -11,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * own, so it outlives a connection that fails while the application still holds records in it; it is registered with
  * whichever connection reads into it next.
  */
-public final class RdmaReadBuffer {
+public final class RdmaReadBuffer implements LeasedBuffer {
     private final RdmaReadBufferPool pool;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
@@ -25,6 +26,7 @@ public final class RdmaReadBuffer {
     }
 
     /** The whole buffer; what a READ brought lies at the offsets the transport reported. */
+    @Override
     public MemorySegment segment() {
         return segment;
     }
@@ -39,6 +41,7 @@ public final class RdmaReadBuffer {
     }
 
     /** Gives the buffer back: the next READ may overwrite it. */
+    @Override
     public void release() {
         pool.release(this);
     }
