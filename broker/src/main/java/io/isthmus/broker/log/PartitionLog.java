@@ -481,25 +481,9 @@ public final class PartitionLog implements AutoCloseable {
             if (!batch.hasProducerId()) {
                 continue;
             }
-            final Verdict verdict = producers.check(
-                    batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
-            switch (verdict) {
-                case Verdict.Append append ->
-                    producers.appended(
-                            batch.producerId(),
-                            batch.producerEpoch(),
-                            batch.baseSequence(),
-                            batch.lastSequence(),
-                            ProducerStateTable.PENDING,
-                            ProducerStateTable.PENDING);
+            switch (checkAndRecord(batch)) {
+                case Verdict.Append append -> {}
                 case Verdict.Duplicate duplicate -> {
-                    if (duplicate.firstOffset() == ProducerStateTable.PENDING) {
-                        releaseProducerState(batches, i);
-                        throw new ProducerRejectedException(
-                                Errors.REQUEST_TIMED_OUT,
-                                "the same batch is being committed: partition=" + name + " producerId="
-                                        + batch.producerId() + " sequence=" + batch.baseSequence() + "; retry");
-                    }
                     LOG.debug(
                             "{}: duplicate batch of producerId={} sequence={} answered with offset={}",
                             name,
@@ -577,28 +561,36 @@ public final class PartitionLog implements AutoCloseable {
         }
         appendLock.lock();
         try {
-            final Verdict verdict = producers.check(
-                    batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
-            if (verdict instanceof Verdict.Duplicate duplicate
-                    && duplicate.firstOffset() == ProducerStateTable.PENDING) {
-                return new Verdict.Reject(
-                        Errors.REQUEST_TIMED_OUT,
-                        "the same batch is being committed: producerId=" + batch.producerId() + " sequence="
-                                + batch.baseSequence() + "; retry");
-            }
-            if (verdict instanceof Verdict.Append) {
-                producers.appended(
-                        batch.producerId(),
-                        batch.producerEpoch(),
-                        batch.baseSequence(),
-                        batch.lastSequence(),
-                        ProducerStateTable.PENDING,
-                        ProducerStateTable.PENDING);
-            }
-            return verdict;
+            return checkAndRecord(batch);
         } finally {
             appendLock.unlock();
         }
+    }
+
+    /**
+     * Checks an idempotent producer's batch against its state and, when it may be appended, records it at once with
+     * {@link ProducerStateTable#PENDING} offsets. A duplicate of a batch still pending is refused with a retriable
+     * error: its offset is not known yet.
+     */
+    private Verdict checkAndRecord(final BatchSummary batch) {
+        final Verdict verdict =
+                producers.check(batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence());
+        if (verdict instanceof Verdict.Duplicate duplicate && duplicate.firstOffset() == ProducerStateTable.PENDING) {
+            return new Verdict.Reject(
+                    Errors.REQUEST_TIMED_OUT,
+                    "the same batch is being committed: producerId=" + batch.producerId() + " sequence="
+                            + batch.baseSequence() + "; retry");
+        }
+        if (verdict instanceof Verdict.Append) {
+            producers.appended(
+                    batch.producerId(),
+                    batch.producerEpoch(),
+                    batch.baseSequence(),
+                    batch.lastSequence(),
+                    ProducerStateTable.PENDING,
+                    ProducerStateTable.PENDING);
+        }
+        return verdict;
     }
 
     /** A batch whose sequences were {@link #reserveSequences reserved} will not commit: its retry must be accepted. */
