@@ -268,15 +268,8 @@ final class RdmaControlPlane implements AutoCloseable {
             session.produceGrants.add(grant);
             LOG.info("RDMA produce access granted: {} {}", session, grant);
         }
-        final LogSegment segment = grant.registration.segment();
-        exchange.answer(produceResponse, ProduceAccessResponse.LENGTH)
-                .errorCode(ControlErrorCodes.NONE)
-                .segmentId(segment.id())
-                .rkey(grant.registration.rkey())
-                .segmentAddress(grant.registration.address())
-                .tailPosition(grant.tail)
-                .capacity(segment.capacity())
-                .segmentBaseOffset(segment.baseOffset())
+        grant.registration
+                .answerGrant(exchange.answer(produceResponse, ProduceAccessResponse.LENGTH), grant.tail)
                 .firstOrder(grant.nextOrder);
         exchange.complete();
     }

@@ -3,6 +3,8 @@ package io.isthmus.broker.rdma;
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.ProduceAccessResponse;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -32,6 +34,21 @@ public final class SegmentRegistration {
 
     public long address() {
         return region.address();
+    }
+
+    /**
+     * Fills what every produce grant on this registration answers, exclusive or shared: the segment, its rkey and
+     * address, where writing starts and how far it may go. The caller adds what its kind of grant needs.
+     */
+    ProduceAccessResponse answerGrant(final ProduceAccessResponse response, final long tailPosition) {
+        final LogSegment segment = segment();
+        return response.errorCode(ControlErrorCodes.NONE)
+                .segmentId(segment.id())
+                .rkey(rkey())
+                .segmentAddress(address())
+                .tailPosition(tailPosition)
+                .capacity(segment.capacity())
+                .segmentBaseOffset(segment.baseOffset());
     }
 
     public int rkey() {

@@ -1,7 +1,6 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.log.AppendInfo;
-import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.log.SegmentNotWritableException;
@@ -192,15 +191,8 @@ final class SharedProducePath implements AutoCloseable {
             }
             LOG.info("RDMA shared produce access granted: {} {}", session, segment);
         }
-        final LogSegment log = segment.registration.segment();
-        exchange.answer(response, ProduceAccessResponse.LENGTH)
-                .errorCode(ControlErrorCodes.NONE)
-                .segmentId(log.id())
-                .rkey(segment.registration.rkey())
-                .segmentAddress(segment.registration.address())
-                .tailPosition(segment.tail)
-                .capacity(log.capacity())
-                .segmentBaseOffset(log.baseOffset())
+        segment.registration
+                .answerGrant(exchange.answer(response, ProduceAccessResponse.LENGTH), segment.tail)
                 .flags(ProduceAccessResponse.SHARED)
                 .wordAddress(words.address(segment.word))
                 .wordRkey(words.rkey());
