@@ -39,12 +39,31 @@ public final class BrokerSettings {
 
     private BrokerSettings() {}
 
+    /**
+     * Extra options for broker JVMs, from {@value #BROKER_EXTRA_ENV}, for profiling a run without changing it, e.g.
+     * {@code -XX:StartFlightRecording=filename=/tmp/broker-%p.jfr,settings=profile}. Options are separated by spaces.
+     */
+    public static final String BROKER_EXTRA_ENV = "ISTHMUS_BENCH_BROKER_JVM_OPTS";
+
+    /** Extra options for client JVMs, from {@value #CLIENT_EXTRA_ENV}; as {@link #BROKER_EXTRA_ENV}. */
+    public static final String CLIENT_EXTRA_ENV = "ISTHMUS_BENCH_CLIENT_JVM_OPTS";
+
     public static List<String> brokerJvmOptions() {
-        return withUnsafeAllowed(BROKER_JVM_OPTIONS);
+        return withExtra(withUnsafeAllowed(BROKER_JVM_OPTIONS), BROKER_EXTRA_ENV);
     }
 
     public static List<String> clientJvmOptions() {
-        return withUnsafeAllowed(CLIENT_JVM_OPTIONS);
+        return withExtra(withUnsafeAllowed(CLIENT_JVM_OPTIONS), CLIENT_EXTRA_ENV);
+    }
+
+    private static List<String> withExtra(final List<String> options, final String variable) {
+        final String extra = System.getenv(variable);
+        if (extra == null || extra.isBlank()) {
+            return options;
+        }
+        final List<String> all = new ArrayList<>(options);
+        all.addAll(List.of(extra.trim().split("\\s+")));
+        return List.copyOf(all);
     }
 
     /** Netty, Kafka and Scala use sun.misc.Unsafe: silence the JDK 24+ warnings (a JDK 22 JVM rejects the flag). */
