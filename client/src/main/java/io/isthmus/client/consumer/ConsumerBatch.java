@@ -13,12 +13,18 @@ import java.util.NoSuchElementException;
  * #forEach(ConsumerRecordHandler)}; the {@link ConsumedRecord} is one reused flyweight.
  *
  * <p>Every key, value and header slice handed out is scoped to this batch's arena: after {@link #close()} touching
- * any of them throws {@link IllegalStateException}, and only then does the receive buffer go back to the pool, so a
- * slice can never read recycled bytes. The arena is confined: use the batch and its slices on the polling thread.
+ * any of them throws {@link IllegalStateException}, and only then does the receive buffer go back to the consumer, so
+ * a slice can never read recycled bytes.
+ *
+ * <p><b>Hand-off.</b> A batch is independent of its consumer once polled: the consumer's positions already moved past
+ * it, and it reads nothing the consumer's thread owns. So it may be handed to another thread (a stream engine's
+ * fetcher thread polls, its task thread emits), as long as one thread at a time uses it. The arena is confined to the
+ * thread that first iterates the batch; that thread reads the slices and closes the batch. Closing on another thread
+ * than the polling one is safe: the consumer takes the buffer back on its own thread at its next poll.
  */
 public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedRecord> {
     private final FetchedData data;
-    private final Arena arena;
+    private Arena arena;
     private final RecordIterator iterator;
     private final ConsumedRecord record = new ConsumedRecord();
     private MemorySegment rawSegment;
@@ -32,11 +38,18 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
      */
     ConsumerBatch(final FetchedData data, final RecordIterator iterator) {
         this.data = data;
-        this.arena = data == null ? null : Arena.ofConfined();
         this.iterator = iterator;
         if (iterator != null) {
             iterator.reset(data);
         }
+    }
+
+    /** The arena of the slices, made on first use so that it is confined to the thread that reads the batch. */
+    private Arena arena() {
+        if (arena == null) {
+            arena = Arena.ofConfined();
+        }
+        return arena;
     }
 
     /** Advances to the next record; false at the end. */
@@ -50,7 +63,7 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
         final MemorySegment raw = iterator.recordSegment();
         if (raw != rawSegment) {
             rawSegment = raw;
-            leasedSegment = raw.reinterpret(arena, null);
+            leasedSegment = raw.reinterpret(arena(), null);
         }
         record.set(iterator.record(), iterator.partition(), leasedSegment);
         delivered++;
@@ -120,10 +133,13 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
         if (closed) {
             throw new IllegalStateException("consumer batch is closed");
         }
-        return data.segment().reinterpret(arena, null);
+        return data.segment().reinterpret(arena(), null);
     }
 
-    /** Ends every slice handed out, then recycles the receive buffer. Idempotent. */
+    /**
+     * Ends every slice handed out, then gives the receive buffer back. Idempotent. Call it on the thread that iterated
+     * the batch (the slices' arena is confined to it).
+     */
     @Override
     public void close() {
         if (closed) {

@@ -112,6 +112,11 @@ public final class ConsumerConfig {
         }
     }
 
+    /** Every setting name the isthmus consumer knows; any other key is refused. */
+    public static Set<String> names() {
+        return KNOWN;
+    }
+
     public static ConsumerConfig of(final Properties properties) {
         return new ConsumerConfig(ConfigReader.toMap(properties));
     }

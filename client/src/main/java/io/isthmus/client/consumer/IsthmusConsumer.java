@@ -309,6 +309,15 @@ public final class IsthmusConsumer implements AutoCloseable {
         commitAsync(null);
     }
 
+    /**
+     * Commits these offsets (the next offset to read, per partition) without waiting; they need not be current
+     * positions, nor assigned (a stream engine commits what its last checkpoint holds). {@code callback} (may be null)
+     * runs on the group's background thread.
+     */
+    public void commitAsync(final Map<TopicPartition, Long> offsets, final OffsetCommitCallback callback) {
+        requireGroup().commitAsync(Map.copyOf(offsets), subscriptions.topicIds(), callback);
+    }
+
     /** The committed offsets of these partitions (absent: none committed). */
     public Map<TopicPartition, Long> committed(final Set<TopicPartition> partitions) {
         return requireGroup().fetchCommitted(partitions, subscriptions.topicIds());
@@ -326,7 +335,8 @@ public final class IsthmusConsumer implements AutoCloseable {
 
     /**
      * Waits up to {@code timeout} for records and returns them as a batch to close after use (an empty batch if none
-     * came). The positions of the partitions in it move past its records.
+     * came). The positions of the partitions in it move past its records. The batch may be handed to another thread
+     * (see {@link ConsumerBatch}).
      */
     public ConsumerBatch poll(final Duration timeout) {
         ensureOpen();
@@ -334,8 +344,13 @@ public final class IsthmusConsumer implements AutoCloseable {
         if (data == null) {
             return new ConsumerBatch(null, null);
         }
+        data.retainCurrentSlices();
+        if (data.isEmpty()) {
+            data.release();
+            return new ConsumerBatch(null, null);
+        }
         subscriptions.advancePositions(data);
-        return new ConsumerBatch(data, new RecordIterator(subscriptions, config.checkCrcs(), null));
+        return new ConsumerBatch(data, new RecordIterator(null, config.checkCrcs(), null));
     }
 
     /** {@link #poll(ConsumerRecordHandler, int, Duration)} without waiting: only records already here. */
@@ -384,6 +399,7 @@ public final class IsthmusConsumer implements AutoCloseable {
         final long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
             wakeup.maybeTriggerWakeup();
+            fetchedData.takeBackReleasedElsewhere();
             maintainGroup();
             metadata.updateIfRequested(subscriptions);
             positions.resolveMissing();

@@ -105,6 +105,11 @@ public final class ProducerConfig {
         }
     }
 
+    /** Every setting name the isthmus producer knows; any other key is refused. */
+    public static Set<String> names() {
+        return KNOWN;
+    }
+
     public static ProducerConfig of(final Properties properties) {
         return new ProducerConfig(ConfigReader.toMap(properties));
     }

@@ -210,6 +210,77 @@ class IsthmusConsumerTcpTest {
         }
     }
 
+    /**
+     * A stream engine's shape: one thread polls, another reads each batch in place and closes it. Every record arrives
+     * once in order, slices die with their batch on the reading thread, and buffers closed there come back to the
+     * polling thread (the fetched data pool takes them back on its own thread) so polling goes on.
+     */
+    @Test
+    void shouldHandBatchesToAnotherThreadThatReadsAndClosesThem() throws Exception {
+        start((short) 17);
+        final List<Long> offsets = new ArrayList<>();
+        final java.util.concurrent.ExecutorService task = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (IsthmusConsumer consumer = consumer()) {
+            consumer.seek(TP, 0);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            MemorySegment lastValue = null;
+            while (offsets.size() < RECORDS && System.nanoTime() - deadline < 0) {
+                final ConsumerBatch batch = consumer.poll(Duration.ofMillis(200));
+                final MemorySegment value = task.submit(() -> {
+                            MemorySegment v = null;
+                            try (batch) {
+                                for (final ConsumedRecord record : batch) {
+                                    assertThat(record.valueAsString()).isEqualTo(TestBatches.value(record.offset()));
+                                    offsets.add(record.offset());
+                                    v = record.value();
+                                }
+                            }
+                            return v;
+                        })
+                        .get();
+                if (value != null) {
+                    lastValue = value;
+                }
+            }
+            assertThat(consumer.position(TP)).isEqualTo(RECORDS);
+            final MemorySegment dead = lastValue;
+            assertThat(dead).isNotNull();
+            assertThatThrownBy(() -> task.submit(() -> dead.get(ValueLayout.JAVA_BYTE, 0))
+                            .get())
+                    .as("a slice is dead once its batch closed")
+                    .hasCauseInstanceOf(IllegalStateException.class);
+        } finally {
+            task.shutdownNow();
+        }
+        final List<Long> expected = new ArrayList<>();
+        for (long o = 0; o < RECORDS; o++) {
+            expected.add(o);
+        }
+        assertThat(offsets).isEqualTo(expected);
+    }
+
+    /** Kafka's semantics: records a poll returned are the application's, whatever it seeks afterwards. */
+    @Test
+    void shouldKeepAPolledBatchWholeAcrossALaterSeek() throws Exception {
+        start((short) 17);
+        try (IsthmusConsumer consumer = consumer()) {
+            consumer.seek(TP, 0);
+            ConsumerBatch batch = consumer.poll(Duration.ofSeconds(5));
+            while (batch.isEmpty()) {
+                batch = consumer.poll(Duration.ofSeconds(5));
+            }
+            consumer.seek(TP, 40);
+            final List<Long> offsets = new ArrayList<>();
+            try (ConsumerBatch polled = batch) {
+                for (final ConsumedRecord record : polled) {
+                    offsets.add(record.offset());
+                }
+            }
+            assertThat(offsets).containsExactly(0L, 1L, 2L, 3L, 4L);
+            assertThat(consumer.position(TP)).isEqualTo(40L);
+        }
+    }
+
     @Test
     void shouldResetAnOffsetTheBrokerDoesNotHave() throws Exception {
         start((short) 17);

@@ -87,8 +87,29 @@ public final class FetchedData {
      * dead from here on. The decompressors stay for reuse.
      */
     public void release() {
-        clear();
         pool.recycle(this);
+    }
+
+    /**
+     * Drops the slices of partitions seeked, reset or unassigned since the fetch, keeping the order of the others:
+     * done once when the data is handed to the application as a whole, which then reads it without looking at the
+     * partitions' state again (possibly on another thread).
+     */
+    public void retainCurrentSlices() {
+        int kept = 0;
+        for (int i = 0; i < sliceCount; i++) {
+            final FetchedSlice slice = slices.get(i);
+            if (!slice.isCurrent()) {
+                slice.clear();
+                continue;
+            }
+            if (kept != i) {
+                slices.set(i, slices.get(kept));
+                slices.set(kept, slice);
+            }
+            kept++;
+        }
+        sliceCount = kept;
     }
 
     void clear() {

@@ -19,7 +19,10 @@ import org.apache.kafka.common.errors.CorruptRecordException;
  * looked at. The only header reads here are those of the batch being opened, for its records.
  *
  * <p>Positions move only through {@link SubscriptionState}: past skipped and finished batches here, past each record
- * handled on the callback path ({@link #consumed()}).
+ * handled on the callback path ({@link #consumed()}). A <em>detached</em> iterator (no subscription state) walks data
+ * handed to the application as a whole: positions moved past it at hand-out, its stale slices were dropped then
+ * ({@link FetchedData#retainCurrentSlices()}), and it reads nothing the polling thread owns, so it may run on another
+ * thread.
  */
 public final class RecordIterator {
     private final SubscriptionState subscriptions;
@@ -38,6 +41,7 @@ public final class RecordIterator {
     private long batchNextOffset;
 
     /**
+     * @param subscriptions the positions to move while iterating; null for a detached iterator
      * @param sharedDecompressor one decompressor for every batch when records are used one at a time (callbacks);
      *     null when records must stay valid until the data is released (a decompressor per batch, from the data)
      */
@@ -80,7 +84,7 @@ public final class RecordIterator {
         }
         while (true) {
             if (inBatch) {
-                if (!slice.isCurrent()) {
+                if (subscriptions != null && !slice.isCurrent()) {
                     inBatch = false;
                     slice = null;
                     continue;
@@ -91,7 +95,7 @@ public final class RecordIterator {
                     }
                 }
                 inBatch = false;
-                subscriptions.advancePosition(slice.partition(), slice.generation(), batchNextOffset);
+                advancePosition(batchNextOffset);
             }
             if (slice == null || batchPosition >= slice.readableEnd()) {
                 if (!nextSlice()) {
@@ -106,7 +110,7 @@ public final class RecordIterator {
     private boolean nextSlice() {
         while (++sliceIndex < data.sliceCount()) {
             final FetchedSlice candidate = data.slice(sliceIndex);
-            if (candidate.isCurrent()) {
+            if (subscriptions == null || candidate.isCurrent()) {
                 slice = candidate;
                 batchPosition = candidate.start();
                 return true;
@@ -132,7 +136,7 @@ public final class RecordIterator {
                     + Long.toHexString(batch.crc()) + ", computedCrc=0x" + Long.toHexString(batch.computeCrc()));
         }
         if (batch.isControl()) {
-            subscriptions.advancePosition(slice.partition(), slice.generation(), nextOffset);
+            advancePosition(nextOffset);
             return;
         }
         if (batch.compressionId() == CompressionType.NONE.id()) {
@@ -169,8 +173,13 @@ public final class RecordIterator {
      */
     public void consumed() {
         if (slice != null) {
-            subscriptions.advancePosition(
-                    slice.partition(), slice.generation(), cursor.record().offset() + 1);
+            advancePosition(cursor.record().offset() + 1);
+        }
+    }
+
+    private void advancePosition(final long offset) {
+        if (subscriptions != null) {
+            subscriptions.advancePosition(slice.partition(), slice.generation(), offset);
         }
     }
 }

@@ -1,0 +1,91 @@
+package io.isthmus.client.config;
+
+import io.isthmus.client.consumer.ConsumerConfig;
+import io.isthmus.client.producer.ProducerConfig;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Settings written for kafka-clients, made fit for the isthmus clients. Stream-engine users carry their Kafka
+ * properties over (a Flink job's {@code setProperty}, Spark's {@code kafka.*} options); the isthmus clients refuse
+ * keys they do not know, so that a typo never falls back to a default silently. This class sits between the two:
+ *
+ * <ul>
+ *   <li>a key the isthmus client knows is kept;
+ *   <li>a key kafka-clients knows (its own {@code configNames()}, so the list is Kafka's, not a copy) that isthmus has
+ *       no use for is dropped with one logged warning naming every such key: deserializers (records arrive as memory
+ *       slices), metrics reporters, reconnect backoffs and the like;
+ *   <li>{@code security.protocol} other than {@code PLAINTEXT} is refused: isthmus has no TLS or SASL yet, and
+ *       dropping the key would send the data in the clear where the user asked for encryption;
+ *   <li>any other key is refused, as the isthmus client itself would.
+ * </ul>
+ */
+public final class KafkaSettings {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaSettings.class);
+    private static final String SECURITY_PROTOCOL = "security.protocol";
+
+    /** What a translation kept and what it dropped. */
+    public record Translated(Map<String, Object> settings, Set<String> ignored) {}
+
+    private KafkaSettings() {}
+
+    /** Kafka consumer settings for an {@link io.isthmus.client.consumer.IsthmusConsumer}. */
+    public static Translated forConsumer(final Map<String, ?> settings) {
+        return translate(
+                settings,
+                ConsumerConfig.names(),
+                org.apache.kafka.clients.consumer.ConsumerConfig.configNames(),
+                "consumer");
+    }
+
+    /** Kafka producer settings for an {@link io.isthmus.client.producer.IsthmusProducer}. */
+    public static Translated forProducer(final Map<String, ?> settings) {
+        return translate(
+                settings,
+                ProducerConfig.names(),
+                org.apache.kafka.clients.producer.ProducerConfig.configNames(),
+                "producer");
+    }
+
+    private static Translated translate(
+            final Map<String, ?> settings,
+            final Set<String> isthmusNames,
+            final Set<String> kafkaNames,
+            final String clientKind) {
+        final Map<String, Object> kept = new HashMap<>();
+        final Set<String> ignored = new TreeSet<>();
+        for (final Map.Entry<String, ?> e : settings.entrySet()) {
+            final String key = e.getKey();
+            if (isthmusNames.contains(key)) {
+                kept.put(key, e.getValue());
+            } else if (key.equals(SECURITY_PROTOCOL)) {
+                final String protocol = String.valueOf(e.getValue()).trim().toUpperCase(Locale.ROOT);
+                if (!protocol.equals("PLAINTEXT")) {
+                    throw new IllegalArgumentException("unsupported " + clientKind + " setting: key=" + key + ", value="
+                            + e.getValue() + ": isthmus has no TLS or SASL yet, only PLAINTEXT");
+                }
+                ignored.add(key);
+            } else if (kafkaNames.contains(key)) {
+                ignored.add(key);
+            } else {
+                throw new IllegalArgumentException("unknown " + clientKind + " setting: key=" + key
+                        + " (neither an isthmus nor a Kafka " + clientKind + " setting), isthmus settings="
+                        + new TreeSet<>(isthmusNames));
+            }
+        }
+        if (!ignored.isEmpty()) {
+            LOG.warn(
+                    "Kafka {} settings without meaning for the isthmus {} are ignored: {}",
+                    clientKind,
+                    clientKind,
+                    ignored);
+        }
+        return new Translated(Collections.unmodifiableMap(kept), Collections.unmodifiableSet(ignored));
+    }
+}

@@ -1,0 +1,62 @@
+package io.isthmus.client.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.isthmus.client.consumer.ConsumerConfig;
+import io.isthmus.client.producer.ProducerConfig;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class KafkaSettingsTest {
+    @Test
+    void shouldKeepIsthmusSettingsAndDropKafkaOnesWithoutMeaningHere() {
+        final KafkaSettings.Translated t = KafkaSettings.forConsumer(Map.of(
+                "bootstrap.servers", "localhost:9092",
+                "transport", "tcp",
+                "max.partition.fetch.bytes", 4_194_304,
+                "key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer",
+                "reconnect.backoff.ms", "50",
+                "security.protocol", "plaintext"));
+        assertThat(t.settings())
+                .containsOnlyKeys("bootstrap.servers", "transport", "max.partition.fetch.bytes")
+                .containsEntry("max.partition.fetch.bytes", 4_194_304);
+        assertThat(t.ignored()).containsExactly("key.deserializer", "reconnect.backoff.ms", "security.protocol");
+        final ConsumerConfig config = new ConsumerConfig(t.settings());
+        assertThat(config.maxPartitionFetchBytes()).isEqualTo(4_194_304);
+        assertThat(config.transport()).isEqualTo(Transport.TCP);
+    }
+
+    @Test
+    void shouldTranslateProducerSettingsAgainstTheProducersNames() {
+        final KafkaSettings.Translated t = KafkaSettings.forProducer(Map.of(
+                "bootstrap.servers", "localhost:9092",
+                "linger.ms", "7",
+                "value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer",
+                "partitioner.ignore.keys", "false"));
+        assertThat(t.settings()).containsOnlyKeys("bootstrap.servers", "linger.ms");
+        assertThat(t.ignored()).containsExactly("partitioner.ignore.keys", "value.serializer");
+        assertThat(new ProducerConfig(t.settings()).lingerMs()).isEqualTo(7);
+    }
+
+    @Test
+    void shouldRefuseATypoAsTheClientWould() {
+        assertThatThrownBy(() -> KafkaSettings.forConsumer(Map.of("bootstrap.servers", "b:1", "fetch.max.wiat.ms", 5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key=fetch.max.wiat.ms")
+                .hasMessageContaining("neither an isthmus nor a Kafka consumer setting");
+        assertThatThrownBy(() -> KafkaSettings.forProducer(Map.of("group.id", "g")))
+                .as("a consumer key is no producer key")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key=group.id");
+    }
+
+    @Test
+    void shouldRefuseSecurityItCannotProvideRatherThanDropIt() {
+        assertThatThrownBy(() ->
+                        KafkaSettings.forConsumer(Map.of("bootstrap.servers", "b:1", "security.protocol", "SASL_SSL")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key=security.protocol")
+                .hasMessageContaining("no TLS or SASL");
+    }
+}
