@@ -117,6 +117,11 @@ public final class ConsumerBatch implements AutoCloseable, Iterable<ConsumedReco
         return data == null;
     }
 
+    /** Bytes of record batches this batch's records arrived in (what a stream engine counts as bytes in). */
+    public long sizeInBytes() {
+        return data == null ? 0 : data.batchBytes();
+    }
+
     /** Records handed out so far. */
     public int delivered() {
         return delivered;

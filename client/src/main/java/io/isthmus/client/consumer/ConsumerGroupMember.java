@@ -10,7 +10,9 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -340,10 +342,11 @@ final class ConsumerGroupMember implements AutoCloseable {
 
     // ------------------------------------------------------------------ offsets
 
-    void commit(final Map<TopicPartition, Long> offsets, final Map<String, Uuid> topicIds) {
+    void commit(final Map<TopicPartition, Long> offsets, final Map<String, Uuid> knownTopicIds) {
         if (offsets.isEmpty()) {
             return;
         }
+        final Map<String, Uuid> topicIds = withTopicIds(offsets.keySet(), knownTopicIds);
         final Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> byTopic = new HashMap<>();
         for (final Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
             final String topic = e.getKey().topic();
@@ -399,7 +402,9 @@ final class ConsumerGroupMember implements AutoCloseable {
     }
 
     /** Committed offsets of these partitions; partitions without one are absent. */
-    Map<TopicPartition, Long> fetchCommitted(final Set<TopicPartition> partitions, final Map<String, Uuid> topicIds) {
+    Map<TopicPartition, Long> fetchCommitted(
+            final Set<TopicPartition> partitions, final Map<String, Uuid> knownTopicIds) {
+        final Map<String, Uuid> topicIds = withTopicIds(partitions, knownTopicIds);
         final Map<String, OffsetFetchRequestData.OffsetFetchRequestTopics> byTopic = new HashMap<>();
         for (final TopicPartition tp : partitions) {
             byTopic.computeIfAbsent(tp.topic(), t -> new OffsetFetchRequestData.OffsetFetchRequestTopics()
@@ -435,6 +440,40 @@ final class ConsumerGroupMember implements AutoCloseable {
             }
         }
         return result;
+    }
+
+    /**
+     * The ids of the topics of {@code partitions}: those the consumer knows, and the others from a metadata request.
+     * OffsetCommit and OffsetFetch name topics by id only from version 10, so a commit of a partition the consumer is
+     * not assigned (a stream engine commits its checkpoint) needs the id looked up. Under this object's lock, like
+     * every use of its connections.
+     */
+    private synchronized Map<String, Uuid> withTopicIds(
+            final Collection<TopicPartition> partitions, final Map<String, Uuid> known) {
+        Set<String> missing = null;
+        for (final TopicPartition partition : partitions) {
+            if (!known.containsKey(partition.topic())) {
+                if (missing == null) {
+                    missing = new HashSet<>();
+                }
+                missing.add(partition.topic());
+            }
+        }
+        if (missing == null) {
+            return known;
+        }
+        final Map<String, Uuid> ids = new HashMap<>(known);
+        final ClusterMetadata metadata = connections.refresh(missing);
+        for (final String topic : missing) {
+            final TopicMetadata topicMetadata = metadata.topic(topic);
+            if (topicMetadata == null || topicMetadata.error() != Errors.NONE) {
+                final Errors error = topicMetadata == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : topicMetadata.error();
+                throw error.exception(
+                        "offsets of an unknown topic: group=" + groupId + ", topic=" + topic + ", error=" + error);
+            }
+            ids.put(topic, topicMetadata.topicId());
+        }
+        return ids;
     }
 
     // ------------------------------------------------------------------ leave

@@ -74,6 +74,16 @@ public final class FetchedData {
         return sliceCount == 0;
     }
 
+    /** Bytes of whole record batches in the slices, as fetched (compressed batches count compressed). */
+    public long batchBytes() {
+        long bytes = 0;
+        for (int i = 0; i < sliceCount; i++) {
+            final FetchedSlice slice = slices.get(i);
+            bytes += slice.readableEnd() - slice.start();
+        }
+        return bytes;
+    }
+
     /** A decompressor of its own for the next compressed batch: its output must live as long as this data. */
     BatchDecompressor nextDecompressor() {
         if (decompressorsUsed == decompressors.size()) {
