@@ -153,4 +153,37 @@ class IsthmusClientEndToEndTest {
             assertThat(consumer.position(tp)).isEqualTo(records);
         }
     }
+
+    /**
+     * A stream engine's commits: offsets of partitions the committing consumer is not assigned, committed without
+     * joining the group, read back by a consumer of the group that has no assignment either and by the admin client.
+     */
+    @Test
+    void shouldCommitAndReadOffsetsOfUnassignedPartitionsThroughConsumerAndAdmin() throws Exception {
+        final String topic = "unassigned-commits";
+        admin.createTopic(topic, 3, (short) 1);
+        final TopicPartition p0 = new TopicPartition(topic, 0);
+        final TopicPartition p2 = new TopicPartition(topic, 2);
+        final Map<String, Object> settings =
+                Map.of("bootstrap.servers", broker.bootstrapServers(), "group.id", "engine", "transport", "tcp");
+        try (IsthmusConsumer committer = new IsthmusConsumer(settings)) {
+            committer.commitSync(Map.of(p0, 7L));
+            final CompletableFuture<Map<TopicPartition, Long>> async = new CompletableFuture<>();
+            committer.commitAsync(Map.of(p2, 11L), (offsets, failure) -> {
+                if (failure != null) {
+                    async.completeExceptionally(failure);
+                } else {
+                    async.complete(offsets);
+                }
+            });
+            assertThat(async.get()).containsExactly(Map.entry(p2, 11L));
+        }
+        try (IsthmusConsumer reader = new IsthmusConsumer(settings)) {
+            assertThat(reader.committed(java.util.Set.of(p0, new TopicPartition(topic, 1), p2)))
+                    .containsOnly(Map.entry(p0, 7L), Map.entry(p2, 11L));
+        }
+        assertThat(admin.listConsumerGroupOffsets("engine", List.of(p0, new TopicPartition(topic, 1), p2)))
+                .containsOnly(Map.entry(p0, 7L), Map.entry(p2, 11L));
+        assertThat(admin.listConsumerGroupOffsets("no-such-group", List.of(p0))).isEmpty();
+    }
 }

@@ -5,6 +5,8 @@ import io.isthmus.client.cluster.ClusterMetadata;
 import io.isthmus.client.cluster.OffsetAndTime;
 import io.isthmus.client.cluster.OffsetLookup;
 import io.isthmus.client.cluster.TopicMetadata;
+import io.isthmus.client.group.GroupCoordinatorClient;
+import io.isthmus.client.group.GroupOffsets;
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
 import java.time.Duration;
@@ -24,9 +26,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Topic administration: create, delete, list, describe, and offsets by time or end. Every call waits for the answer;
- * errors come back as Kafka's exception types ({@code TopicExistsException}, {@code UnknownTopicOrPartitionException}
- * ...) with the topic named. Thread-safe (calls are serialised).
+ * Topic administration: create, delete, list, describe, offsets by time or end, and groups' committed offsets.
+ * Every call waits for the answer; errors come back as Kafka's exception types ({@code TopicExistsException}, {@code
+ * UnknownTopicOrPartitionException} ...) with the topic named. Thread-safe (calls are serialised).
  */
 public final class IsthmusAdmin implements AutoCloseable {
     private final ReceiveBufferPool pool = new ReceiveBufferPool(64 * 1024);
@@ -156,6 +158,21 @@ public final class IsthmusAdmin implements AutoCloseable {
             partitions.add(new TopicPartition(topic, p));
         }
         return partitions;
+    }
+
+    /**
+     * The committed offsets of group {@code groupId} for these partitions (the next offset the group reads); partitions
+     * without one are absent. Asks the group's coordinator, found with FindCoordinator, as Kafka's {@code
+     * Admin#listConsumerGroupOffsets} does.
+     */
+    public synchronized Map<TopicPartition, Long> listConsumerGroupOffsets(
+            final String groupId, final Collection<TopicPartition> partitions) {
+        final GroupCoordinatorClient coordinator = new GroupCoordinatorClient(connections, groupId, timeout);
+        try {
+            return new GroupOffsets(coordinator, connections).fetch(partitions, Map.of());
+        } finally {
+            coordinator.reset();
+        }
     }
 
     @Override

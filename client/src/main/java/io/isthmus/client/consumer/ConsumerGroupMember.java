@@ -1,18 +1,16 @@
 package io.isthmus.client.consumer;
 
 import io.isthmus.client.cluster.BrokerConnections;
-import io.isthmus.client.cluster.BrokerNode;
 import io.isthmus.client.cluster.ClusterMetadata;
 import io.isthmus.client.cluster.TopicMetadata;
-import io.isthmus.client.network.KafkaConnection;
+import io.isthmus.client.group.GroupCoordinatorClient;
+import io.isthmus.client.group.GroupOffsets;
 import io.isthmus.client.network.ReceiveBufferPool;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,25 +22,21 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.message.FindCoordinatorRequestData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
-import org.apache.kafka.common.message.OffsetCommitResponseData;
-import org.apache.kafka.common.message.OffsetFetchRequestData;
-import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +59,8 @@ final class ConsumerGroupMember implements AutoCloseable {
     private final BrokerConnections connections;
     private final ScheduledExecutorService heartbeats;
     private final ExecutorService commits;
-    private KafkaConnection coordinator;
+    private final GroupCoordinatorClient coordinator;
+    private final GroupOffsets offsets;
     private String memberId = "";
     private int generationId = -1;
     private volatile boolean rejoinNeeded = true;
@@ -77,6 +72,8 @@ final class ConsumerGroupMember implements AutoCloseable {
         this.groupId = config.groupId();
         this.connections =
                 new BrokerConnections(bootstrap, config.clientId() + "-coordinator", pool, config.requestTimeout());
+        this.coordinator = new GroupCoordinatorClient(connections, groupId, config.requestTimeout());
+        this.offsets = new GroupOffsets(coordinator, connections);
         this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
                 .name("isthmus-heartbeat-" + config.clientId())
                 .daemon(true)
@@ -100,57 +97,12 @@ final class ConsumerGroupMember implements AutoCloseable {
 
     // ------------------------------------------------------------------ coordinator
 
-    private synchronized ApiMessage coordinatorRequest(final ApiKeys apiKey, final ApiMessage body) {
-        if (coordinator == null || coordinator.isClosed()) {
-            coordinator = connections.node(findCoordinator());
-        }
-        try {
-            return coordinator.request(apiKey, body, config.requestTimeout());
-        } catch (final RuntimeException e) {
-            coordinator.close();
-            coordinator = null;
-            throw e;
-        }
+    private ApiMessage coordinatorRequest(final ApiKeys apiKey, final ApiMessage body) {
+        return coordinator.request(apiKey, body);
     }
 
-    private BrokerNode findCoordinator() {
-        final long deadline = System.nanoTime() + config.requestTimeout().toNanos();
-        while (true) {
-            final KafkaConnection any = connections.any();
-            final FindCoordinatorRequestData request =
-                    new FindCoordinatorRequestData().setKeyType(FindCoordinatorRequest.CoordinatorType.GROUP.id());
-            if (any.version(ApiKeys.FIND_COORDINATOR) >= 4) {
-                request.setCoordinatorKeys(List.of(groupId));
-            } else {
-                request.setKey(groupId);
-            }
-            final FindCoordinatorResponseData response = (FindCoordinatorResponseData)
-                    any.request(ApiKeys.FIND_COORDINATOR, request, config.requestTimeout());
-            Errors error = Errors.forCode(response.errorCode());
-            BrokerNode node = new BrokerNode(response.nodeId(), response.host(), response.port(), null);
-            if (!response.coordinators().isEmpty()) {
-                final FindCoordinatorResponseData.Coordinator c =
-                        response.coordinators().get(0);
-                error = Errors.forCode(c.errorCode());
-                node = new BrokerNode(c.nodeId(), c.host(), c.port(), null);
-            }
-            if (error == Errors.NONE) {
-                // A node id of its own: the coordinator connection must not be shared with fetches.
-                return new BrokerNode(Integer.MIN_VALUE + node.id(), node.host(), node.port(), null);
-            }
-            if (!(error.exception() instanceof org.apache.kafka.common.errors.RetriableException)
-                    || System.nanoTime() - deadline > 0) {
-                throw error.exception("FindCoordinator failed: group=" + groupId + ", error=" + error);
-            }
-            pause(100);
-        }
-    }
-
-    private synchronized void resetCoordinator() {
-        if (coordinator != null) {
-            coordinator.close();
-            coordinator = null;
-        }
+    private void resetCoordinator() {
+        coordinator.reset();
     }
 
     private static void pause(final long millis) {
@@ -343,43 +295,11 @@ final class ConsumerGroupMember implements AutoCloseable {
     // ------------------------------------------------------------------ offsets
 
     void commit(final Map<TopicPartition, Long> offsets, final Map<String, Uuid> knownTopicIds) {
-        if (offsets.isEmpty()) {
-            return;
-        }
-        final Map<String, Uuid> topicIds = withTopicIds(offsets.keySet(), knownTopicIds);
-        final Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> byTopic = new HashMap<>();
-        for (final Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
-            final String topic = e.getKey().topic();
-            byTopic.computeIfAbsent(topic, t -> new OffsetCommitRequestData.OffsetCommitRequestTopic()
-                            .setName(t)
-                            .setTopicId(topicIds.getOrDefault(t, Uuid.ZERO_UUID)))
-                    .partitions()
-                    .add(new OffsetCommitRequestData.OffsetCommitRequestPartition()
-                            .setPartitionIndex(e.getKey().partition())
-                            .setCommittedOffset(e.getValue())
-                            .setCommittedLeaderEpoch(-1)
-                            .setCommittedMetadata(""));
-        }
-        final OffsetCommitResponseData response = (OffsetCommitResponseData) coordinatorRequest(
-                ApiKeys.OFFSET_COMMIT,
-                new OffsetCommitRequestData()
-                        .setGroupId(groupId)
-                        .setGenerationIdOrMemberEpoch(active ? generationId : -1)
-                        .setMemberId(active ? memberId : "")
-                        .setTopics(new ArrayList<>(byTopic.values())));
-        for (final OffsetCommitResponseData.OffsetCommitResponseTopic topic : response.topics()) {
-            for (final OffsetCommitResponseData.OffsetCommitResponsePartition p : topic.partitions()) {
-                final Errors error = Errors.forCode(p.errorCode());
-                if (error != Errors.NONE) {
-                    if (error == Errors.REBALANCE_IN_PROGRESS
-                            || error == Errors.UNKNOWN_MEMBER_ID
-                            || error == Errors.ILLEGAL_GENERATION) {
-                        rejoinNeeded = true;
-                    }
-                    throw error.exception("OffsetCommit failed: group=" + groupId + ", topic=" + topic.name()
-                            + ", partition=" + p.partitionIndex() + ", error=" + error);
-                }
-            }
+        try {
+            this.offsets.commit(offsets, knownTopicIds, active ? generationId : -1, active ? memberId : "");
+        } catch (final RebalanceInProgressException | UnknownMemberIdException | IllegalGenerationException e) {
+            rejoinNeeded = true;
+            throw e;
         }
     }
 
@@ -404,76 +324,7 @@ final class ConsumerGroupMember implements AutoCloseable {
     /** Committed offsets of these partitions; partitions without one are absent. */
     Map<TopicPartition, Long> fetchCommitted(
             final Set<TopicPartition> partitions, final Map<String, Uuid> knownTopicIds) {
-        final Map<String, Uuid> topicIds = withTopicIds(partitions, knownTopicIds);
-        final Map<String, OffsetFetchRequestData.OffsetFetchRequestTopics> byTopic = new HashMap<>();
-        for (final TopicPartition tp : partitions) {
-            byTopic.computeIfAbsent(tp.topic(), t -> new OffsetFetchRequestData.OffsetFetchRequestTopics()
-                            .setName(t)
-                            .setTopicId(topicIds.getOrDefault(t, Uuid.ZERO_UUID)))
-                    .partitionIndexes()
-                    .add(tp.partition());
-        }
-        final OffsetFetchResponseData response = (OffsetFetchResponseData) coordinatorRequest(
-                ApiKeys.OFFSET_FETCH,
-                new OffsetFetchRequestData()
-                        .setRequireStable(true)
-                        .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
-                                .setGroupId(groupId)
-                                .setMemberId(null)
-                                .setMemberEpoch(-1)
-                                .setTopics(new ArrayList<>(byTopic.values())))));
-        final Map<Uuid, String> names = new HashMap<>();
-        topicIds.forEach((name, id) -> names.put(id, name));
-        final Map<TopicPartition, Long> result = new HashMap<>();
-        for (final OffsetFetchResponseData.OffsetFetchResponseGroup g : response.groups()) {
-            final Errors groupError = Errors.forCode(g.errorCode());
-            if (groupError != Errors.NONE) {
-                throw groupError.exception("OffsetFetch failed: group=" + groupId + ", error=" + groupError);
-            }
-            for (final OffsetFetchResponseData.OffsetFetchResponseTopics t : g.topics()) {
-                final String name = t.name() != null && !t.name().isEmpty() ? t.name() : names.get(t.topicId());
-                for (final OffsetFetchResponseData.OffsetFetchResponsePartitions p : t.partitions()) {
-                    if (p.errorCode() == Errors.NONE.code() && p.committedOffset() >= 0) {
-                        result.put(new TopicPartition(name, p.partitionIndex()), p.committedOffset());
-                    }
-                }
-            }
-        }
-        return result;
-    }
-
-    /**
-     * The ids of the topics of {@code partitions}: those the consumer knows, and the others from a metadata request.
-     * OffsetCommit and OffsetFetch name topics by id only from version 10, so a commit of a partition the consumer is
-     * not assigned (a stream engine commits its checkpoint) needs the id looked up. Under this object's lock, like
-     * every use of its connections.
-     */
-    private synchronized Map<String, Uuid> withTopicIds(
-            final Collection<TopicPartition> partitions, final Map<String, Uuid> known) {
-        Set<String> missing = null;
-        for (final TopicPartition partition : partitions) {
-            if (!known.containsKey(partition.topic())) {
-                if (missing == null) {
-                    missing = new HashSet<>();
-                }
-                missing.add(partition.topic());
-            }
-        }
-        if (missing == null) {
-            return known;
-        }
-        final Map<String, Uuid> ids = new HashMap<>(known);
-        final ClusterMetadata metadata = connections.refresh(missing);
-        for (final String topic : missing) {
-            final TopicMetadata topicMetadata = metadata.topic(topic);
-            if (topicMetadata == null || topicMetadata.error() != Errors.NONE) {
-                final Errors error = topicMetadata == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : topicMetadata.error();
-                throw error.exception(
-                        "offsets of an unknown topic: group=" + groupId + ", topic=" + topic + ", error=" + error);
-            }
-            ids.put(topic, topicMetadata.topicId());
-        }
-        return ids;
+        return offsets.fetch(partitions, knownTopicIds);
     }
 
     // ------------------------------------------------------------------ leave
