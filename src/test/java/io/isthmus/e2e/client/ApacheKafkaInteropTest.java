@@ -7,6 +7,7 @@ import io.isthmus.cli.DemoOptions;
 import io.isthmus.cli.DemoResult;
 import io.isthmus.client.admin.IsthmusAdmin;
 import io.isthmus.client.config.Transport;
+import io.isthmus.testing.ApacheKafkaBroker;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

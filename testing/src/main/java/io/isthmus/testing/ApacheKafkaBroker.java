@@ -1,4 +1,4 @@
-package io.isthmus.e2e.client;
+package io.isthmus.testing;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -15,9 +15,10 @@ import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * An Apache Kafka 4.4 KRaft broker+controller in this JVM on loopback: storage formatted in-process, internal topics
- * at replication factor 1, no initial rebalance delay.
+ * at replication factor 1, no initial rebalance delay. The real Kafka that the end-to-end tests and the connectors'
+ * tests run the isthmus clients against.
  */
-final class ApacheKafkaBroker implements AutoCloseable {
+public final class ApacheKafkaBroker implements AutoCloseable {
     private final KafkaRaftServer server;
     private final int port;
 
@@ -26,7 +27,8 @@ final class ApacheKafkaBroker implements AutoCloseable {
         this.port = port;
     }
 
-    static ApacheKafkaBroker start(final Path dir) throws Exception {
+    /** Starts a broker whose logs live under {@code dir}. */
+    public static ApacheKafkaBroker start(final Path dir) throws Exception {
         final int port = freePort();
         final int controllerPort = freePort();
         final String logDir = dir.resolve("kafka-logs").toString();
@@ -69,7 +71,7 @@ final class ApacheKafkaBroker implements AutoCloseable {
         }
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return "127.0.0.1:" + port;
     }
 

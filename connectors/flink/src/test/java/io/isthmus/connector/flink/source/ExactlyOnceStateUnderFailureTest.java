@@ -1,0 +1,178 @@
+package io.isthmus.connector.flink.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.isthmus.client.consumer.ConsumedRecord;
+import io.isthmus.connector.flink.source.enumerator.initializer.OffsetsInitializer;
+import io.isthmus.connector.flink.source.reader.deserializer.IsthmusRecordDeserializationSchema;
+import io.isthmus.connector.flink.testing.FlinkTestJobs;
+import io.isthmus.connector.flink.testing.IsthmusBrokerExtension;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Exactly-once state under failure: a job counts 1,000,000 records per key in keyed state while injected failures
+ * restart it from its last checkpoint twice. The counts it ends with hold every record exactly once: the source's
+ * offsets live in the same checkpoints as the state, so a restore rewinds both together.
+ */
+class ExactlyOnceStateUnderFailureTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = FlinkTestJobs.miniCluster();
+
+    @RegisterExtension
+    static final IsthmusBrokerExtension BROKER = new IsthmusBrokerExtension();
+
+    private static final int RECORDS = 1_000_000;
+    private static final int PARTITIONS = 4;
+    private static final int KEYS = 100;
+    private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** Shared across restarts (same JVM): how many records passed, failures injected, a checkpoint since restart. */
+    static final AtomicLong PASSED = new AtomicLong();
+
+    static final AtomicInteger FAILURES = new AtomicInteger();
+    static final AtomicBoolean CHECKPOINTED_SINCE_START = new AtomicBoolean();
+
+    static final class Longs implements IsthmusRecordDeserializationSchema<Long> {
+        @Override
+        public void deserialize(final ConsumedRecord record, final Collector<Long> out) {
+            out.collect(record.segment().get(BIG_ENDIAN_LONG, record.valueOffset()));
+        }
+
+        @Override
+        public TypeInformation<Long> getProducedType() {
+            return Types.LONG;
+        }
+    }
+
+    /** Fails the job at about a third and at two thirds of the records, each time after a completed checkpoint. */
+    static final class FailTwice extends RichMapFunction<Long, Long> implements CheckpointListener {
+        @Override
+        public void open(final org.apache.flink.api.common.functions.OpenContext context) {
+            CHECKPOINTED_SINCE_START.set(false);
+        }
+
+        @Override
+        public Long map(final Long value) {
+            final long passed = PASSED.incrementAndGet();
+            final int failures = FAILURES.get();
+            if (failures < 2 && passed > (failures + 1) * (RECORDS / 3L) && CHECKPOINTED_SINCE_START.get()) {
+                if (FAILURES.compareAndSet(failures, failures + 1)) {
+                    throw new IllegalStateException("injected failure " + (failures + 1) + " after " + passed);
+                }
+            }
+            return value;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(final long checkpointId) {
+            CHECKPOINTED_SINCE_START.set(true);
+        }
+    }
+
+    /** Counts per key in keyed state and emits each key's count once, when the input ends. */
+    static final class CountPerKey extends KeyedProcessFunction<Integer, Long, Tuple2<Integer, Long>> {
+        private transient ValueState<Long> count;
+
+        @Override
+        public void open(final org.apache.flink.api.common.functions.OpenContext context) {
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+        }
+
+        @Override
+        public void processElement(final Long value, final Context ctx, final Collector<Tuple2<Integer, Long>> out)
+                throws Exception {
+            final Long current = count.value();
+            if (current == null) {
+                ctx.timerService().registerEventTimeTimer(Long.MAX_VALUE);
+            }
+            count.update(current == null ? 1 : current + 1);
+        }
+
+        @Override
+        public void onTimer(final long timestamp, final OnTimerContext ctx, final Collector<Tuple2<Integer, Long>> out)
+                throws Exception {
+            out.collect(Tuple2.of(ctx.getCurrentKey(), count.value()));
+        }
+    }
+
+    @Test
+    void shouldCountEveryRecordExactlyOnceAcrossTwoRestarts() throws Exception {
+        final String topic = "exactly-once";
+        BROKER.createTopic(topic, PARTITIONS);
+        final List<Future<RecordMetadata>> acks = new ArrayList<>(RECORDS);
+        try (KafkaProducer<byte[], byte[]> producer = BROKER.producer()) {
+            for (long i = 0; i < RECORDS; i++) {
+                final byte[] value = java.nio.ByteBuffer.allocate(8).putLong(i).array();
+                acks.add(producer.send(new ProducerRecord<>(topic, (int) (i % PARTITIONS), null, value)));
+            }
+            producer.flush();
+        }
+        for (final Future<RecordMetadata> ack : acks) {
+            ack.get();
+        }
+        acks.clear();
+
+        final Configuration configuration = new Configuration();
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
+        final StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.setParallelism(2);
+        env.enableCheckpointing(50);
+        final Map<Integer, Long> counts = new HashMap<>();
+        try (CloseableIterator<Tuple2<Integer, Long>> it = env.fromSource(
+                        IsthmusSource.<Long>builder()
+                                .setBootstrapServers(BROKER.bootstrapServers())
+                                .setTopics(topic)
+                                .setProperty("transport", "tcp")
+                                .setBounded(OffsetsInitializer.latest())
+                                .setDeserializer(new Longs())
+                                .build(),
+                        WatermarkStrategy.noWatermarks(),
+                        "isthmus")
+                .map(new FailTwice())
+                .keyBy(value -> (int) (value % KEYS))
+                .process(new CountPerKey())
+                .executeAndCollect("exactly-once")) {
+            it.forEachRemaining(t ->
+                    assertThat(counts.put(t.f0, t.f1)).as("key %s once", t.f0).isNull());
+        }
+        assertThat(FAILURES.get()).as("injected failures").isEqualTo(2);
+        assertThat(PASSED.get()).as("records replayed after the restarts").isGreaterThan(RECORDS);
+        assertThat(counts).hasSize(KEYS);
+        for (int key = 0; key < KEYS; key++) {
+            assertThat(counts.get(key)).as("count of key %s", key).isEqualTo((long) RECORDS / KEYS);
+        }
+    }
+}
