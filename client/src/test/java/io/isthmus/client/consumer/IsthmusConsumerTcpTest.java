@@ -66,6 +66,15 @@ class IsthmusConsumerTcpTest {
         return consumer;
     }
 
+    /** Polls until a batch with records comes (empty batches have nothing to release). */
+    private static ConsumerBatch firstBatch(final IsthmusConsumer consumer) {
+        ConsumerBatch batch = consumer.poll(Duration.ofSeconds(5));
+        while (batch.isEmpty()) {
+            batch = consumer.poll(Duration.ofSeconds(5));
+        }
+        return batch;
+    }
+
     private static void awaitFetchFrom(final FakeKafkaBroker broker, final long offset) throws InterruptedException {
         final long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (!broker.fetchOffsets().contains(offset) && System.nanoTime() - deadline < 0) {
@@ -187,10 +196,7 @@ class IsthmusConsumerTcpTest {
         start((short) 17);
         try (IsthmusConsumer consumer = consumer()) {
             consumer.seek(TP, 0);
-            ConsumerBatch batch = consumer.poll(Duration.ofSeconds(5));
-            while (batch.isEmpty()) {
-                batch = consumer.poll(Duration.ofSeconds(5));
-            }
+            final ConsumerBatch batch = firstBatch(consumer);
             try (ConsumerBatch first = batch) {
                 assertThat(first.next()).isTrue();
                 assertThat(first.record().offset()).isZero();
@@ -265,10 +271,7 @@ class IsthmusConsumerTcpTest {
         start((short) 17);
         try (IsthmusConsumer consumer = consumer()) {
             consumer.seek(TP, 0);
-            ConsumerBatch batch = consumer.poll(Duration.ofSeconds(5));
-            while (batch.isEmpty()) {
-                batch = consumer.poll(Duration.ofSeconds(5));
-            }
+            final ConsumerBatch batch = firstBatch(consumer);
             consumer.seek(TP, 40);
             final List<Long> offsets = new ArrayList<>();
             try (ConsumerBatch polled = batch) {

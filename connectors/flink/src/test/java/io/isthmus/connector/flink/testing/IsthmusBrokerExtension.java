@@ -1,18 +1,11 @@
 package io.isthmus.connector.flink.testing;
 
-import io.isthmus.broker.Broker;
 import io.isthmus.client.admin.IsthmusAdmin;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,17 +20,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * write records (kafka-clients' producer, acks=all, so written means acknowledged).
  */
 public final class IsthmusBrokerExtension implements BeforeAllCallback, AfterAllCallback {
-    private Path logDir;
-    private Broker broker;
+    private EmbeddedIsthmusBroker broker;
     private IsthmusAdmin admin;
 
     @Override
     public void beforeAll(final ExtensionContext context) throws Exception {
-        logDir = Files.createTempDirectory("isthmus-flink-test");
-        final Map<String, String> settings = new HashMap<>();
-        settings.put("log.segment.bytes", Integer.toString(16 * 1024 * 1024));
-        settings.put("num.network.threads", "2");
-        broker = Broker.startEmbedded(logDir, settings);
+        broker = EmbeddedIsthmusBroker.start();
         admin = new IsthmusAdmin(broker.bootstrapServers());
     }
 
@@ -48,11 +36,6 @@ public final class IsthmusBrokerExtension implements BeforeAllCallback, AfterAll
         }
         if (broker != null) {
             broker.close();
-        }
-        if (logDir != null) {
-            try (Stream<Path> paths = Files.walk(logDir)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
         }
     }
 

@@ -22,6 +22,9 @@ final class IsthmusFetchedRecords implements RecordsWithSplitIds<ConsumedRecord>
     private final ConsumerBatch batch;
     private final AssignedSplits splits;
     private final Set<String> finished;
+    private final long fetchedAtMillis;
+    private final IsthmusSourceReaderMetrics metrics;
+    private boolean lagReported;
 
     private AssignedSplits.Entry current;
     /** The batch stands on a record of another split than {@link #current}, not handed out yet. */
@@ -33,11 +36,19 @@ final class IsthmusFetchedRecords implements RecordsWithSplitIds<ConsumedRecord>
      * @param batch the polled records, or null for a fetch that only finishes splits
      * @param splits the splits assigned when the batch was polled (an immutable snapshot)
      * @param finished ids of the splits this fetch finishes
+     * @param fetchedAtMillis when the poll returned, for {@code currentFetchEventTimeLag}
      */
-    IsthmusFetchedRecords(final ConsumerBatch batch, final AssignedSplits splits, final Set<String> finished) {
+    IsthmusFetchedRecords(
+            final ConsumerBatch batch,
+            final AssignedSplits splits,
+            final Set<String> finished,
+            final long fetchedAtMillis,
+            final IsthmusSourceReaderMetrics metrics) {
         this.batch = batch;
         this.splits = splits;
         this.finished = finished;
+        this.fetchedAtMillis = fetchedAtMillis;
+        this.metrics = metrics;
         this.exhausted = batch == null;
     }
 
@@ -77,6 +88,10 @@ final class IsthmusFetchedRecords implements RecordsWithSplitIds<ConsumedRecord>
             }
             if (current.stopsBefore(record.offset())) {
                 continue;
+            }
+            if (!lagReported) {
+                lagReported = true;
+                metrics.fetchEventTimeLag(fetchedAtMillis - record.timestamp());
             }
             return record;
         }

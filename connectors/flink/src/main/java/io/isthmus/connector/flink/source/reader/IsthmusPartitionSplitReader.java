@@ -58,9 +58,10 @@ final class IsthmusPartitionSplitReader implements SplitReader<ConsumedRecord, I
                 batch = consumer.poll(pollTimeout);
             } catch (final WakeupException e) {
                 // Flink woke the fetcher to change splits or to shut down: hand over what finished, nothing else.
-                return new IsthmusFetchedRecords(null, AssignedSplits.NONE, finished);
+                return new IsthmusFetchedRecords(null, AssignedSplits.NONE, finished, 0, metrics);
             }
         }
+        final long fetchedAt = System.currentTimeMillis();
         final AssignedSplits polledWith = snapshot;
         if (batch != null && batch.isEmpty()) {
             batch.close();
@@ -71,7 +72,7 @@ final class IsthmusPartitionSplitReader implements SplitReader<ConsumedRecord, I
         }
         finishStoppedSplits(finished);
         metrics.pendingRecords(pendingRecords());
-        return new IsthmusFetchedRecords(batch, polledWith, finished);
+        return new IsthmusFetchedRecords(batch, polledWith, finished, fetchedAt, metrics);
     }
 
     /** Splits whose stop the position reached: finished now and no longer fetched. */

@@ -9,8 +9,8 @@ import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The source reader's metrics: FLIP-33's {@code numBytesIn} and {@code pendingRecords} (Flink counts {@code
- * numRecordsIn} itself), and, as Kafka's source, per partition {@code currentOffset} and {@code committedOffset}
+ * The source reader's metrics: FLIP-33's {@code numBytesIn}, {@code pendingRecords} and {@code
+ * currentFetchEventTimeLag} (Flink counts {@code numRecordsIn} itself), and, as Kafka's source, per partition {@code currentOffset} and {@code committedOffset}
  * under {@code isthmus.topic.<topic>.partition.<n>}, plus {@code commitsSucceeded} and {@code commitsFailed}.
  *
  * <p>Written from the fetcher thread (bytes, pending records) and the task thread (offsets); read by Flink's metric
@@ -19,6 +19,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class IsthmusSourceReaderMetrics {
     static final String GROUP = "isthmus";
+    /** FLIP-33's name: how long before its fetch the first record of the latest fetch was stamped, in ms. */
+    static final String CURRENT_FETCH_EVENT_TIME_LAG = "currentFetchEventTimeLag";
+
     static final long UNKNOWN = -1L;
 
     private final SourceReaderMetricGroup metrics;
@@ -27,6 +30,7 @@ final class IsthmusSourceReaderMetrics {
     private final Counter commitsFailed;
     private final Map<TopicPartition, PartitionGauges> partitions = new ConcurrentHashMap<>();
     private volatile long pendingRecords = UNKNOWN;
+    private volatile long fetchEventTimeLag = UNKNOWN;
 
     /** The gauges of one partition; a restarted split replaces the state they read. */
     private static final class PartitionGauges {
@@ -41,6 +45,7 @@ final class IsthmusSourceReaderMetrics {
         this.commitsSucceeded = group.counter("commitsSucceeded");
         this.commitsFailed = group.counter("commitsFailed");
         metrics.setPendingRecordsGauge(() -> pendingRecords < 0 ? null : pendingRecords);
+        metrics.gauge(CURRENT_FETCH_EVENT_TIME_LAG, () -> fetchEventTimeLag);
     }
 
     /** A split's state to report the current offset of (the offset of the last record emitted). */
@@ -77,6 +82,11 @@ final class IsthmusSourceReaderMetrics {
 
     void bytesIn(final long bytes) {
         bytesIn.inc(bytes);
+    }
+
+    /** Once per fetch, from its first record: when it was fetched minus its timestamp. */
+    void fetchEventTimeLag(final long lagMillis) {
+        fetchEventTimeLag = lagMillis;
     }
 
     void pendingRecords(final long records) {
