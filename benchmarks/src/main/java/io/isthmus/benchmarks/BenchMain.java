@@ -31,7 +31,8 @@ public final class BenchMain implements Callable<Integer> {
             paramLabel = "NAME",
             split = ",",
             description =
-                    "Only these groups: produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out, limits.")
+                    "Only these groups: produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out, flink,"
+                            + " limits.")
     private List<String> only = new ArrayList<>();
 
     @Option(

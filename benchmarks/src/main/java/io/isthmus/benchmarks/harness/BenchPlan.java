@@ -22,8 +22,9 @@ public final class BenchPlan {
     public static final String IDLE_FETCH = "idle-fetch";
     public static final String FAN_OUT = "fan-out";
     public static final String LIMITS = "limits";
+    public static final String FLINK = "flink";
     public static final List<String> GROUPS =
-            List.of(PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, LIMITS);
+            List.of(PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, FLINK, LIMITS);
 
     private final boolean quick;
     private final Set<String> groups;
@@ -114,6 +115,12 @@ public final class BenchPlan {
                 for (final int partitions : partitionCounts) {
                     all.add(throughputCase(CONSUME, "consume", size, partitions, "1", throughputRecords(size)));
                 }
+            }
+        }
+        if (groups.contains(FLINK)) {
+            // The same Flink job with IsthmusSource and with KafkaSource, one slot per partition.
+            for (final int partitions : partitionCounts) {
+                all.add(throughputCase(FLINK, "flink-source", 100, partitions, "1", throughputRecords(100)));
             }
         }
         if (groups.contains(PRODUCE_LATENCY)) {

@@ -232,6 +232,12 @@ public final class BenchRun {
                         + " it; the first tenth of the records is warmup. The isthmus consumer runs its"
                         + " allocation-free poll(handler, limit, timeout), reading each value's size and first 8 bytes"
                         + " in place; kafka-clients' poll(Duration) materialises byte[] values.",
+                "Flink: a local Flink 2.3 in the client JVM runs source -> map -> discarding sink over the preloaded"
+                        + " topic, bounded at its end, one slot per partition; IsthmusSource (transport=tcp,"
+                        + " max.partition.fetch.bytes=4 MiB, a deserializer reading the value's first 8 bytes in place)"
+                        + " for the isthmus client, Flink's KafkaSource (flink-connector-kafka, its defaults, a"
+                        + " deserializer reading them from kafka-clients' byte[]) for kafka-clients; records are counted"
+                        + " in the map, the first tenth is warmup.",
                 "CPU time: utime+stime from /proc/<pid>/stat, sampled when the client prints its phase markers,"
                         + " so only the measured part of a workload counts. Heap bytes per record: HotSpot's"
                         + " per-thread allocation counters (ThreadMXBean.getThreadAllocatedBytes) in the client JVM,"

@@ -108,6 +108,7 @@ public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>>
             case BenchPlan.PRODUCE_LATENCY, BenchPlan.E2E_LATENCY -> new String[] {"p50_us", "p99_us", "p999_us"};
             case BenchPlan.IDLE_FETCH -> new String[] {"fetches_per_s", "broker_cpu_s_per_100k_fetches"};
             case BenchPlan.FAN_OUT -> new String[] {"aggregate_mb_per_s", "broker_cpu_s_per_gb"};
+            case BenchPlan.FLINK -> new String[] {"records_per_s", "broker_cpu_s_per_gb"};
             default -> new String[0];
         };
     }

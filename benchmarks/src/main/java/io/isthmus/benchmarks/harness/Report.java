@@ -51,6 +51,12 @@ public final class Report {
         final Double consume1k = figure("consume-1KiB-p1", Pairing.ISTHMUS_STACK, "mb_per_s");
         final Double tcp = limits.get("tcp_loopback_gb_per_s") instanceof Number n ? n.doubleValue() : null;
         summary.put("consume_1k_vs_tcp_limit", consume1k == null || tcp == null ? null : consume1k / (tcp * 1000));
+        // The same job and broker, IsthmusSource over Flink's KafkaSource.
+        final Double isthmusSource = figure("flink-100B-p1", Pairing.ISTHMUS_STACK, "records_per_s");
+        final Double kafkaSource = figure("flink-100B-p1", Pairing.KAFKA_CLIENTS_ON_ISTHMUS, "records_per_s");
+        summary.put(
+                "flink_source_vs_kafkasource",
+                isthmusSource == null || kafkaSource == null ? null : isthmusSource / kafkaSource);
         return summary;
     }
 
@@ -148,6 +154,17 @@ public final class Report {
                     new Column("aggregate MB/s", "aggregate_mb_per_s", 1, true),
                     new Column("broker CPU cores", "broker_cpu_cores", 2, true),
                     new Column("broker CPU s/GB delivered", "broker_cpu_s_per_gb", 2, true)
+                });
+        section(
+                md,
+                BenchPlan.FLINK,
+                "Flink job, source → map → discarding sink (local Flink, one slot per partition): the isthmus client"
+                        + " rows run IsthmusSource with its zero-copy deserializer, the kafka-clients rows Flink's"
+                        + " KafkaSource (flink-connector-kafka)",
+                new String[] {"record_bytes", "partitions"},
+                new Column[] {
+                    new Column("records/s", "records_per_s", 0, true),
+                    new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true)
                 });
         failures(md);
         if (!plots.isEmpty()) {

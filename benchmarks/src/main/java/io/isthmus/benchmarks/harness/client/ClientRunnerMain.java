@@ -22,7 +22,7 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Option(
             names = "--workload",
             required = true,
-            description = "produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out")
+            description = "produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out, flink-source")
     private String workload;
 
     @Option(
@@ -123,6 +123,7 @@ public final class ClientRunnerMain implements Callable<Integer> {
             case "e2e-latency" -> new EndToEndLatencyWorkload();
             case "idle-fetch" -> new IdleFetchWorkload();
             case "fan-out" -> new FanOutWorkload();
+            case "flink-source" -> new FlinkSourceWorkload();
             default -> throw new IllegalArgumentException("unknown workload: " + name);
         };
     }
