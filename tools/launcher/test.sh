@@ -98,12 +98,9 @@ run_launcher_suite() {
 }
 
 # The class path of every module's tests and main classes, for the in-guest JUnit launcher.
-# Connectors are left out: they have no RDMA-tagged tests yet, and their engines' class paths
-# (hundreds of jars) would only slow the emulated guest's test discovery.
 all_test_classpath() {
     local dir cp=""
     while read -r dir; do
-        case "$dir" in connectors/*) continue ;; esac
         local target="$ISTHMUS_HOME/$dir/target"
         [ -d "$target/test-classes" ] || continue
         cp="$cp:$target/test-classes:$target/classes:$(cat "$target/test.classpath")"

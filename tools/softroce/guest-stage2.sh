@@ -39,6 +39,9 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm
 hostname softroce 2>/dev/null || echo softroce >/proc/sys/kernel/hostname
+# Programs that resolve their own host name (Flink's MiniCluster does) need it in /etc/hosts; the
+# guest's / is an overlay over the host's, so this never touches the host's file.
+grep -qw softroce /etc/hosts 2>/dev/null || echo "127.0.1.1 softroce" >>/etc/hosts
 ip link set lo up
 
 # rxe on lo serves raw verbs but breaks rdma_cm route resolution; a dummy netdev with a

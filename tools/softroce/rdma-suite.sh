@@ -88,11 +88,14 @@ join() { local IFS=:; echo "$*"; }
 # Measured in the guest (MTTCG, 2 vCPUs): C1 only and the serial GC start the launcher markedly
 # faster than the default tiered/G1 JVM; the JDK's CDS archive halves startup (-Xshare:auto is
 # the default, kept explicit so nobody turns it off by accident).
+# The test class path is the JVM's own class path, not the launcher's --class-path: code that
+# resolves classes through the application class loader (a Flink MiniCluster deserialising its job
+# graph) must see the tests and their dependencies.
 java_cmd=(taskset -c 0 "$java_home/bin/java"
     --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto
     "${jvm_args[@]}"
-    -jar "$console_jar" execute
-    --class-path "$(join "${abs_cp[@]}")"
+    -cp "$console_jar:$(join "${abs_cp[@]}")"
+    org.junit.platform.console.ConsoleLauncher execute
     --scan-class-path "$(join "${scan[@]}")"
     --include-tag "$tag"
     --reports-dir "$reports"
