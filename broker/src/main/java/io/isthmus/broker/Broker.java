@@ -113,7 +113,7 @@ public final class Broker implements AutoCloseable {
                 new ProduceHandler(partitions),
                 new FetchHandler(partitions, delayedFetches),
                 new ListOffsetsHandler(partitions),
-                new TopicAdminHandler(partitions, offsets, config.numPartitions()),
+                new TopicAdminHandler(partitions, offsets, config.numPartitions(), config.nodeId()),
                 new ProducerIdHandler(ProducerIdAllocator.open(metadataDir)),
                 new GroupHandler(coordinator, partitions.topics(), node),
                 new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs)));

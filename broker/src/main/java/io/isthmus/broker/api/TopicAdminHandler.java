@@ -5,12 +5,17 @@ import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -19,29 +24,35 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 
 /**
- * CreateTopics and DeleteTopics. A single broker holds one replica of everything: a replication factor
- * other than 1 (or -1, the broker's default) is refused, and so are per-topic configs, which the log does
- * not keep per topic yet.
+ * CreateTopics, CreatePartitions and DeleteTopics. A single broker holds one replica of everything: a replication
+ * factor other than 1 (or -1, the broker's default), or an assignment to another broker, is refused, and so are
+ * per-topic configs, which the log does not keep per topic yet.
  */
 public final class TopicAdminHandler implements ApiHandler {
     private final PartitionManager partitions;
     private final OffsetStore offsets;
     private final int defaultPartitions;
+    private final int nodeId;
 
     public TopicAdminHandler(
-            final PartitionManager partitions, final OffsetStore offsets, final int defaultPartitions) {
+            final PartitionManager partitions,
+            final OffsetStore offsets,
+            final int defaultPartitions,
+            final int nodeId) {
         this.partitions = partitions;
         this.offsets = offsets;
         this.defaultPartitions = defaultPartitions;
+        this.nodeId = nodeId;
     }
 
     @Override
     public Set<ApiKeys> apiKeys() {
-        return Set.of(ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS);
+        return Set.of(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DELETE_TOPICS);
     }
 
     @Override
@@ -49,6 +60,7 @@ public final class TopicAdminHandler implements ApiHandler {
         return CompletableFuture.completedFuture(Response.of(
                 switch (request) {
                     case CreateTopicsRequest create -> create(create.data());
+                    case CreatePartitionsRequest grow -> createPartitions(grow.data());
                     case DeleteTopicsRequest delete -> delete(delete.data(), context.apiVersion());
                     default -> throw new IllegalArgumentException("not a topic request: " + request.apiKey());
                 }));
@@ -105,6 +117,62 @@ public final class TopicAdminHandler implements ApiHandler {
                     Errors.INVALID_CONFIG,
                     "per-topic configs are not supported (got "
                             + requested.configs().size() + "); the broker's log.* settings apply to every topic");
+        }
+        return null;
+    }
+
+    private CreatePartitionsResponseData createPartitions(final CreatePartitionsRequestData data) {
+        final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+        final Map<String, Integer> seen = new HashMap<>();
+        for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
+            seen.merge(topic.name(), 1, Integer::sum);
+        }
+        for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
+            final CreatePartitionsResponseData.CreatePartitionsTopicResult result =
+                    new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(topic.name());
+            response.results().add(result);
+            final ApiError refusal = seen.get(topic.name()) > 1
+                    ? new ApiError(Errors.INVALID_REQUEST, "duplicate topic in the request: " + topic.name())
+                    : assignmentRefusal(topic);
+            if (refusal != null) {
+                result.setErrorCode(refusal.error().code()).setErrorMessage(refusal.message());
+                continue;
+            }
+            try {
+                if (data.validateOnly()) {
+                    partitions.checkCreatePartitions(topic.name(), topic.count());
+                } else {
+                    partitions.createPartitions(topic.name(), topic.count());
+                }
+            } catch (final ApiException e) {
+                result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            }
+        }
+        return response;
+    }
+
+    /** Explicit assignments must give each new partition one replica, on this broker; null if they do. */
+    private ApiError assignmentRefusal(final CreatePartitionsRequestData.CreatePartitionsTopic topic) {
+        if (topic.assignments() == null) {
+            return null;
+        }
+        final int current = partitions
+                .topics()
+                .byName(topic.name())
+                .map(TopicInfo::partitions)
+                .orElse(0);
+        if (topic.assignments().size() != topic.count() - current) {
+            return new ApiError(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "assignments for " + topic.assignments().size() + " partitions, but " + (topic.count() - current)
+                            + " are being added to topic '" + topic.name() + "'");
+        }
+        for (final CreatePartitionsRequestData.CreatePartitionsAssignment assignment : topic.assignments()) {
+            if (!assignment.brokerIds().equals(List.of(nodeId))) {
+                return new ApiError(
+                        Errors.INVALID_REPLICA_ASSIGNMENT,
+                        "replicas " + assignment.brokerIds() + " requested, but the only broker is " + nodeId);
+            }
         }
         return null;
     }

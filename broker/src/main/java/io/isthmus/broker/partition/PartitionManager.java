@@ -5,11 +5,15 @@ import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +69,42 @@ public final class PartitionManager implements AutoCloseable {
         final TopicInfo topic = topics.create(name, partitionCount);
         openPartitions(topic);
         LOG.info("created topic={} id={} partitions={}", name, topic.id(), partitionCount);
+        return topic;
+    }
+
+    /**
+     * Adds partitions to a topic, up to {@code partitionCount}; see {@link TopicRegistry#increasePartitions} for the
+     * errors. The new partitions' logs exist before the registry records the new count, and the partitions are routed
+     * to only after it does: a crash in between leaves the topic as it was (the logs no topic owns are deleted at the
+     * next start).
+     */
+    public synchronized TopicInfo createPartitions(final String name, final int partitionCount) {
+        final TopicInfo before = checkCreatePartitions(name, partitionCount);
+        final List<PartitionLog> added = new ArrayList<>();
+        for (int p = before.partitions(); p < partitionCount; p++) {
+            added.add(logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(name, p)));
+        }
+        final TopicInfo after = topics.increasePartitions(name, partitionCount);
+        for (int i = 0; i < added.size(); i++) {
+            final TopicPartition topicPartition = new TopicPartition(name, before.partitions() + i);
+            partitions.put(topicPartition, Partition.open(topicPartition, after.id(), added.get(i)));
+        }
+        LOG.info("topic={} id={} partitions {} -> {}", name, after.id(), before.partitions(), partitionCount);
+        return after;
+    }
+
+    /**
+     * What {@link #createPartitions} would refuse, changing nothing (CreatePartitions with {@code validate_only}).
+     *
+     * @return the topic as it is
+     */
+    public TopicInfo checkCreatePartitions(final String name, final int partitionCount) {
+        final TopicInfo topic = topics.byName(name)
+                .orElseThrow(() -> new UnknownTopicOrPartitionException("topic '" + name + "' does not exist"));
+        if (partitionCount <= topic.partitions()) {
+            throw new InvalidPartitionsException("topic '" + name + "' has " + topic.partitions()
+                    + " partitions; the new count must be larger, got " + partitionCount);
+        }
         return topic;
     }
 

@@ -120,6 +120,28 @@ public final class TopicRegistry {
         return created;
     }
 
+    /**
+     * Raises a topic's partition count durably; the id stays.
+     *
+     * @throws UnknownTopicOrPartitionException if there is no such topic
+     * @throws InvalidPartitionsException unless {@code partitions} is above the current count
+     */
+    public synchronized TopicInfo increasePartitions(final String name, final int partitions) {
+        final TopicInfo existing = snapshot.byName().get(name);
+        if (existing == null) {
+            throw new UnknownTopicOrPartitionException("topic '" + name + "' does not exist");
+        }
+        if (partitions <= existing.partitions()) {
+            throw new InvalidPartitionsException("topic '" + name + "' has " + existing.partitions()
+                    + " partitions; the new count must be larger, got " + partitions);
+        }
+        final Map<String, TopicInfo> next = new HashMap<>(snapshot.byName());
+        final TopicInfo grown = new TopicInfo(name, existing.id(), partitions);
+        next.put(name, grown);
+        persist(next.values());
+        return grown;
+    }
+
     /** Removes a topic durably. */
     public synchronized TopicInfo delete(final String name) {
         final TopicInfo existing = snapshot.byName().get(name);

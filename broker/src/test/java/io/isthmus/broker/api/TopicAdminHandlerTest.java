@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -37,7 +39,7 @@ class TopicAdminHandlerTest {
     void setUp() throws Exception {
         partitions = TestPartitions.start(tmp.resolve("logs"));
         offsets = FileOffsetStore.open(tmp.resolve("offsets"));
-        handler = new TopicAdminHandler(partitions, offsets, 3);
+        handler = new TopicAdminHandler(partitions, offsets, 3, 0);
     }
 
     @AfterEach
@@ -197,5 +199,84 @@ class TopicAdminHandlerTest {
         assertThat(results.get(0).topicId()).isEqualTo(id);
         assertThat(results.get(1).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_ID.code());
         assertThat(partitions.topics().byId(id)).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ CreatePartitions
+
+    private CreatePartitionsResponseData grow(
+            final boolean validateOnly, final CreatePartitionsRequestData.CreatePartitionsTopic... topics)
+            throws Exception {
+        final CreatePartitionsRequestData data =
+                new CreatePartitionsRequestData().setTimeoutMs(30_000).setValidateOnly(validateOnly);
+        data.topics().addAll(List.of(topics));
+        return Requests.body(handler, ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), data);
+    }
+
+    private static CreatePartitionsRequestData.CreatePartitionsTopic growTo(final String name, final int count) {
+        return new CreatePartitionsRequestData.CreatePartitionsTopic()
+                .setName(name)
+                .setCount(count)
+                .setAssignments(null);
+    }
+
+    private static short errorOf(final CreatePartitionsResponseData response, final int index) {
+        return response.results().get(index).errorCode();
+    }
+
+    @Test
+    void shouldAddPartitionsThatSurviveARestart() throws Exception {
+        create(false, topic("growing", 2, (short) 1));
+        final Uuid id = partitions.topics().byName("growing").orElseThrow().id();
+
+        final CreatePartitionsResponseData response = grow(false, growTo("growing", 5));
+
+        assertThat(errorOf(response, 0)).isEqualTo(Errors.NONE.code());
+        assertThat(partitions.topics().byName("growing").orElseThrow()).isEqualTo(new TopicInfo("growing", id, 5));
+        assertThat(partitions.partition(new TopicPartition("growing", 4))).isPresent();
+        partitions.close();
+        partitions = TestPartitions.start(tmp.resolve("logs"));
+        assertThat(partitions.topics().byName("growing").orElseThrow().partitions())
+                .isEqualTo(5);
+        assertThat(partitions.partition(new TopicPartition("growing", 4))).isPresent();
+    }
+
+    @Test
+    void shouldRefuseWithKafkasErrorsAndChangeNothing() throws Exception {
+        create(false, topic("fixed", 3, (short) 1));
+        final CreatePartitionsRequestData.CreatePartitionsTopic elsewhere = growTo("fixed", 4)
+                .setAssignments(
+                        List.of(new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(7))));
+        final CreatePartitionsRequestData.CreatePartitionsTopic tooMany = growTo("fixed", 5)
+                .setAssignments(
+                        List.of(new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(0))));
+
+        assertThat(errorOf(grow(false, growTo("fixed", 3)), 0)).isEqualTo(Errors.INVALID_PARTITIONS.code());
+        assertThat(errorOf(grow(false, growTo("fixed", 2)), 0)).isEqualTo(Errors.INVALID_PARTITIONS.code());
+        assertThat(errorOf(grow(false, growTo("missing", 2)), 0)).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(errorOf(grow(false, elsewhere), 0)).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
+        assertThat(errorOf(grow(false, tooMany), 0)).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
+        final CreatePartitionsResponseData duplicates = grow(false, growTo("fixed", 4), growTo("fixed", 6));
+        assertThat(errorOf(duplicates, 0)).isEqualTo(Errors.INVALID_REQUEST.code());
+        assertThat(errorOf(duplicates, 1)).isEqualTo(Errors.INVALID_REQUEST.code());
+        assertThat(errorOf(grow(true, growTo("fixed", 8)), 0))
+                .as("validate only")
+                .isEqualTo(Errors.NONE.code());
+
+        assertThat(partitions.topics().byName("fixed").orElseThrow().partitions())
+                .isEqualTo(3);
+        assertThat(partitions.partition(new TopicPartition("fixed", 3))).isEmpty();
+    }
+
+    @Test
+    void shouldAcceptAnAssignmentOfEachNewPartitionToThisBroker() throws Exception {
+        create(false, topic("assigned", 1, (short) 1));
+        final CreatePartitionsRequestData.CreatePartitionsTopic here = growTo("assigned", 3)
+                .setAssignments(List.of(
+                        new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(0)),
+                        new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(0))));
+
+        assertThat(errorOf(grow(false, here), 0)).isEqualTo(Errors.NONE.code());
+        assertThat(partitions.topics().byName("assigned").orElseThrow().partitions())
+                .isEqualTo(3);
     }
 }

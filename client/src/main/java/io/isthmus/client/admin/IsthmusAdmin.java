@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -82,6 +84,33 @@ public final class IsthmusAdmin implements AutoCloseable {
             }
         }
         connections.awaitTopics(List.of(name), timeout);
+    }
+
+    /**
+     * Raises {@code topic}'s partition count to {@code totalCount} and waits until the new partitions have leaders.
+     * Fails with Kafka's exception of the broker's error ({@code InvalidPartitionsException} for a count not above the
+     * current one, {@code UnknownTopicOrPartitionException} for a missing topic), naming topic and count.
+     */
+    public synchronized void createPartitions(final String topic, final int totalCount) {
+        final CreatePartitionsRequestData request = new CreatePartitionsRequestData()
+                .setTimeoutMs((int) timeout.toMillis())
+                .setValidateOnly(false);
+        request.topics()
+                .add(new CreatePartitionsRequestData.CreatePartitionsTopic()
+                        .setName(topic)
+                        .setCount(totalCount)
+                        .setAssignments(null));
+        final CreatePartitionsResponseData response =
+                (CreatePartitionsResponseData) controller().request(ApiKeys.CREATE_PARTITIONS, request, timeout);
+        for (final CreatePartitionsResponseData.CreatePartitionsTopicResult result : response.results()) {
+            final Errors error = Errors.forCode(result.errorCode());
+            if (error != Errors.NONE) {
+                throw error.exception("create partitions failed: topic=" + result.name() + ", count=" + totalCount
+                        + ", error=" + error
+                        + (result.errorMessage() == null ? "" : ", message=" + result.errorMessage()));
+            }
+        }
+        connections.awaitTopics(List.of(topic), timeout);
     }
 
     /** Deletes topics. */

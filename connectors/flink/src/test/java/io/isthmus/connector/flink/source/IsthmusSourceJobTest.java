@@ -255,6 +255,33 @@ class IsthmusSourceJobTest {
     }
 
     @Test
+    void shouldDiscoverPartitionsAddedToItsTopicWhileRunning() throws Exception {
+        BROKER.createTopic("grow", 1);
+        BROKER.write("grow", 0, "g0", 0, 50, T0);
+        final IsthmusSource<String> source = strings("grow")
+                .setProperty(IsthmusSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS, "200")
+                .build();
+        final Set<String> seen = ConcurrentHashMap.newKeySet();
+        try (CloseableIterator<String> it = FlinkTestJobs.failFast(2)
+                .fromSource(source, WatermarkStrategy.noWatermarks(), "isthmus")
+                .executeAndCollect("partition discovery")) {
+            while (seen.size() < 50) {
+                seen.add(it.next());
+            }
+            BROKER.admin().createPartitions("grow", 3);
+            BROKER.write("grow", 1, "g1", 0, 30, T0);
+            BROKER.write("grow", 2, "g2", 0, 30, T0);
+            while (seen.size() < 110) {
+                seen.add(it.next());
+            }
+        }
+        final Set<String> all = new java.util.HashSet<>(expected("g0", 0, 50));
+        all.addAll(expected("g1", 0, 30));
+        all.addAll(expected("g2", 0, 30));
+        assertThat(seen).as("the new partitions read from their first record").isEqualTo(all);
+    }
+
+    @Test
     void shouldFailTheJobNamingAMissingTopic() {
         final IsthmusSource<String> source =
                 strings("no-such-topic").setBounded(OffsetsInitializer.latest()).build();

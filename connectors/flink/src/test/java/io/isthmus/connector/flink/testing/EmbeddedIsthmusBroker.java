@@ -28,6 +28,11 @@ public final class EmbeddedIsthmusBroker implements AutoCloseable {
         return broker.bootstrapServers();
     }
 
+    /** Where the logs lie: {@code <topic>-<partition>/<base offset>.log} below it. */
+    public Path logDir() {
+        return logDir;
+    }
+
     @Override
     public void close() throws Exception {
         broker.close();

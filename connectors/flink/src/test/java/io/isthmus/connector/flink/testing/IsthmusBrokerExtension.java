@@ -43,6 +43,11 @@ public final class IsthmusBrokerExtension implements BeforeAllCallback, AfterAll
         return broker.bootstrapServers();
     }
 
+    /** Where the broker's logs lie (for tests that damage them). */
+    public java.nio.file.Path logDir() {
+        return broker.logDir();
+    }
+
     public IsthmusAdmin admin() {
         return admin;
     }

@@ -28,6 +28,9 @@ final class IsthmusRecordEmitter<T> implements RecordEmitter<ConsumedRecord, T, 
         collector.timestamp = record.timestamp();
         try {
             deserializer.deserialize(record, collector);
+        } catch (final DownstreamFailure e) {
+            // A chained operator after the source failed: its error, not the deserializer's.
+            throw e.getCause();
         } catch (final IOException | RuntimeException e) {
             throw new IOException(
                     "failed to deserialize a record: topic=" + record.topic() + ", partition="
@@ -38,17 +41,38 @@ final class IsthmusRecordEmitter<T> implements RecordEmitter<ConsumedRecord, T, 
         state.nextOffset(record.offset() + 1);
     }
 
-    /** Emits to the split's output with the current record's timestamp. One per emitter, reused. */
+    /**
+     * Emits to the split's output with the current record's timestamp. One per emitter, reused. Operators chained
+     * after the source run inside {@code collect}; their failures are marked so they are not blamed on the record.
+     */
     private static final class TimestampedCollector<T> implements Collector<T> {
         SourceOutput<T> output;
         long timestamp;
 
         @Override
         public void collect(final T element) {
-            output.collect(element, timestamp);
+            try {
+                output.collect(element, timestamp);
+            } catch (final RuntimeException e) {
+                throw new DownstreamFailure(e);
+            }
         }
 
         @Override
         public void close() {}
+    }
+
+    /** Carries a failure of a downstream operator through the deserializer, so the emitter passes it on as it is. */
+    private static final class DownstreamFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DownstreamFailure(final RuntimeException cause) {
+            super(cause);
+        }
+
+        @Override
+        public synchronized RuntimeException getCause() {
+            return (RuntimeException) super.getCause();
+        }
     }
 }

@@ -3,6 +3,9 @@ package io.isthmus.connector.flink.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.client.consumer.ConsumedRecord;
+import io.isthmus.client.consumer.ConsumerBatch;
+import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.connector.flink.sink.IsthmusSink;
 import io.isthmus.connector.flink.source.enumerator.initializer.OffsetsInitializer;
 import io.isthmus.connector.flink.source.reader.deserializer.IsthmusRecordDeserializationSchema;
 import io.isthmus.connector.flink.testing.FlinkTestJobs;
@@ -11,6 +14,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +32,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -36,15 +41,17 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Exactly-once state under failure: a job counts 1,000,000 records per key in keyed state while injected failures
- * restart it from its last checkpoint twice. The counts it ends with hold every record exactly once: the source's
- * offsets live in the same checkpoints as the state, so a restore rewinds both together.
+ * Jobs under injected failures that restart them from their last checkpoint twice. Exactly-once state: a job counts
+ * 1,000,000 records per key in keyed state and ends with every record counted exactly once (the source's offsets live
+ * in the same checkpoints as the state, so a restore rewinds both together). At-least-once output: a job writing with
+ * the at-least-once sink leaves every record in the output topic.
  */
-class ExactlyOnceStateUnderFailureTest {
+class RecoveryUnderFailureTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = FlinkTestJobs.miniCluster();
 
@@ -77,6 +84,12 @@ class ExactlyOnceStateUnderFailureTest {
 
     /** Fails the job at about a third and at two thirds of the records, each time after a completed checkpoint. */
     static final class FailTwice extends RichMapFunction<Long, Long> implements CheckpointListener {
+        private final long records;
+
+        FailTwice(final long records) {
+            this.records = records;
+        }
+
         @Override
         public void open(final org.apache.flink.api.common.functions.OpenContext context) {
             CHECKPOINTED_SINCE_START.set(false);
@@ -86,7 +99,7 @@ class ExactlyOnceStateUnderFailureTest {
         public Long map(final Long value) {
             final long passed = PASSED.incrementAndGet();
             final int failures = FAILURES.get();
-            if (failures < 2 && passed > (failures + 1) * (RECORDS / 3L) && CHECKPOINTED_SINCE_START.get()) {
+            if (failures < 2 && passed > (failures + 1) * (records / 3) && CHECKPOINTED_SINCE_START.get()) {
                 if (FAILURES.compareAndSet(failures, failures + 1)) {
                     throw new IllegalStateException("injected failure " + (failures + 1) + " after " + passed);
                 }
@@ -126,13 +139,12 @@ class ExactlyOnceStateUnderFailureTest {
         }
     }
 
-    @Test
-    void shouldCountEveryRecordExactlyOnceAcrossTwoRestarts() throws Exception {
-        final String topic = "exactly-once";
+    /** Writes longs 0..records-1, big-endian, round-robin over the partitions; waits for every acknowledgement. */
+    private static void writeLongs(final String topic, final int records) throws Exception {
         BROKER.createTopic(topic, PARTITIONS);
-        final List<Future<RecordMetadata>> acks = new ArrayList<>(RECORDS);
+        final List<Future<RecordMetadata>> acks = new ArrayList<>(records);
         try (KafkaProducer<byte[], byte[]> producer = BROKER.producer()) {
-            for (long i = 0; i < RECORDS; i++) {
+            for (long i = 0; i < records; i++) {
                 final byte[] value = java.nio.ByteBuffer.allocate(8).putLong(i).array();
                 acks.add(producer.send(new ProducerRecord<>(topic, (int) (i % PARTITIONS), null, value)));
             }
@@ -141,8 +153,12 @@ class ExactlyOnceStateUnderFailureTest {
         for (final Future<RecordMetadata> ack : acks) {
             ack.get();
         }
-        acks.clear();
+    }
 
+    /** Restarts from the last checkpoint on failure, up to five times, at once; checkpoints every 50 ms. */
+    private static StreamExecutionEnvironment restarting() {
+        PASSED.set(0);
+        FAILURES.set(0);
         final Configuration configuration = new Configuration();
         configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
@@ -150,6 +166,14 @@ class ExactlyOnceStateUnderFailureTest {
         final StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
         env.setParallelism(2);
         env.enableCheckpointing(50);
+        return env;
+    }
+
+    @Test
+    void shouldCountEveryRecordExactlyOnceAcrossTwoRestarts() throws Exception {
+        final String topic = "exactly-once";
+        writeLongs(topic, RECORDS);
+        final StreamExecutionEnvironment env = restarting();
         final Map<Integer, Long> counts = new HashMap<>();
         try (CloseableIterator<Tuple2<Integer, Long>> it = env.fromSource(
                         IsthmusSource.<Long>builder()
@@ -161,7 +185,7 @@ class ExactlyOnceStateUnderFailureTest {
                                 .build(),
                         WatermarkStrategy.noWatermarks(),
                         "isthmus")
-                .map(new FailTwice())
+                .map(new FailTwice(RECORDS))
                 .keyBy(value -> (int) (value % KEYS))
                 .process(new CountPerKey())
                 .executeAndCollect("exactly-once")) {
@@ -174,5 +198,63 @@ class ExactlyOnceStateUnderFailureTest {
         for (int key = 0; key < KEYS; key++) {
             assertThat(counts.get(key)).as("count of key %s", key).isEqualTo((long) RECORDS / KEYS);
         }
+    }
+
+    /**
+     * The at-least-once sink under the same two failures: records the job wrote before a failure may be written again
+     * after the restart, but none is missing from the output.
+     */
+    @Test
+    void shouldWriteEveryRecordAtLeastOnceAcrossTwoRestarts() throws Exception {
+        final int records = 200_000;
+        writeLongs("alo-in", records);
+        BROKER.createTopic("alo-out", PARTITIONS);
+        final StreamExecutionEnvironment env = restarting();
+        env.fromSource(
+                        IsthmusSource.<Long>builder()
+                                .setBootstrapServers(BROKER.bootstrapServers())
+                                .setTopics("alo-in")
+                                .setBounded(OffsetsInitializer.latest())
+                                .setDeserializer(new Longs())
+                                .build(),
+                        WatermarkStrategy.noWatermarks(),
+                        "isthmus")
+                .map(new FailTwice(records))
+                .sinkTo(IsthmusSink.<Long>builder()
+                        .setBootstrapServers(BROKER.bootstrapServers())
+                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                        .setRecordSerializer((value, context, timestamp) -> new ProducerRecord<>(
+                                "alo-out",
+                                null,
+                                null,
+                                java.nio.ByteBuffer.allocate(8).putLong(value).array()))
+                        .build());
+        env.execute("at-least-once");
+        assertThat(FAILURES.get()).as("injected failures").isEqualTo(2);
+
+        final BitSet seen = new BitSet(records);
+        long written = 0;
+        final List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            partitions.add(new TopicPartition("alo-out", p));
+        }
+        try (IsthmusConsumer consumer =
+                new IsthmusConsumer(Map.of("bootstrap.servers", BROKER.bootstrapServers(), "transport", "tcp"))) {
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            final long total = ends.values().stream().mapToLong(Long::longValue).sum();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (written < total && System.nanoTime() - deadline < 0) {
+                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(200))) {
+                    for (final ConsumedRecord record : batch) {
+                        seen.set((int) record.segment().get(BIG_ENDIAN_LONG, record.valueOffset()));
+                        written++;
+                    }
+                }
+            }
+        }
+        assertThat(seen.cardinality()).as("distinct records in the output").isEqualTo(records);
+        assertThat(written).as("records written, replays included").isGreaterThanOrEqualTo(records);
     }
 }
