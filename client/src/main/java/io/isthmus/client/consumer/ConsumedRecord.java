@@ -3,6 +3,7 @@ package io.isthmus.client.consumer;
 import io.isthmus.client.consumer.internals.SubscriptionState.PartitionState;
 import io.isthmus.protocol.record.Header;
 import io.isthmus.protocol.record.Record;
+import io.isthmus.protocol.record.TimestampType;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +42,11 @@ public final class ConsumedRecord {
 
     public long timestamp() {
         return record.timestamp();
+    }
+
+    /** Whether {@link #timestamp()} is the producer's create time or the broker's log-append time (Kafka's id: 0, 1). */
+    public TimestampType timestampType() {
+        return record.timestampType();
     }
 
     /** The segment key and value lie in (arena-scoped for a {@link ConsumerBatch}). */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.isthmus.client.config.Transport;
 import io.isthmus.client.testing.FakeKafkaBroker;
 import io.isthmus.client.testing.TestBatches;
+import io.isthmus.protocol.record.TimestampType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -106,6 +107,7 @@ class IsthmusConsumerTcpTest {
                     for (final ConsumedRecord record : batch) {
                         assertThat(record.valueAsString()).isEqualTo(TestBatches.value(record.offset()));
                         assertThat(record.topic()).isEqualTo(FakeKafkaBroker.TOPIC);
+                        assertThat(record.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
                         offsets.add(record.offset());
                     }
                 }

@@ -31,6 +31,7 @@ public final class Record {
     private int offsetDelta;
     private long offset;
     private long timestamp;
+    private boolean logAppendTime;
     private long keyOffset;
     private int keySize;
     private long valueOffset;
@@ -70,8 +71,8 @@ public final class Record {
         this.timestampDelta = r.readVarlong();
         this.offsetDelta = r.readVarint();
         this.offset = baseOffset + offsetDelta;
-        this.timestamp =
-                logAppendTime != RecordBatchDescriptor.NO_TIMESTAMP ? logAppendTime : baseTimestamp + timestampDelta;
+        this.logAppendTime = logAppendTime != RecordBatchDescriptor.NO_TIMESTAMP;
+        this.timestamp = this.logAppendTime ? logAppendTime : baseTimestamp + timestampDelta;
 
         final int kSize = r.readVarint();
         this.keyOffset = r.position();
@@ -168,6 +169,11 @@ public final class Record {
 
     public long timestampDelta() {
         return timestampDelta;
+    }
+
+    /** What {@link #timestamp()} is: the producer's create time, or the time the broker appended the batch. */
+    public TimestampType timestampType() {
+        return logAppendTime ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
     }
 
     /** The record attributes byte (unused by Kafka so far). */

@@ -84,6 +84,9 @@ class KafkaCompatibilityTest {
             final List<Rec> ours = readWithIsthmus(segment, 0);
             assertThat(ours).isEqualTo(kafkaView);
             assertThat(ours).isEqualTo(expected(inputs, 1000L, timestampType, LOG_APPEND_TIME));
+            // Each record reports the batch's timestamp type, as Kafka's ConsumerRecord.timestampType() does.
+            final String kafkaType = kafkaBatch.timestampType().name;
+            batch.forEachRecord(r -> assertThat(r.timestampType().displayName()).isEqualTo(kafkaType));
 
             // Random header access and lastHeader agree with the sequential walk.
             final Iterator<Rec> expected = ours.iterator();

@@ -37,6 +37,12 @@ enum ReadableMetadata {
             return TimestampData.fromEpochMillis(record.timestamp());
         }
     },
+    TIMESTAMP_TYPE("timestamp-type", DataTypes.STRING().notNull()) {
+        @Override
+        Object read(final ConsumedRecord record) {
+            return StringData.fromString(record.timestampType().displayName());
+        }
+    },
     HEADERS(
             "headers",
             DataTypes.MAP(DataTypes.STRING().nullable(), DataTypes.BYTES().nullable())

@@ -55,6 +55,7 @@ class IsthmusSqlTest {
                 + "  `partition` INT METADATA VIRTUAL,\n"
                 + "  `offset` BIGINT METADATA VIRTUAL,\n"
                 + "  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',\n"
+                + "  ts_type STRING METADATA FROM 'timestamp-type' VIRTUAL,\n"
                 + "  headers MAP<STRING, BYTES> METADATA\n"
                 + ") WITH (\n"
                 + "  'connector' = 'isthmus',\n"
@@ -75,7 +76,7 @@ class IsthmusSqlTest {
                 .await();
 
         final List<Row> rows = collect(tables.executeSql(
-                "SELECT id, product, amount, `partition`, `offset`, ts, headers['source'] FROM orders"));
+                "SELECT id, product, amount, `partition`, `offset`, ts, headers['source'], ts_type FROM orders"));
         assertThat(rows).hasSize(3);
         rows.sort((a, b) -> Long.compare((Long) a.getField(0), (Long) b.getField(0)));
         final String[] products = {"apple", "pear", "plum"};
@@ -88,6 +89,7 @@ class IsthmusSqlTest {
             assertThat(row.getField(4)).isEqualTo((long) i);
             assertThat(row.getField(5)).isEqualTo(Instant.ofEpochMilli((i + 1) * 1000L));
             assertThat((byte[]) row.getField(6)).isEqualTo(new byte[] {(byte) (0x61 + 2 * i), (byte) (0x62 + 2 * i)});
+            assertThat(row.getField(7)).isEqualTo("CreateTime");
         }
 
         // What the sink wrote, as bytes: the key format over the key column, the value without it.
