@@ -5,7 +5,7 @@ import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
@@ -27,6 +28,8 @@ import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * CreateTopics, CreatePartitions and DeleteTopics. A single broker holds one replica of everything: a replication
@@ -34,6 +37,8 @@ import org.apache.kafka.common.requests.DeleteTopicsRequest;
  * per-topic configs, which the log does not keep per topic yet.
  */
 public final class TopicAdminHandler implements ApiHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(TopicAdminHandler.class);
+
     private final PartitionManager partitions;
     private final OffsetStore offsets;
     private final int defaultPartitions;
@@ -121,60 +126,73 @@ public final class TopicAdminHandler implements ApiHandler {
         return null;
     }
 
+    /**
+     * One result per topic named in the request. A topic named more than once gets INVALID_REQUEST, once, and is left
+     * alone, as Kafka's controller does; every other topic is grown (or only checked, with {@code validate_only}) on
+     * its own, so one topic's refusal or failure does not undo or hide another's growth.
+     */
     private CreatePartitionsResponseData createPartitions(final CreatePartitionsRequestData data) {
-        final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
-        final Map<String, Integer> seen = new HashMap<>();
+        final Map<String, Integer> occurrences = new LinkedHashMap<>();
         for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
-            seen.merge(topic.name(), 1, Integer::sum);
+            occurrences.merge(topic.name(), 1, Integer::sum);
         }
+        final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
         for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
+            final Integer times = occurrences.remove(topic.name());
+            if (times == null) {
+                continue; // a duplicate, answered at its first occurrence
+            }
             final CreatePartitionsResponseData.CreatePartitionsTopicResult result =
                     new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(topic.name());
             response.results().add(result);
-            final ApiError refusal = seen.get(topic.name()) > 1
-                    ? new ApiError(Errors.INVALID_REQUEST, "duplicate topic in the request: " + topic.name())
-                    : assignmentRefusal(topic);
-            if (refusal != null) {
-                result.setErrorCode(refusal.error().code()).setErrorMessage(refusal.message());
+            if (times > 1) {
+                result.setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("duplicate topic name: topic '" + topic.name() + "' appears " + times
+                                + " times in the request");
                 continue;
             }
             try {
                 if (data.validateOnly()) {
-                    partitions.checkCreatePartitions(topic.name(), topic.count());
+                    partitions.checkCreatePartitions(
+                            topic.name(), topic.count(), current -> checkAssignments(topic, current));
                 } else {
-                    partitions.createPartitions(topic.name(), topic.count());
+                    partitions.createPartitions(
+                            topic.name(), topic.count(), current -> checkAssignments(topic, current));
                 }
             } catch (final ApiException e) {
                 result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            } catch (final RuntimeException e) {
+                LOG.error("CreatePartitions failed: topic={}, count={}", topic.name(), topic.count(), e);
+                result.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()).setErrorMessage(e.getMessage());
             }
         }
         return response;
     }
 
-    /** Explicit assignments must give each new partition one replica, on this broker; null if they do. */
-    private ApiError assignmentRefusal(final CreatePartitionsRequestData.CreatePartitionsTopic topic) {
+    /**
+     * Explicit assignments (null: the broker places the partitions) must give each new partition exactly one replica,
+     * on this broker, since it is the only one; Kafka answers INVALID_REPLICA_ASSIGNMENT for a count of assignments
+     * other than the number of partitions added, an unknown broker, or a replica count unlike the topic's.
+     */
+    private void checkAssignments(
+            final CreatePartitionsRequestData.CreatePartitionsTopic topic, final TopicInfo current) {
         if (topic.assignments() == null) {
-            return null;
+            return;
         }
-        final int current = partitions
-                .topics()
-                .byName(topic.name())
-                .map(TopicInfo::partitions)
-                .orElse(0);
-        if (topic.assignments().size() != topic.count() - current) {
-            return new ApiError(
-                    Errors.INVALID_REPLICA_ASSIGNMENT,
-                    "assignments for " + topic.assignments().size() + " partitions, but " + (topic.count() - current)
-                            + " are being added to topic '" + topic.name() + "'");
+        final int adding = topic.count() - current.partitions();
+        if (topic.assignments().size() != adding) {
+            throw new InvalidReplicaAssignmentException("topic '" + topic.name() + "' goes from " + current.partitions()
+                    + " to " + topic.count() + " partitions, adding " + adding + ", but "
+                    + topic.assignments().size() + " assignments were given");
         }
-        for (final CreatePartitionsRequestData.CreatePartitionsAssignment assignment : topic.assignments()) {
-            if (!assignment.brokerIds().equals(List.of(nodeId))) {
-                return new ApiError(
-                        Errors.INVALID_REPLICA_ASSIGNMENT,
-                        "replicas " + assignment.brokerIds() + " requested, but the only broker is " + nodeId);
+        for (int i = 0; i < adding; i++) {
+            final List<Integer> replicas = topic.assignments().get(i).brokerIds();
+            if (!replicas.equals(List.of(nodeId))) {
+                throw new InvalidReplicaAssignmentException("partition " + (current.partitions() + i) + " of topic '"
+                        + topic.name() + "' is assigned to brokers " + replicas + ", but broker " + nodeId
+                        + " is the only one and each partition has one replica");
             }
         }
-        return null;
     }
 
     private DeleteTopicsResponseData delete(final DeleteTopicsRequestData data, final short version) {

@@ -11,17 +11,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InvalidPartitionsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.ApiException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Every partition of this broker: the {@link TopicRegistry} says which topics exist, the {@link LogManager}
  * holds their logs. Topic creation registers the topic first, then creates its logs; deletion unregisters
- * first, then deletes them. A crash between the two steps is repaired at start: a registered partition
- * without a log gets an empty one, and a log no registered topic owns is deleted.
+ * first, then deletes them; adding partitions creates their logs first, then registers the new count. A crash
+ * between the two steps is repaired at start: a registered partition without a log gets an empty one, and a
+ * log no registered topic owns is deleted.
  */
 public final class PartitionManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionManager.class);
@@ -44,7 +45,9 @@ public final class PartitionManager implements AutoCloseable {
         }
         for (final io.isthmus.broker.log.TopicPartition stray : logs.logs().keySet()) {
             if (!manager.partitions.containsKey(new TopicPartition(stray.topic(), stray.partition()))) {
-                LOG.warn("deleting log {}: no registered topic owns it (a deletion interrupted by a crash)", stray);
+                LOG.warn(
+                        "deleting log {}: no registered topic owns it (a deletion or a partition addition interrupted by a crash)",
+                        stray);
                 logs.deleteLog(stray);
             }
         }
@@ -73,18 +76,43 @@ public final class PartitionManager implements AutoCloseable {
     }
 
     /**
-     * Adds partitions to a topic, up to {@code partitionCount}; see {@link TopicRegistry#increasePartitions} for the
-     * errors. The new partitions' logs exist before the registry records the new count, and the partitions are routed
-     * to only after it does: a crash in between leaves the topic as it was (the logs no topic owns are deleted at the
-     * next start).
+     * Adds partitions to a topic, up to {@code partitionCount}, once {@code precondition} has accepted the topic as it
+     * is (see {@link #checkCreatePartitions} for the errors). The new partitions' logs exist before the registry
+     * records the new count, and the partitions are routed to only after it does. If creating a log or recording the
+     * count fails, the logs made so far are deleted again and the topic stays as it was; a crash in between leaves
+     * logs that no topic owns, which the next start deletes.
      */
-    public synchronized TopicInfo createPartitions(final String name, final int partitionCount) {
-        final TopicInfo before = checkCreatePartitions(name, partitionCount);
+    public synchronized TopicInfo createPartitions(
+            final String name, final int partitionCount, final Consumer<TopicInfo> precondition) {
+        final TopicInfo before = checkCreatePartitions(name, partitionCount, precondition);
         final List<PartitionLog> added = new ArrayList<>();
-        for (int p = before.partitions(); p < partitionCount; p++) {
-            added.add(logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(name, p)));
+        final TopicInfo after;
+        try {
+            for (int p = before.partitions(); p < partitionCount; p++) {
+                added.add(logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(name, p)));
+            }
+            after = topics.increasePartitions(name, partitionCount);
+        } catch (final RuntimeException e) {
+            // Nothing routes to these logs and the registry still has the old count: deleting them now rather than
+            // at the next start gives their preallocated segments back, and a retry starts from empty logs.
+            for (int i = 0; i < added.size(); i++) {
+                final io.isthmus.broker.log.TopicPartition orphan =
+                        new io.isthmus.broker.log.TopicPartition(name, before.partitions() + i);
+                try {
+                    logs.deleteLog(orphan);
+                } catch (final RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            if (e instanceof ApiException) {
+                throw e;
+            }
+            throw new IllegalStateException(
+                    "cannot add partitions: topic=" + name + ", partitions " + before.partitions() + " -> "
+                            + partitionCount + ", logs created before the failure=" + added.size()
+                            + " (deleted again; the topic keeps " + before.partitions() + " partitions)",
+                    e);
         }
-        final TopicInfo after = topics.increasePartitions(name, partitionCount);
         for (int i = 0; i < added.size(); i++) {
             final TopicPartition topicPartition = new TopicPartition(name, before.partitions() + i);
             partitions.put(topicPartition, Partition.open(topicPartition, after.id(), added.get(i)));
@@ -94,17 +122,16 @@ public final class PartitionManager implements AutoCloseable {
     }
 
     /**
-     * What {@link #createPartitions} would refuse, changing nothing (CreatePartitions with {@code validate_only}).
+     * What {@link #createPartitions} would refuse, changing nothing (CreatePartitions with {@code validate_only}):
+     * {@code UnknownTopicOrPartitionException} for a missing topic, {@code InvalidPartitionsException} for a count not
+     * above the current one, then whatever {@code precondition} throws for the topic as it is.
      *
      * @return the topic as it is
      */
-    public TopicInfo checkCreatePartitions(final String name, final int partitionCount) {
-        final TopicInfo topic = topics.byName(name)
-                .orElseThrow(() -> new UnknownTopicOrPartitionException("topic '" + name + "' does not exist"));
-        if (partitionCount <= topic.partitions()) {
-            throw new InvalidPartitionsException("topic '" + name + "' has " + topic.partitions()
-                    + " partitions; the new count must be larger, got " + partitionCount);
-        }
+    public TopicInfo checkCreatePartitions(
+            final String name, final int partitionCount, final Consumer<TopicInfo> precondition) {
+        final TopicInfo topic = topics.checkIncrease(name, partitionCount);
+        precondition.accept(topic);
         return topic;
     }
 

@@ -121,20 +121,33 @@ public final class TopicRegistry {
     }
 
     /**
-     * Raises a topic's partition count durably; the id stays.
+     * The topic as it is, if its partition count may be raised to {@code partitions}; changes nothing.
      *
      * @throws UnknownTopicOrPartitionException if there is no such topic
      * @throws InvalidPartitionsException unless {@code partitions} is above the current count
      */
-    public synchronized TopicInfo increasePartitions(final String name, final int partitions) {
+    public TopicInfo checkIncrease(final String name, final int partitions) {
         final TopicInfo existing = snapshot.byName().get(name);
         if (existing == null) {
             throw new UnknownTopicOrPartitionException("topic '" + name + "' does not exist");
         }
-        if (partitions <= existing.partitions()) {
-            throw new InvalidPartitionsException("topic '" + name + "' has " + existing.partitions()
-                    + " partitions; the new count must be larger, got " + partitions);
+        // Kafka's two wordings, with the topic named: the same count is refused apart from a smaller one.
+        if (partitions == existing.partitions()) {
+            throw new InvalidPartitionsException(
+                    "topic '" + name + "' already has " + partitions + " partitions; the new count must be larger");
         }
+        if (partitions < existing.partitions()) {
+            throw new InvalidPartitionsException("topic '" + name + "' currently has " + existing.partitions()
+                    + " partitions; " + partitions + " would not be an increase");
+        }
+        return existing;
+    }
+
+    /**
+     * Raises a topic's partition count durably; the id stays. Refuses what {@link #checkIncrease} refuses.
+     */
+    public synchronized TopicInfo increasePartitions(final String name, final int partitions) {
+        final TopicInfo existing = checkIncrease(name, partitions);
         final Map<String, TopicInfo> next = new HashMap<>(snapshot.byName());
         final TopicInfo grown = new TopicInfo(name, existing.id(), partitions);
         next.put(name, grown);

@@ -8,6 +8,7 @@ import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -240,43 +241,94 @@ class TopicAdminHandlerTest {
         assertThat(partitions.partition(new TopicPartition("growing", 4))).isPresent();
     }
 
+    @SafeVarargs
+    private static CreatePartitionsRequestData.CreatePartitionsTopic assigned(
+            final String name, final int count, final List<Integer>... replicas) {
+        final List<CreatePartitionsRequestData.CreatePartitionsAssignment> assignments = new ArrayList<>();
+        for (final List<Integer> brokers : replicas) {
+            assignments.add(new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(brokers));
+        }
+        return growTo(name, count).setAssignments(assignments);
+    }
+
     @Test
     void shouldRefuseWithKafkasErrorsAndChangeNothing() throws Exception {
         create(false, topic("fixed", 3, (short) 1));
-        final CreatePartitionsRequestData.CreatePartitionsTopic elsewhere = growTo("fixed", 4)
-                .setAssignments(
-                        List.of(new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(7))));
-        final CreatePartitionsRequestData.CreatePartitionsTopic tooMany = growTo("fixed", 5)
-                .setAssignments(
-                        List.of(new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(0))));
 
         assertThat(errorOf(grow(false, growTo("fixed", 3)), 0)).isEqualTo(Errors.INVALID_PARTITIONS.code());
         assertThat(errorOf(grow(false, growTo("fixed", 2)), 0)).isEqualTo(Errors.INVALID_PARTITIONS.code());
         assertThat(errorOf(grow(false, growTo("missing", 2)), 0)).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-        assertThat(errorOf(grow(false, elsewhere), 0)).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
-        assertThat(errorOf(grow(false, tooMany), 0)).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
-        final CreatePartitionsResponseData duplicates = grow(false, growTo("fixed", 4), growTo("fixed", 6));
-        assertThat(errorOf(duplicates, 0)).isEqualTo(Errors.INVALID_REQUEST.code());
-        assertThat(errorOf(duplicates, 1)).isEqualTo(Errors.INVALID_REQUEST.code());
+        assertThat(errorOf(grow(false, assigned("fixed", 4, List.of(7))), 0))
+                .as("a broker that does not exist")
+                .isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
+        assertThat(errorOf(grow(false, assigned("fixed", 4, List.of(0, 7))), 0))
+                .as("two replicas")
+                .isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
+        assertThat(errorOf(grow(false, assigned("fixed", 4, List.of())), 0))
+                .as("no replica")
+                .isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
+        assertThat(errorOf(grow(false, assigned("fixed", 5, List.of(0))), 0))
+                .as("fewer assignments than new partitions")
+                .isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
         assertThat(errorOf(grow(true, growTo("fixed", 8)), 0))
                 .as("validate only")
                 .isEqualTo(Errors.NONE.code());
+        assertThat(errorOf(grow(true, growTo("fixed", 3)), 0))
+                .as("validate only, same count")
+                .isEqualTo(Errors.INVALID_PARTITIONS.code());
+        assertThat(errorOf(grow(true, assigned("fixed", 4, List.of(7))), 0))
+                .as("validate only, another broker")
+                .isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT.code());
 
         assertThat(partitions.topics().byName("fixed").orElseThrow().partitions())
                 .isEqualTo(3);
         assertThat(partitions.partition(new TopicPartition("fixed", 3))).isEmpty();
+        assertThat(tmp.resolve("logs").resolve("fixed-3")).doesNotExist();
+    }
+
+    @Test
+    void shouldCheckTheTopicAndItsCountBeforeTheAssignments() throws Exception {
+        create(false, topic("checked", 2, (short) 1));
+
+        // As in Kafka's controller: a missing topic or a count that is no increase is what the caller hears about,
+        // not the assignments that cannot fit it.
+        final CreatePartitionsResponseData missing = grow(false, assigned("absent", 2, List.of(7)));
+        final CreatePartitionsResponseData smaller = grow(false, assigned("checked", 1, List.of(7)));
+
+        assertThat(errorOf(missing, 0)).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(errorOf(smaller, 0)).isEqualTo(Errors.INVALID_PARTITIONS.code());
+        assertThat(smaller.results().get(0).errorMessage())
+                .isEqualTo("topic 'checked' currently has 2 partitions; 1 would not be an increase");
+    }
+
+    @Test
+    void shouldAnswerADuplicateTopicOnceWithInvalidRequestAndStillGrowTheOthers() throws Exception {
+        create(false, topic("twice", 1, (short) 1));
+        create(false, topic("once", 1, (short) 1));
+
+        final CreatePartitionsResponseData response =
+                grow(false, growTo("twice", 4), growTo("once", 2), growTo("twice", 6));
+
+        assertThat(response.results()).hasSize(2);
+        assertThat(response.results().get(0).name()).isEqualTo("twice");
+        assertThat(errorOf(response, 0)).isEqualTo(Errors.INVALID_REQUEST.code());
+        assertThat(response.results().get(0).errorMessage()).contains("'twice'", "2 times");
+        assertThat(response.results().get(1).name()).isEqualTo("once");
+        assertThat(errorOf(response, 1)).isEqualTo(Errors.NONE.code());
+        assertThat(partitions.topics().byName("twice").orElseThrow().partitions())
+                .isEqualTo(1);
+        assertThat(partitions.topics().byName("once").orElseThrow().partitions())
+                .isEqualTo(2);
     }
 
     @Test
     void shouldAcceptAnAssignmentOfEachNewPartitionToThisBroker() throws Exception {
         create(false, topic("assigned", 1, (short) 1));
-        final CreatePartitionsRequestData.CreatePartitionsTopic here = growTo("assigned", 3)
-                .setAssignments(List.of(
-                        new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(0)),
-                        new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(List.of(0))));
 
-        assertThat(errorOf(grow(false, here), 0)).isEqualTo(Errors.NONE.code());
+        assertThat(errorOf(grow(false, assigned("assigned", 3, List.of(0), List.of(0))), 0))
+                .isEqualTo(Errors.NONE.code());
         assertThat(partitions.topics().byName("assigned").orElseThrow().partitions())
                 .isEqualTo(3);
+        assertThat(partitions.partition(new TopicPartition("assigned", 2))).isPresent();
     }
 }

@@ -13,9 +13,12 @@ import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -97,6 +100,106 @@ class PartitionManagerTest {
             assertThat(p1.logEndOffset()).isEqualTo(4);
             assertThat(p1.topicId()).isEqualTo(created.id());
             assertThat(reopened.partitions()).hasSize(2);
+        }
+    }
+
+    @Test
+    void shouldAddPartitionsWithEmptyLogsAndKeepTheOldOnesData() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            final TopicInfo created = manager.createTopic("orders", 2);
+            manager.partition(new TopicPartition("orders", 0))
+                    .orElseThrow()
+                    .appendFromClient(segment(plain("x", 3, 1L)));
+
+            final TopicInfo grown = manager.createPartitions("orders", 4, topic -> {});
+
+            assertThat(grown).isEqualTo(new TopicInfo("orders", created.id(), 4));
+            assertThat(manager.partitions()).hasSize(4);
+            final Partition p3 =
+                    manager.partition(new TopicPartition("orders", 3)).orElseThrow();
+            assertThat(p3.topicId()).isEqualTo(created.id());
+            assertThat(p3.appendFromClient(segment(plain("y", 2, 1L))).baseOffset())
+                    .isZero();
+            assertThat(manager.partition(new TopicPartition("orders", 0))
+                            .orElseThrow()
+                            .logEndOffset())
+                    .isEqualTo(3);
+        }
+        try (PartitionManager reopened = TestPartitions.start(tmp)) {
+            assertThat(reopened.partitions()).hasSize(4);
+            assertThat(reopened.partition(new TopicPartition("orders", 3))
+                            .orElseThrow()
+                            .logEndOffset())
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void shouldCheckThePreconditionAgainstTheTopicAsItIsAndChangeNothingWhenItRefuses() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            manager.createTopic("orders", 2);
+            final List<TopicInfo> seen = new ArrayList<>();
+
+            assertThatThrownBy(() -> manager.createPartitions("orders", 3, topic -> {
+                        seen.add(topic);
+                        throw new InvalidReplicaAssignmentException("refused by the test");
+                    }))
+                    .isInstanceOf(InvalidReplicaAssignmentException.class);
+
+            assertThat(seen).extracting(TopicInfo::partitions).containsExactly(2);
+            assertThat(manager.topics().byName("orders").orElseThrow().partitions())
+                    .isEqualTo(2);
+            assertThat(tmp.resolve("orders-2")).doesNotExist();
+        }
+    }
+
+    @Test
+    void shouldDeleteTheNewLogsAgainWhenOneCannotBeCreated() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            manager.createTopic("orders", 2);
+            // A file where partition 4's directory must go: partitions 2 and 3 get their logs, then 4 fails.
+            Files.writeString(tmp.resolve("orders-4"), "in the way");
+
+            assertThatThrownBy(() -> manager.createPartitions("orders", 6, topic -> {}))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("topic=orders")
+                    .hasMessageContaining("partitions 2 -> 6")
+                    .hasMessageContaining("logs created before the failure=2")
+                    .rootCause()
+                    .hasMessageContaining("orders-4");
+
+            assertThat(manager.topics().byName("orders").orElseThrow().partitions())
+                    .isEqualTo(2);
+            assertThat(manager.partitions()).hasSize(2);
+            assertThat(tmp.resolve("orders-2")).doesNotExist();
+            assertThat(tmp.resolve("orders-3")).doesNotExist();
+
+            Files.delete(tmp.resolve("orders-4"));
+            manager.createPartitions("orders", 6, topic -> {});
+            assertThat(manager.partitions()).hasSize(6);
+        }
+    }
+
+    @Test
+    void shouldDeleteTheNewLogsAgainWhenTheCountCannotBeRecorded() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            manager.createTopic("orders", 1);
+            // The registry writes its new list to this temporary file first; a directory there makes that fail.
+            Files.createDirectories(tmp.resolve("isthmus-topics.tmp").resolve("blocker"));
+
+            assertThatThrownBy(() -> manager.createPartitions("orders", 3, topic -> {}))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("the topic keeps 1 partitions")
+                    .hasRootCauseInstanceOf(java.io.IOException.class);
+
+            assertThat(manager.topics().byName("orders").orElseThrow().partitions())
+                    .isEqualTo(1);
+            assertThat(manager.partition(new TopicPartition("orders", 1))).isEmpty();
+            assertThat(tmp.resolve("orders-1")).doesNotExist();
+            assertThat(tmp.resolve("orders-2")).doesNotExist();
+        }
+        try (PartitionManager reopened = TestPartitions.start(tmp)) {
+            assertThat(reopened.partitions()).hasSize(1);
         }
     }
 

@@ -84,6 +84,36 @@ class TopicRegistryTest {
     }
 
     @Test
+    void shouldRaiseAPartitionCountDurablyAndKeepTheId() {
+        final TopicRegistry registry = TopicRegistry.open(tmp);
+        final TopicInfo created = registry.create("orders", 2);
+
+        final TopicInfo grown = registry.increasePartitions("orders", 5);
+
+        assertThat(grown).isEqualTo(new TopicInfo("orders", created.id(), 5));
+        assertThat(registry.byId(created.id())).contains(grown);
+        assertThat(TopicRegistry.open(tmp).byName("orders")).contains(grown);
+    }
+
+    @Test
+    void shouldRefuseACountThatIsNoIncreaseOrAnUnknownTopic() {
+        final TopicRegistry registry = TopicRegistry.open(tmp);
+        registry.create("orders", 3);
+
+        assertThatThrownBy(() -> registry.increasePartitions("orders", 3))
+                .isInstanceOf(InvalidPartitionsException.class)
+                .hasMessage("topic 'orders' already has 3 partitions; the new count must be larger");
+        assertThatThrownBy(() -> registry.increasePartitions("orders", 2))
+                .isInstanceOf(InvalidPartitionsException.class)
+                .hasMessage("topic 'orders' currently has 3 partitions; 2 would not be an increase");
+        assertThatThrownBy(() -> registry.checkIncrease("nope", 2))
+                .isInstanceOf(UnknownTopicOrPartitionException.class)
+                .hasMessageContaining("'nope'");
+        assertThat(TopicRegistry.open(tmp).byName("orders").orElseThrow().partitions())
+                .isEqualTo(3);
+    }
+
+    @Test
     void shouldRefuseToDeleteAnUnknownTopic() {
         assertThatThrownBy(() -> TopicRegistry.open(tmp).delete("nope"))
                 .isInstanceOf(UnknownTopicOrPartitionException.class);

@@ -87,9 +87,13 @@ public final class IsthmusAdmin implements AutoCloseable {
     }
 
     /**
-     * Raises {@code topic}'s partition count to {@code totalCount} and waits until the new partitions have leaders.
-     * Fails with Kafka's exception of the broker's error ({@code InvalidPartitionsException} for a count not above the
-     * current one, {@code UnknownTopicOrPartitionException} for a missing topic), naming topic and count.
+     * Raises {@code topic}'s partition count to {@code totalCount} (CreatePartitions, the broker placing the new
+     * partitions) and waits until the new partitions have leaders. Producers and group consumers reach the new
+     * partitions after their next metadata refresh ({@code metadata.max.age.ms}).
+     *
+     * @throws org.apache.kafka.common.errors.ApiException Kafka's exception of the broker's error, naming topic, count
+     *     and the broker's message: {@code InvalidPartitionsException} for a count not above the current one, {@code
+     *     UnknownTopicOrPartitionException} for a missing topic
      */
     public synchronized void createPartitions(final String topic, final int totalCount) {
         final CreatePartitionsRequestData request = new CreatePartitionsRequestData()
@@ -191,8 +195,13 @@ public final class IsthmusAdmin implements AutoCloseable {
 
     /**
      * The committed offsets of group {@code groupId} for these partitions (the next offset the group reads); partitions
-     * without one are absent. Asks the group's coordinator, found with FindCoordinator, as Kafka's {@code
-     * Admin#listConsumerGroupOffsets} does.
+     * without one are absent, and so are all of them for a group that never committed. Asks the group's coordinator,
+     * found with FindCoordinator, with OffsetFetch, as Kafka's {@code Admin#listConsumerGroupOffsets} does.
+     *
+     * @throws org.apache.kafka.common.errors.UnknownTopicOrPartitionException for a topic the cluster does not have
+     *     (OffsetFetch names topics by id from version 10 on, so each topic's id is looked up first)
+     * @throws org.apache.kafka.common.errors.ApiException Kafka's exception of a group-level OffsetFetch error, naming
+     *     the group
      */
     public synchronized Map<TopicPartition, Long> listConsumerGroupOffsets(
             final String groupId, final Collection<TopicPartition> partitions) {

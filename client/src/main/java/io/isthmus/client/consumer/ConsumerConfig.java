@@ -27,6 +27,7 @@ public final class ConsumerConfig {
     public static final String MAX_POLL_INTERVAL_MS = "max.poll.interval.ms";
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
     public static final String ISOLATION_LEVEL = "isolation.level";
+    public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     public static final String TRANSPORT = "transport";
 
     private static final Set<String> KNOWN = Set.of(
@@ -46,6 +47,7 @@ public final class ConsumerConfig {
             MAX_POLL_INTERVAL_MS,
             REQUEST_TIMEOUT_MS,
             ISOLATION_LEVEL,
+            METADATA_MAX_AGE_MS,
             TRANSPORT,
             RdmaClientSettings.DEVICE,
             RdmaClientSettings.PORT,
@@ -77,6 +79,7 @@ public final class ConsumerConfig {
     private final int maxPollIntervalMs;
     private final long requestTimeoutMs;
     private final byte isolationLevel;
+    private final long metadataMaxAgeMs;
     private final Transport transport;
     private final RdmaClientSettings rdmaSettings;
 
@@ -105,6 +108,7 @@ public final class ConsumerConfig {
                         .equals("read_committed")
                 ? (byte) 1
                 : (byte) 0;
+        metadataMaxAgeMs = r.longValue(METADATA_MAX_AGE_MS, 300_000, 0);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
         rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs);
         if (autoCommit && groupId == null) {
@@ -185,6 +189,14 @@ public final class ConsumerConfig {
     /** 0 read_uncommitted, 1 read_committed. */
     public byte isolationLevel() {
         return isolationLevel;
+    }
+
+    /**
+     * How often the group's leader looks at the partition counts of the subscribed topics again, to rebalance when a
+     * topic gained partitions (or a subscribed topic appeared), as Kafka's leader does on its metadata refresh.
+     */
+    public long metadataMaxAgeMs() {
+        return metadataMaxAgeMs;
     }
 
     /** The {@code rdma.*} settings, used with transport rdma (or auto where RDMA is picked). */

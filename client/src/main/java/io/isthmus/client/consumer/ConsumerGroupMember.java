@@ -63,6 +63,13 @@ final class ConsumerGroupMember implements AutoCloseable {
     private final GroupOffsets offsets;
     private String memberId = "";
     private int generationId = -1;
+    /**
+     * While this member leads the group: the partition count of every topic the members subscribe to (0: no such
+     * topic) that its assignment was computed from; null otherwise. Consumer thread only.
+     */
+    private Map<String, Integer> assignedCounts;
+
+    private long nextCountCheckNanos;
     private volatile boolean rejoinNeeded = true;
     private volatile boolean active;
     private volatile boolean closed;
@@ -130,6 +137,7 @@ final class ConsumerGroupMember implements AutoCloseable {
                 throw new TimeoutException("could not join group: group=" + groupId + ", memberId=" + memberId);
             }
             active = false;
+            assignedCounts = null;
             final JoinGroupResponseData joined;
             try {
                 joined = (JoinGroupResponseData) coordinatorRequest(
@@ -240,14 +248,9 @@ final class ConsumerGroupMember implements AutoCloseable {
             subscriptions.put(member.memberId(), s.topics());
             allTopics.addAll(s.topics());
         }
-        final ClusterMetadata metadata = metadataConnections.refresh(allTopics);
-        final Map<String, Integer> counts = new HashMap<>();
-        for (final String topic : allTopics) {
-            final TopicMetadata t = metadata.topic(topic);
-            if (t != null && t.error() == Errors.NONE) {
-                counts.put(topic, t.partitionCount());
-            }
-        }
+        final Map<String, Integer> counts = partitionCounts(allTopics, metadataConnections);
+        assignedCounts = counts;
+        nextCountCheckNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
         final List<SyncGroupRequestData.SyncGroupRequestAssignment> result = new ArrayList<>();
         for (final Map.Entry<String, List<TopicPartition>> e :
                 RangeAssignor.assign(subscriptions, counts).entrySet()) {
@@ -260,6 +263,48 @@ final class ConsumerGroupMember implements AutoCloseable {
                     .setAssignment(array));
         }
         return result;
+    }
+
+    /** The partition count of each of {@code topics} from fresh metadata; 0 for a topic the cluster does not have. */
+    private static Map<String, Integer> partitionCounts(
+            final Set<String> topics, final BrokerConnections metadataConnections) {
+        final ClusterMetadata metadata = metadataConnections.refresh(topics);
+        final Map<String, Integer> counts = new HashMap<>();
+        for (final String topic : topics) {
+            final TopicMetadata t = metadata.topic(topic);
+            counts.put(topic, t != null && t.error() == Errors.NONE ? t.partitionCount() : 0);
+        }
+        return counts;
+    }
+
+    /**
+     * While this member leads the group, every {@code metadata.max.age.ms}: asks for rejoining if a subscribed topic's
+     * partition count is no longer the one the assignment was computed from (partitions were added, or the topic was
+     * created or deleted), as Kafka's leader does, so that new partitions get an owner. Consumer thread.
+     */
+    void checkPartitionCounts(final BrokerConnections metadataConnections) {
+        final Map<String, Integer> assigned = assignedCounts;
+        if (assigned == null || rejoinNeeded || System.nanoTime() - nextCountCheckNanos < 0) {
+            return;
+        }
+        nextCountCheckNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
+        final Map<String, Integer> current;
+        try {
+            current = partitionCounts(assigned.keySet(), metadataConnections);
+        } catch (final RuntimeException e) {
+            // The fetch path notices an unreachable broker on its own; this check simply runs again next time.
+            LOG.debug("partition count check failed: group={}, memberId={}", groupId, memberId, e);
+            return;
+        }
+        if (!current.equals(assigned)) {
+            LOG.info(
+                    "rejoining group to assign changed topics: group={}, memberId={}, partitions assigned from={}, now={}",
+                    groupId,
+                    memberId,
+                    assigned,
+                    current);
+            rejoinNeeded = true;
+        }
     }
 
     // ------------------------------------------------------------------ heartbeat

@@ -430,6 +430,7 @@ public final class IsthmusConsumer implements AutoCloseable {
         if (group == null || !subscriptions.hasSubscription()) {
             return;
         }
+        group.checkPartitionCounts(connections);
         if (group.needsRejoin()) {
             revoke();
             final List<TopicPartition> assigned = group.join(subscriptions.subscription(), connections);

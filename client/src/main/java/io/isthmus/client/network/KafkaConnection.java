@@ -34,8 +34,10 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  *
  * <p>Requests are framed with kafka-clients' generated classes: a 4-byte size, the request header, the body.
  * {@link #send} writes a request and returns at once, so several can be in flight (pipelining); {@link #receive}
- * returns responses strictly in request order, each checked against the correlation id it was sent with. API versions
- * are negotiated once at {@link #open}: each request goes at the highest version both sides know.
+ * returns responses strictly in request order, each checked against the correlation id it was sent with. {@link
+ * #request} may be called while such requests are in flight (a consumer looks offsets up at the broker it has a fetch
+ * outstanding at): the responses it reads before its own are kept for {@link #receive}. API versions are negotiated
+ * once at {@link #open}: each request goes at the highest version both sides know.
  *
  * <p>Not thread-safe: one owner thread, or callers that serialise on the connection.
  */
@@ -53,6 +55,10 @@ public final class KafkaConnection implements AutoCloseable {
     private final Selector selector;
     private final SelectionKey key;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    /** Responses to {@link #send}s that a {@link #request} read while waiting for its own; {@link #receive} hands
+     * them out first, in order. */
+    private final ArrayDeque<Response> readAhead = new ArrayDeque<>();
+
     private final ByteBuffer sizeBuffer = ByteBuffer.allocateDirect(4);
     private final short[] maxVersions = new short[ApiKeys.values().length + 64];
     private ByteBuffer sendBuffer = ByteBuffer.allocateDirect(64 * 1024);
@@ -164,7 +170,7 @@ public final class KafkaConnection implements AutoCloseable {
 
     /** Requests sent whose responses have not been received yet. */
     public int inFlight() {
-        return inFlight.size();
+        return inFlight.size() + readAhead.size();
     }
 
     /** Sends a request at the negotiated version; returns its correlation id. */
@@ -233,6 +239,14 @@ public final class KafkaConnection implements AutoCloseable {
      */
     public Response receive(final long timeoutNanos) {
         ensureOpen();
+        final Response early = readAhead.pollFirst();
+        if (early != null) {
+            return early;
+        }
+        return receiveFromSocket(timeoutNanos);
+    }
+
+    private Response receiveFromSocket(final long timeoutNanos) {
         if (inFlight.isEmpty()) {
             throw new IllegalStateException("no request in flight: address=" + address);
         }
@@ -312,21 +326,26 @@ public final class KafkaConnection implements AutoCloseable {
         return new Response(request.apiKey(), request.version(), request.correlationId(), buffer, frame.position());
     }
 
-    /** Sends a request and waits for its response (after any earlier in-flight ones), parsed; releases the buffer. */
+    /**
+     * Sends a request and waits for its response, parsed; releases the buffer. Responses to requests sent earlier with
+     * {@link #send} arrive first: they are kept, unread, for their owner's next {@link #receive}.
+     */
     public ApiMessage request(final ApiKeys apiKey, final ApiMessage body, final Duration timeout) {
         final int correlationId = send(apiKey, body);
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            final Response response = receive(Math.max(0, deadline - System.nanoTime()));
+            final Response response = receiveFromSocket(Math.max(0, deadline - System.nanoTime()));
             if (response == null) {
                 close();
                 throw new TimeoutException("no response in " + timeout.toMillis() + " ms: address=" + address + ", api="
                         + apiKey + ", correlationId=" + correlationId);
             }
+            if (response.correlationId() != correlationId) {
+                readAhead.addLast(response);
+                continue;
+            }
             try {
-                if (response.correlationId() == correlationId) {
-                    return response.parse();
-                }
+                return response.parse();
             } finally {
                 response.release();
             }
@@ -370,6 +389,10 @@ public final class KafkaConnection implements AutoCloseable {
             receiving = null;
         }
         inFlight.clear();
+        Response early;
+        while ((early = readAhead.pollFirst()) != null) {
+            early.release();
+        }
         closeQuietly(selector);
         closeQuietly(channel);
     }
@@ -387,7 +410,7 @@ public final class KafkaConnection implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "KafkaConnection{address=" + address + ", clientId=" + clientId + ", inFlight=" + inFlight.size()
+        return "KafkaConnection{address=" + address + ", clientId=" + clientId + ", inFlight=" + inFlight()
                 + ", closed=" + closed + '}';
     }
 }

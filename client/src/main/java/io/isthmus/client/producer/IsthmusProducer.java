@@ -170,20 +170,28 @@ public final class IsthmusProducer implements AutoCloseable {
         return producerEpoch;
     }
 
-    /** The partition count of {@code topic} (fetching its metadata if needed). */
+    /**
+     * The partition count of {@code topic} as this producer knows it (fetching its metadata if needed); partitions
+     * added to the topic count once a metadata refresh has seen them (every {@code metadata.max.age.ms}, or a send to
+     * one of them).
+     */
     public int partitionCount(final String topic) {
         return queues(topic).length;
     }
 
     private PartitionQueue[] queues(final String topic) {
         final PartitionQueue[] known = accumulator.topic(topic);
-        return known != null ? known : fetchTopic(topic);
+        return known != null ? known : fetchTopic(topic, 0);
     }
 
-    private PartitionQueue[] fetchTopic(final String topic) {
+    /**
+     * The queues of {@code topic} from fresh metadata unless the producer already has at least {@code partitions} of
+     * them (0: any).
+     */
+    private PartitionQueue[] fetchTopic(final String topic, final int partitions) {
         synchronized (metadataConnections) {
             final PartitionQueue[] known = accumulator.topic(topic);
-            if (known != null) {
+            if (known != null && known.length >= Math.max(1, partitions)) {
                 return known;
             }
             final ClusterMetadata metadata =
@@ -196,12 +204,17 @@ public final class IsthmusProducer implements AutoCloseable {
     private PartitionQueue queue(
             final String topic, final int partition, final MemorySegment keySegment, final byte[] keyArray) {
         ensureOpen();
-        final PartitionQueue[] queues = queues(topic);
+        PartitionQueue[] queues = queues(topic);
         final int p;
         if (partition >= 0) {
             if (partition >= queues.length) {
+                // The topic may have gained partitions since its metadata was fetched: look once more, as Kafka's
+                // producer waits for metadata that has the partition.
+                queues = fetchTopic(topic, partition + 1);
+            }
+            if (partition >= queues.length) {
                 throw new IllegalArgumentException("no such partition: topic=" + topic + ", partition=" + partition
-                        + ", partitions=" + queues.length);
+                        + ", partitions=" + queues.length + " (after a metadata refresh)");
             }
             p = partition;
         } else if (keySegment != null) {

@@ -26,6 +26,7 @@ public final class ProducerConfig {
     public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
     public static final String ENABLE_IDEMPOTENCE = "enable.idempotence";
+    public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     public static final String TRANSPORT = "transport";
 
     private static final Set<String> KNOWN = Set.of(
@@ -43,6 +44,7 @@ public final class ProducerConfig {
             DELIVERY_TIMEOUT_MS,
             REQUEST_TIMEOUT_MS,
             ENABLE_IDEMPOTENCE,
+            METADATA_MAX_AGE_MS,
             TRANSPORT,
             RdmaClientSettings.DEVICE,
             RdmaClientSettings.PORT,
@@ -66,6 +68,7 @@ public final class ProducerConfig {
     private final long deliveryTimeoutMs;
     private final long requestTimeoutMs;
     private final boolean idempotence;
+    private final long metadataMaxAgeMs;
     private final Transport transport;
     private final RdmaClientSettings rdmaSettings;
 
@@ -93,6 +96,7 @@ public final class ProducerConfig {
         requestTimeoutMs = r.longValue(REQUEST_TIMEOUT_MS, 30_000, 1);
         deliveryTimeoutMs = r.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1);
         idempotence = r.bool(ENABLE_IDEMPOTENCE, true);
+        metadataMaxAgeMs = r.longValue(METADATA_MAX_AGE_MS, 300_000, 0);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
         rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs);
         if (idempotence && acks != -1) {
@@ -169,6 +173,14 @@ public final class ProducerConfig {
 
     public boolean idempotence() {
         return idempotence;
+    }
+
+    /**
+     * How old the metadata of the topics sent to may grow before the sender refreshes it unasked; that refresh is how
+     * partitions added to a topic come into use for keyed and sticky records.
+     */
+    public long metadataMaxAgeMs() {
+        return metadataMaxAgeMs;
     }
 
     /** The {@code rdma.*} settings, used with transport rdma (or auto where RDMA is picked). */

@@ -7,6 +7,8 @@ import io.isthmus.protocol.record.HeaderList;
 import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,16 +70,29 @@ final class RecordAccumulator implements AutoCloseable {
         return topics.get(topic);
     }
 
-    /** Creates (or updates leaders of) the queues of a topic from fresh metadata. */
+    /** The topics the producer has queues for. */
+    Set<String> topicNames() {
+        return topics.keySet();
+    }
+
+    /**
+     * Creates the queues of a topic from fresh metadata, adds queues for partitions the topic gained since (Kafka's
+     * CreatePartitions), and updates leaders. A topic's array is replaced, never changed in place: a thread that
+     * picked a partition from the old one still finds its queue there.
+     */
     PartitionQueue[] register(final TopicMetadata metadata) {
-        final PartitionQueue[] queuesOfTopic = topics.computeIfAbsent(metadata.name(), name -> {
-            final PartitionQueue[] created = new PartitionQueue[metadata.partitionCount()];
-            for (int p = 0; p < created.length; p++) {
-                created[p] = new PartitionQueue(name, p);
-                created[p].builder.compression(config.compression());
-                queues.add(created[p]);
+        final PartitionQueue[] queuesOfTopic = topics.compute(metadata.name(), (name, known) -> {
+            final int count = metadata.partitionCount();
+            if (known != null && known.length >= count) {
+                return known;
             }
-            return created;
+            final PartitionQueue[] grown = known == null ? new PartitionQueue[count] : Arrays.copyOf(known, count);
+            for (int p = known == null ? 0 : known.length; p < count; p++) {
+                grown[p] = new PartitionQueue(name, p);
+                grown[p].builder.compression(config.compression());
+                queues.add(grown[p]);
+            }
+            return grown;
         });
         for (final PartitionQueue queue : queuesOfTopic) {
             queue.leader = metadata.leader(queue.partition);

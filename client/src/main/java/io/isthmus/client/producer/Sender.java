@@ -46,6 +46,7 @@ final class Sender implements Runnable {
     private final BrokerConnections connections;
     private final Map<Integer, ArrayDeque<InFlightRequest>> inFlight = new HashMap<>();
     private final Set<String> staleTopics = new HashSet<>();
+    private long nextMetadataRefreshNanos;
     private volatile boolean running = true;
     private volatile boolean forceClose;
     private volatile int flushRequests;
@@ -72,6 +73,7 @@ final class Sender implements Runnable {
         this.accumulator = accumulator;
         this.connections = connections;
         this.rdma = rdma;
+        this.nextMetadataRefreshNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
     }
 
     void wakeup() {
@@ -126,6 +128,7 @@ final class Sender implements Runnable {
         final long now = System.nanoTime();
         final boolean sealAll = flushRequests > 0 || !running;
         final long lingerWait = accumulator.sealExpired(now, sealAll);
+        expireMetadata(now);
         refreshStaleMetadata();
         final boolean sent = sendReady(now);
         final boolean received = receiveAvailable();
@@ -153,6 +156,7 @@ final class Sender implements Runnable {
         final long now = System.nanoTime();
         final boolean sealAll = flushRequests > 0 || !running;
         final long lingerWait = accumulator.sealExpired(now, sealAll);
+        expireMetadata(now);
         refreshStaleMetadata();
         final boolean sent = writeReady(now);
         final boolean received = rdma.poll(rdmaAcks) > 0;
@@ -271,6 +275,19 @@ final class Sender implements Runnable {
             }
         }
         return null;
+    }
+
+    /**
+     * Every {@code metadata.max.age.ms} the metadata of every topic sent to is refreshed even though nothing failed, as
+     * in Kafka's producer: that is how partitions added to a topic (CreatePartitions) come into use for keyed and
+     * sticky records, whose partition depends on the count.
+     */
+    private void expireMetadata(final long now) {
+        if (now - nextMetadataRefreshNanos < 0) {
+            return;
+        }
+        nextMetadataRefreshNanos = now + config.metadataMaxAgeMs() * 1_000_000L;
+        staleTopics.addAll(accumulator.topicNames());
     }
 
     private void refreshStaleMetadata() {

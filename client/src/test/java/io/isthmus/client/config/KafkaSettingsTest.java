@@ -15,16 +15,18 @@ class KafkaSettingsTest {
                 "bootstrap.servers", "localhost:9092",
                 "transport", "tcp",
                 "max.partition.fetch.bytes", 4_194_304,
+                "metadata.max.age.ms", "2000",
                 "key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer",
                 "reconnect.backoff.ms", "50",
                 "security.protocol", "plaintext"));
         assertThat(t.settings())
-                .containsOnlyKeys("bootstrap.servers", "transport", "max.partition.fetch.bytes")
+                .containsOnlyKeys("bootstrap.servers", "transport", "max.partition.fetch.bytes", "metadata.max.age.ms")
                 .containsEntry("max.partition.fetch.bytes", 4_194_304);
         assertThat(t.ignored()).containsExactly("key.deserializer", "reconnect.backoff.ms", "security.protocol");
         final ConsumerConfig config = new ConsumerConfig(t.settings());
         assertThat(config.maxPartitionFetchBytes()).isEqualTo(4_194_304);
         assertThat(config.transport()).isEqualTo(Transport.TCP);
+        assertThat(config.metadataMaxAgeMs()).isEqualTo(2000);
     }
 
     @Test

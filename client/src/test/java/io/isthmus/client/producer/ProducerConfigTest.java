@@ -18,6 +18,7 @@ class ProducerConfigTest {
         assertThat(config.maxInFlight()).isEqualTo(5);
         assertThat(config.compression()).isEqualTo(CompressionType.NONE);
         assertThat(config.deliveryTimeoutMs()).isEqualTo(120_000);
+        assertThat(config.metadataMaxAgeMs()).isEqualTo(300_000);
     }
 
     @Test
@@ -28,11 +29,13 @@ class ProducerConfigTest {
                 "enable.idempotence", "false",
                 "compression.type", "zstd",
                 "linger.ms", 20,
-                "batch.size", "65536"));
+                "batch.size", "65536",
+                "metadata.max.age.ms", "1000"));
         assertThat(config.acks()).isEqualTo((short) 1);
         assertThat(config.compression()).isEqualTo(CompressionType.ZSTD);
         assertThat(config.lingerMs()).isEqualTo(20);
         assertThat(config.batchSize()).isEqualTo(65536);
+        assertThat(config.metadataMaxAgeMs()).isEqualTo(1000);
     }
 
     @Test

@@ -47,6 +47,29 @@ class RecordAccumulatorTest {
         assertThat(wakeups).hasValue(1);
     }
 
+    @Test
+    void shouldAddQueuesForPartitionsATopicGainedAndKeepTheOldOnes() {
+        append(new byte[10]);
+        final Uuid id = queue.topicId;
+        final List<PartitionMetadata> three = List.of(
+                new PartitionMetadata("t", 0, 0, 0, List.of(0), List.of(0)),
+                new PartitionMetadata("t", 1, 0, 0, List.of(0), List.of(0)),
+                new PartitionMetadata("t", 2, 0, 0, List.of(0), List.of(0)));
+
+        final PartitionQueue[] grown = accumulator.register(new TopicMetadata("t", id, Errors.NONE, false, three));
+
+        assertThat(grown).hasSize(3);
+        assertThat(grown[0]).as("the open batch stays where it is").isSameAs(queue);
+        assertThat(queue.open).isNotNull();
+        assertThat(grown[2].partition).isEqualTo(2);
+        assertThat(grown[2].leader).isZero();
+        assertThat(accumulator.topic("t")).isSameAs(grown);
+        assertThat(accumulator.queues).containsExactly(grown);
+        assertThat(accumulator.register(new TopicMetadata("t", id, Errors.NONE, false, three.subList(0, 2))))
+                .as("metadata that has not seen the new partitions yet takes none away")
+                .isSameAs(grown);
+    }
+
     private void append(final byte[] value) {
         queue.lock.lock();
         try {
