@@ -1,5 +1,6 @@
 package io.isthmus.connector.flink.source;
 
+import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.KafkaSettings;
 import io.isthmus.client.consumer.ConsumerConfig;
 import io.isthmus.connector.flink.source.enumerator.initializer.OffsetsInitializer;
@@ -140,7 +141,7 @@ public final class IsthmusSourceBuilder<OUT> {
         if (deserializer == null) {
             throw new IllegalStateException("no deserializer: call setDeserializer or setValueOnlyDeserializer");
         }
-        final Map<String, String> options = new HashMap<>();
+        final Map<String, Object> options = new HashMap<>();
         final Map<String, Object> consumerSide = new HashMap<>();
         for (final String key : properties.stringPropertyNames()) {
             if (IsthmusSourceOptions.NAMES.contains(key)) {
@@ -164,8 +165,8 @@ public final class IsthmusSourceBuilder<OUT> {
         consumer.remove(ConsumerConfig.CLIENT_ID);
         new ConsumerConfig(consumer); // refuses a bad value now, not in a task manager later
 
-        boolean commitOnCheckpoint = IsthmusSourceOptions.booleanOption(
-                options,
+        final ConfigReader sourceOptions = new ConfigReader(options, IsthmusSourceOptions.NAMES, "source");
+        boolean commitOnCheckpoint = sourceOptions.bool(
                 IsthmusSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT,
                 IsthmusSourceOptions.DEFAULT_COMMIT_OFFSETS_ON_CHECKPOINT);
         if (commitOnCheckpoint && groupId == null) {
@@ -177,21 +178,18 @@ public final class IsthmusSourceBuilder<OUT> {
             }
             commitOnCheckpoint = false;
         }
-        long discoveryIntervalMs = IsthmusSourceOptions.longOption(
-                options,
+        // 0 or less turns discovery off, as in Kafka's source.
+        long discoveryIntervalMs = sourceOptions.longValue(
                 IsthmusSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS,
-                IsthmusSourceOptions.DEFAULT_PARTITION_DISCOVERY_INTERVAL_MS);
+                IsthmusSourceOptions.DEFAULT_PARTITION_DISCOVERY_INTERVAL_MS,
+                Long.MIN_VALUE);
         if (boundedness == Boundedness.BOUNDED) {
             // As Kafka's: a bounded source reads the partitions that exist when it starts.
             discoveryIntervalMs = -1;
         }
-        final long pollTimeoutMs = IsthmusSourceOptions.longOption(
-                options, IsthmusSourceOptions.POLL_TIMEOUT_MS, IsthmusSourceOptions.DEFAULT_POLL_TIMEOUT_MS);
-        if (pollTimeoutMs <= 0) {
-            throw new IllegalArgumentException("source option must be above 0: key="
-                    + IsthmusSourceOptions.POLL_TIMEOUT_MS + ", value=" + pollTimeoutMs);
-        }
-        String clientIdPrefix = options.get(IsthmusSourceOptions.CLIENT_ID_PREFIX);
+        final long pollTimeoutMs = sourceOptions.longValue(
+                IsthmusSourceOptions.POLL_TIMEOUT_MS, IsthmusSourceOptions.DEFAULT_POLL_TIMEOUT_MS, 1);
+        String clientIdPrefix = sourceOptions.string(IsthmusSourceOptions.CLIENT_ID_PREFIX, null);
         if (clientIdPrefix == null) {
             clientIdPrefix = groupId != null ? groupId : "IsthmusSource-" + UUID.randomUUID();
         }

@@ -1,7 +1,6 @@
 package io.isthmus.connector.flink.source;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,28 +29,4 @@ public final class IsthmusSourceOptions {
             Set.of(CLIENT_ID_PREFIX, PARTITION_DISCOVERY_INTERVAL_MS, COMMIT_OFFSETS_ON_CHECKPOINT, POLL_TIMEOUT_MS);
 
     private IsthmusSourceOptions() {}
-
-    static long longOption(final Map<String, String> options, final String key, final long defaultValue) {
-        final String value = options.get(key);
-        if (value == null) {
-            return defaultValue;
-        }
-        try {
-            return Long.parseLong(value.trim());
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException("source option is not a number: key=" + key + ", value=" + value, e);
-        }
-    }
-
-    static boolean booleanOption(final Map<String, String> options, final String key, final boolean defaultValue) {
-        final String value = options.get(key);
-        if (value == null) {
-            return defaultValue;
-        }
-        final String v = value.trim();
-        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(v);
-        }
-        throw new IllegalArgumentException("source option is not true/false: key=" + key + ", value=" + value);
-    }
 }

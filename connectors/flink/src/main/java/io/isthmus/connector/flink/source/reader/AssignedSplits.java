@@ -3,7 +3,6 @@ package io.isthmus.connector.flink.source.reader;
 import io.isthmus.connector.flink.source.split.IsthmusPartitionSplit;
 import java.util.Arrays;
 import java.util.Collection;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * The splits a split reader had when it polled: an immutable snapshot, so the task thread can look records' splits up
@@ -38,10 +37,6 @@ final class AssignedSplits {
         /** Whether the record at {@code offset} lies at or past the stop. */
         boolean stopsBefore(final long offset) {
             return stoppingOffset != IsthmusPartitionSplit.NO_STOPPING_OFFSET && offset >= stoppingOffset;
-        }
-
-        TopicPartition topicPartition() {
-            return new TopicPartition(topic, partition);
         }
 
         @Override

@@ -102,9 +102,4 @@ public final class IsthmusSourceReader<T>
             committed.forEach((partition, offset) -> offsetsOfFinishedSplits.remove(partition, offset));
         });
     }
-
-    /** Offsets waiting for their checkpoint to complete (for tests). */
-    SortedMap<Long, Map<TopicPartition, Long>> offsetsToCommit() {
-        return offsetsToCommit;
-    }
 }
