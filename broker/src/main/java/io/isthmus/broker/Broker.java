@@ -12,6 +12,7 @@ import io.isthmus.broker.api.ProduceHandler;
 import io.isthmus.broker.api.ProducerIdHandler;
 import io.isthmus.broker.api.RequestRouter;
 import io.isthmus.broker.api.TopicAdminHandler;
+import io.isthmus.broker.api.TransactionHandler;
 import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.group.FileOffsetStore;
@@ -25,6 +26,7 @@ import io.isthmus.broker.producer.ProducerIdAllocator;
 import io.isthmus.broker.rdma.RdmaService;
 import io.isthmus.broker.rdma.RdmaSettings;
 import io.isthmus.broker.topic.TopicRegistry;
+import io.isthmus.broker.transaction.TransactionCoordinator;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -46,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * and closed in reverse.
  *
  * <p>The first directory of {@code log.dirs} also holds the broker's own metadata: the topic registry, the
- * producer-id block and the committed offsets of consumer groups.
+ * producer-id block, the committed offsets of consumer groups and the transaction state log.
  */
 public final class Broker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
@@ -56,6 +58,7 @@ public final class Broker implements AutoCloseable {
     private final PartitionManager partitions;
     private final FileOffsetStore offsets;
     private final GroupCoordinator coordinator;
+    private final TransactionCoordinator transactions;
     private final ScheduledExecutorService delayedFetches;
     private final KafkaServer server;
     private final RdmaService rdma;
@@ -67,6 +70,7 @@ public final class Broker implements AutoCloseable {
             final PartitionManager partitions,
             final FileOffsetStore offsets,
             final GroupCoordinator coordinator,
+            final TransactionCoordinator transactions,
             final ScheduledExecutorService delayedFetches,
             final KafkaServer server,
             final RdmaService rdma,
@@ -76,6 +80,7 @@ public final class Broker implements AutoCloseable {
         this.partitions = partitions;
         this.offsets = offsets;
         this.coordinator = coordinator;
+        this.transactions = transactions;
         this.delayedFetches = delayedFetches;
         this.server = server;
         this.rdma = rdma;
@@ -91,6 +96,7 @@ public final class Broker implements AutoCloseable {
         final Path metadataDir = config.logDirs().getFirst();
         final PartitionManager partitions = PartitionManager.start(logs, TopicRegistry.open(metadataDir));
         final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
+        final ProducerIdAllocator producerIds = ProducerIdAllocator.open(metadataDir);
         final GroupCoordinator coordinator = new GroupCoordinator(
                 offsets,
                 new GroupCoordinator.GroupSettings(
@@ -104,6 +110,20 @@ public final class Broker implements AutoCloseable {
         });
         final BrokerNode node = new BrokerNode(config.nodeId(), config.clusterId());
 
+        final TransactionCoordinator transactions = TransactionCoordinator.start(
+                metadataDir,
+                config.transactionStateLogSegmentBytes(),
+                logs.segmentIds(),
+                producerIds,
+                partitions,
+                coordinator,
+                new TransactionCoordinator.Settings(
+                        config.transactionMaxTimeoutMs(),
+                        config.transactionalIdExpirationMs(),
+                        config.transactionAbortTimedOutIntervalMs(),
+                        config.transactionRemoveExpiredIntervalMs()),
+                InstantSource.system());
+
         final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions);
 
         final AtomicReference<RequestRouter> router = new AtomicReference<>();
@@ -114,8 +134,9 @@ public final class Broker implements AutoCloseable {
                 new FetchHandler(partitions, delayedFetches),
                 new ListOffsetsHandler(partitions),
                 new TopicAdminHandler(partitions, offsets, config.numPartitions(), config.nodeId()),
-                new ProducerIdHandler(ProducerIdAllocator.open(metadataDir)),
-                new GroupHandler(coordinator, partitions.topics(), node),
+                new ProducerIdHandler(producerIds, transactions),
+                new TransactionHandler(transactions),
+                new GroupHandler(coordinator, transactions, partitions.topics(), node),
                 new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs)));
         router.set(new RequestRouter(handlers));
 
@@ -131,6 +152,7 @@ public final class Broker implements AutoCloseable {
                     rdma.controlHandler());
         } catch (final RuntimeException | InterruptedException e) {
             rdma.close();
+            transactions.close();
             coordinator.close();
             delayedFetches.shutdownNow();
             partitions.close();
@@ -140,7 +162,8 @@ public final class Broker implements AutoCloseable {
         node.advertise(advertised.isEmpty() ? reachable(server.boundEndpoints()) : advertised);
         final BrokerMetricsMBean metrics = BrokerMetricsMBean.register(server.metrics(), partitions);
         LOG.info("broker {} started: listeners={}, log.dirs={}", config.nodeId(), node.endpoints(), config.logDirs());
-        return new Broker(config, partitions, offsets, coordinator, delayedFetches, server, rdma, metrics, node);
+        return new Broker(
+                config, partitions, offsets, coordinator, transactions, delayedFetches, server, rdma, metrics, node);
     }
 
     /**
@@ -234,6 +257,7 @@ public final class Broker implements AutoCloseable {
         metrics.close();
         server.close();
         rdma.close();
+        transactions.close();
         coordinator.close();
         delayedFetches.shutdownNow();
         delayedFetches.awaitTermination(5, TimeUnit.SECONDS);

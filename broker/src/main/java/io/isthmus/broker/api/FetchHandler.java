@@ -1,5 +1,6 @@
 package io.isthmus.broker.api;
 
+import io.isthmus.broker.log.AbortedTransaction;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.OffsetOutOfRangeException;
 import io.isthmus.broker.network.FileRegionRecords;
@@ -36,9 +37,14 @@ import org.apache.kafka.common.requests.FetchRequest;
  * partitions or for {@code max.wait.ms}, whichever comes first, and then reads again. Waiting costs a
  * listener per partition and a timer entry, no thread. Fetch sessions (KIP-227) are not kept: every answer
  * has session id 0, so clients send full fetch requests, which Kafka's protocol allows.
+ *
+ * <p>{@code isolation_level=1} (read_committed): batches only below each partition's last stable offset, with the
+ * aborted transactions that overlap them listed, and a long poll waits for the last stable offset to move, not for
+ * the log end.
  */
 public final class FetchHandler implements ApiHandler {
     private static final byte READ_UNCOMMITTED = 0;
+    private static final byte READ_COMMITTED = 1;
 
     private final PartitionManager partitions;
     private final TopicResolver topics;
@@ -93,7 +99,7 @@ public final class FetchHandler implements ApiHandler {
         }
     }
 
-    private record Waiting(Partition partition, long fetchOffset) {}
+    private record Waiting(Partition partition, long fetchOffset, boolean committedOnly) {}
 
     private Attempt read(final FetchRequestData data, final boolean byTopicId) {
         final Attempt attempt = new Attempt();
@@ -125,7 +131,13 @@ public final class FetchHandler implements ApiHandler {
                     attempt.anyError = true;
                     continue;
                 }
-                readPartition(attempt, partition.get(), fetchPartition, partitionResponse, maxBytes);
+                readPartition(
+                        attempt,
+                        partition.get(),
+                        fetchPartition,
+                        partitionResponse,
+                        maxBytes,
+                        data.isolationLevel() == READ_COMMITTED);
             }
         }
         return attempt;
@@ -136,7 +148,8 @@ public final class FetchHandler implements ApiHandler {
             final Partition partition,
             final FetchRequestData.FetchPartition fetchPartition,
             final FetchResponseData.PartitionData response,
-            final long maxBytes) {
+            final long maxBytes,
+            final boolean committedOnly) {
         final long remaining = maxBytes - attempt.bytes;
         if (remaining <= 0) {
             // Over the response budget: the partition is reported without records and asked for again.
@@ -147,7 +160,8 @@ public final class FetchHandler implements ApiHandler {
                 fetchPartition.partitionMaxBytes() <= 0 ? Integer.MAX_VALUE : fetchPartition.partitionMaxBytes();
         final LogReadResult result;
         try {
-            result = partition.read(fetchPartition.fetchOffset(), (int) Math.min(partitionMax, remaining));
+            result = partition.read(
+                    fetchPartition.fetchOffset(), (int) Math.min(partitionMax, remaining), committedOnly);
         } catch (final OffsetOutOfRangeException e) {
             response.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
             setOffsets(response, partition);
@@ -155,11 +169,11 @@ public final class FetchHandler implements ApiHandler {
             return;
         }
         response.setHighWatermark(result.highWatermark())
-                .setLastStableOffset(result.highWatermark())
+                .setLastStableOffset(Math.min(result.highWatermark(), partition.lastStableOffset()))
                 .setLogStartOffset(result.logStartOffset());
         if (result.isEmpty()) {
             result.close();
-            attempt.waitOn.add(new Waiting(partition, fetchPartition.fetchOffset()));
+            attempt.waitOn.add(new Waiting(partition, fetchPartition.fetchOffset(), committedOnly));
             return;
         }
         if (attempt.bytes > 0 && result.sizeInBytes() > Math.min(partitionMax, remaining)) {
@@ -170,16 +184,35 @@ public final class FetchHandler implements ApiHandler {
         }
         response.setRecords(
                 new FileRegionRecords(result.fileChannel(), result.filePosition(), (int) result.sizeInBytes()));
+        if (committedOnly) {
+            response.setAbortedTransactions(abortedTransactions(partition, result));
+        }
         attempt.leases.add(result);
         attempt.bytes += result.sizeInBytes();
-        // Still under min.bytes: only new data can help, so this partition waits at its log end, never at
-        // bytes it could already read (the partition limit held them back), which would wake it at once.
-        attempt.waitOn.add(new Waiting(partition, partition.logEndOffset()));
+        // Still under min.bytes: only new data can help, so this partition waits at its log end (for read_committed,
+        // its last stable offset), never at bytes it could already read (the partition limit held them back), which
+        // would wake it at once.
+        attempt.waitOn.add(new Waiting(
+                partition, committedOnly ? partition.lastStableOffset() : partition.logEndOffset(), committedOnly));
+    }
+
+    /** The aborted transactions with data among the batches returned, for the consumer to drop. */
+    private static List<FetchResponseData.AbortedTransaction> abortedTransactions(
+            final Partition partition, final LogReadResult result) {
+        final List<AbortedTransaction> aborted =
+                partition.log().abortedTransactions(result.firstOffset(), result.nextOffset());
+        final List<FetchResponseData.AbortedTransaction> answer = new ArrayList<>(aborted.size());
+        for (final AbortedTransaction transaction : aborted) {
+            answer.add(new FetchResponseData.AbortedTransaction()
+                    .setProducerId(transaction.producerId())
+                    .setFirstOffset(transaction.firstOffset()));
+        }
+        return answer;
     }
 
     private static void setOffsets(final FetchResponseData.PartitionData response, final Partition partition) {
         response.setHighWatermark(partition.highWatermark())
-                .setLastStableOffset(partition.highWatermark())
+                .setLastStableOffset(partition.lastStableOffset())
                 .setLogStartOffset(partition.logStartOffset());
     }
 
@@ -229,7 +262,7 @@ public final class FetchHandler implements ApiHandler {
             waitingOn = attempt.waitOn;
             timeout = delayed.schedule(wake, remainingNanos, TimeUnit.NANOSECONDS);
             for (final Waiting waiting : waitingOn) {
-                waiting.partition().awaitAppend(waiting.fetchOffset(), wake);
+                waiting.partition().awaitAppend(waiting.fetchOffset(), waiting.committedOnly(), wake);
             }
         }
 

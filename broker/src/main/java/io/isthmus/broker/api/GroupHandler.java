@@ -10,6 +10,7 @@ import io.isthmus.broker.group.JoinResult;
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.topic.TopicRegistry;
+import io.isthmus.broker.transaction.TransactionCoordinator;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,6 +34,8 @@ import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -45,20 +48,32 @@ import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 
 /**
- * The classic consumer-group APIs, translated between Kafka's messages and the {@link GroupCoordinator}.
- * This single broker coordinates every group.
+ * The classic consumer-group APIs, translated between Kafka's messages and the {@link GroupCoordinator}, with
+ * TxnOffsetCommit (offsets committed in a transaction, held by the {@link TransactionCoordinator} until it commits) and
+ * FindCoordinator for both groups and transactional ids. This single broker coordinates every group and every
+ * transactional id.
  */
 public final class GroupHandler implements ApiHandler {
     private static final byte GROUP_KEY_TYPE = 0;
+    private static final byte TRANSACTION_KEY_TYPE = 1;
+    /** The first TxnOffsetCommit version that knows PRODUCER_FENCED (KIP-588). */
+    private static final int TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED = 3;
 
     private final GroupCoordinator coordinator;
+    private final TransactionCoordinator transactions;
     private final TopicRegistry topics;
     private final BrokerNode node;
 
-    public GroupHandler(final GroupCoordinator coordinator, final TopicRegistry topics, final BrokerNode node) {
+    public GroupHandler(
+            final GroupCoordinator coordinator,
+            final TransactionCoordinator transactions,
+            final TopicRegistry topics,
+            final BrokerNode node) {
         this.coordinator = coordinator;
+        this.transactions = transactions;
         this.topics = topics;
         this.node = node;
     }
@@ -73,6 +88,7 @@ public final class GroupHandler implements ApiHandler {
                 ApiKeys.LEAVE_GROUP,
                 ApiKeys.OFFSET_COMMIT,
                 ApiKeys.OFFSET_FETCH,
+                ApiKeys.TXN_OFFSET_COMMIT,
                 ApiKeys.DESCRIBE_GROUPS,
                 ApiKeys.LIST_GROUPS);
     }
@@ -94,6 +110,7 @@ public final class GroupHandler implements ApiHandler {
             case LeaveGroupRequest leave -> done(leave(leave));
             case OffsetCommitRequest commit -> done(commit(commit));
             case OffsetFetchRequest fetch -> done(fetchOffsets(context, fetch));
+            case TxnOffsetCommitRequest commit -> done(transactionalCommit(commit));
             case DescribeGroupsRequest describe -> done(describe(describe));
             case ListGroupsRequest list -> done(list(list));
             default -> throw new IllegalArgumentException("not a group request: " + request.apiKey());
@@ -104,9 +121,10 @@ public final class GroupHandler implements ApiHandler {
             final RequestContext context, final FindCoordinatorRequest find) {
         final Endpoint endpoint = node.endpointFor(context.listenerName());
         final FindCoordinatorResponseData response = new FindCoordinatorResponseData();
+        final boolean served =
+                find.data().keyType() == GROUP_KEY_TYPE || find.data().keyType() == TRANSACTION_KEY_TYPE;
         if (context.apiVersion() < 4) {
-            final Errors error =
-                    find.data().keyType() == GROUP_KEY_TYPE ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
+            final Errors error = served ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
             return response.setErrorCode(error.code())
                     .setNodeId(error == Errors.NONE ? node.nodeId() : -1)
                     .setHost(error == Errors.NONE ? endpoint.host() : "")
@@ -115,10 +133,10 @@ public final class GroupHandler implements ApiHandler {
         for (final String key : find.data().coordinatorKeys()) {
             final FindCoordinatorResponseData.Coordinator coordinator =
                     new FindCoordinatorResponseData.Coordinator().setKey(key);
-            if (find.data().keyType() == GROUP_KEY_TYPE) {
+            if (served) {
                 coordinator.setNodeId(node.nodeId()).setHost(endpoint.host()).setPort(endpoint.port());
             } else {
-                // Transactions are not served yet (see the README's limits).
+                // Share groups (KIP-932) are not served.
                 coordinator
                         .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
                         .setNodeId(-1)
@@ -244,6 +262,56 @@ public final class GroupHandler implements ApiHandler {
         return response;
     }
 
+    /**
+     * TxnOffsetCommit: the committing member is checked as for OffsetCommit, then the offsets join the producer's
+     * transaction; the group sees them only if it commits.
+     */
+    private TxnOffsetCommitResponseData transactionalCommit(final TxnOffsetCommitRequest commit) {
+        final TxnOffsetCommitRequestData data = commit.data();
+        final long now = System.currentTimeMillis();
+        final Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+        final TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
+        final List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> accepted = new ArrayList<>();
+        for (final TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic : data.topics()) {
+            final Optional<TopicRegistry.TopicInfo> known = resolve(topic.name(), topic.topicId());
+            final TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic topicResponse =
+                    new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic()
+                            .setName(topic.name())
+                            .setTopicId(topic.topicId());
+            response.topics().add(topicResponse);
+            for (final TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition partition : topic.partitions()) {
+                final TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition partitionResponse =
+                        new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition()
+                                .setPartitionIndex(partition.partitionIndex());
+                topicResponse.partitions().add(partitionResponse);
+                if (known.isEmpty() || partition.partitionIndex() >= known.get().partitions()) {
+                    partitionResponse.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                    continue;
+                }
+                offsets.put(
+                        new TopicPartition(known.get().name(), partition.partitionIndex()),
+                        new CommittedOffset(
+                                partition.committedOffset(),
+                                partition.committedLeaderEpoch(),
+                                partition.committedMetadata() == null ? "" : partition.committedMetadata(),
+                                now));
+                accepted.add(partitionResponse);
+            }
+        }
+        if (!offsets.isEmpty()) {
+            Errors outcome = coordinator.checkTransactionalCommitter(
+                    data.groupId(), data.generationIdOrMemberEpoch(), data.memberId());
+            if (outcome == Errors.NONE) {
+                outcome = transactions.stageOffsets(
+                        data.transactionalId(), data.producerId(), data.producerEpoch(), data.groupId(), offsets);
+            }
+            final Errors answer = TransactionHandler.fencedFor(
+                    outcome, commit.version(), TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED);
+            accepted.forEach(p -> p.setErrorCode(answer.code()));
+        }
+        return response;
+    }
+
     private OffsetFetchResponseData fetchOffsets(final RequestContext context, final OffsetFetchRequest fetch) {
         final OffsetFetchRequestData data = fetch.data();
         final OffsetFetchResponseData response = new OffsetFetchResponseData();
@@ -256,6 +324,7 @@ public final class GroupHandler implements ApiHandler {
                     forEachCommittedTopic(committed, (name, partitions) -> groupResponse
                             .topics()
                             .add(groupTopic(name, topicId(name), partitions, committed)));
+                    markUnstable(data.requireStable(), group.groupId(), groupResponse.topics());
                 } else {
                     for (final OffsetFetchRequestData.OffsetFetchRequestTopics topic : group.topics()) {
                         final Optional<TopicRegistry.TopicInfo> known = resolve(topic.name(), topic.topicId());
@@ -268,6 +337,7 @@ public final class GroupHandler implements ApiHandler {
                         }
                         groupResponse.topics().add(answer);
                     }
+                    markUnstable(data.requireStable(), group.groupId(), groupResponse.topics());
                 }
                 response.groups().add(groupResponse);
             }
@@ -282,7 +352,41 @@ public final class GroupHandler implements ApiHandler {
                 response.topics().add(legacyTopic(topic.name(), topic.partitionIndexes(), committed));
             }
         }
+        if (data.requireStable()) {
+            for (final OffsetFetchResponseData.OffsetFetchResponseTopic topic : response.topics()) {
+                for (final OffsetFetchResponseData.OffsetFetchResponsePartition partition : topic.partitions()) {
+                    if (transactions.hasPendingOffsets(
+                            data.groupId(), new TopicPartition(topic.name(), partition.partitionIndex()))) {
+                        partition
+                                .setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code())
+                                .setCommittedOffset(-1);
+                    }
+                }
+            }
+        }
         return response;
+    }
+
+    /**
+     * With {@code require_stable} (a read_committed consumer, KIP-447), a partition whose offset an open transaction
+     * may still change is answered UNSTABLE_OFFSET_COMMIT, and the consumer asks again.
+     */
+    private void markUnstable(
+            final boolean requireStable,
+            final String groupId,
+            final List<OffsetFetchResponseData.OffsetFetchResponseTopics> answered) {
+        if (!requireStable) {
+            return;
+        }
+        for (final OffsetFetchResponseData.OffsetFetchResponseTopics topic : answered) {
+            for (final OffsetFetchResponseData.OffsetFetchResponsePartitions partition : topic.partitions()) {
+                if (partition.errorCode() == Errors.NONE.code()
+                        && transactions.hasPendingOffsets(
+                                groupId, new TopicPartition(topic.name(), partition.partitionIndex()))) {
+                    partition.setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()).setCommittedOffset(-1);
+                }
+            }
+        }
     }
 
     private static void forEachCommittedTopic(

@@ -21,10 +21,12 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 
 /**
  * ListOffsets: the earliest and latest offsets, and the first offset whose record timestamp is at least a
- * given time (found through the time index, then exactly within the batch).
+ * given time (found through the time index, then exactly within the batch). With {@code isolation_level=1} the latest
+ * offset is the last stable offset, as in Kafka.
  */
 public final class ListOffsetsHandler implements ApiHandler {
     private static final int LEADER_EPOCH = 0;
+    private static final byte READ_COMMITTED = 1;
     /** The first ListOffsets version whose response carries a leader epoch. */
     private static final short FIRST_VERSION_WITH_LEADER_EPOCH = 4;
     /** Enough to hold the batch that holds the target record. */
@@ -53,7 +55,7 @@ public final class ListOffsetsHandler implements ApiHandler {
                 final Optional<Partition> partition =
                         partitions.partition(new TopicPartition(topic.name(), requested.partitionIndex()));
                 final ListOffsetsResponseData.ListOffsetsPartitionResponse answer = partition
-                        .map(p -> lookup(p, requested.timestamp()))
+                        .map(p -> lookup(p, requested.timestamp(), data.isolationLevel() == READ_COMMITTED))
                         .orElseGet(() -> answer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1))
                         .setPartitionIndex(requested.partitionIndex());
                 if (context.apiVersion() < FIRST_VERSION_WITH_LEADER_EPOCH) {
@@ -67,9 +69,10 @@ public final class ListOffsetsHandler implements ApiHandler {
     }
 
     private static ListOffsetsResponseData.ListOffsetsPartitionResponse lookup(
-            final Partition partition, final long timestamp) {
+            final Partition partition, final long timestamp, final boolean committedOnly) {
         if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
-            return answer(Errors.NONE, -1, partition.highWatermark());
+            // read_committed: the end a read_committed consumer can reach.
+            return answer(Errors.NONE, -1, committedOnly ? partition.lastStableOffset() : partition.highWatermark());
         }
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
                 || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {

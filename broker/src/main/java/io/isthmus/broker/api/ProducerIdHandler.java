@@ -3,6 +3,8 @@ package io.isthmus.broker.api;
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.producer.ProducerIdAllocator;
+import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.broker.transaction.TransactionCoordinator.InitResult;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
@@ -13,15 +15,20 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 
 /**
- * InitProducerId for idempotent producers (kafka-clients' default): a fresh producer id at epoch 0, or, for
- * a producer that names its current id and epoch (KIP-360), the same id at the next epoch. Transactional
- * ids need a transaction coordinator, which this broker does not have yet.
+ * InitProducerId. For idempotent producers (kafka-clients' default): a fresh producer id at epoch 0, or, for a
+ * producer that names its current id and epoch (KIP-360), the same id at the next epoch. For transactional producers:
+ * the {@link TransactionCoordinator} binds the {@code transactional.id} to a producer id and a new epoch.
  */
 public final class ProducerIdHandler implements ApiHandler {
-    private final ProducerIdAllocator ids;
+    /** The first InitProducerId version that knows PRODUCER_FENCED (KIP-588). */
+    private static final int FIRST_VERSION_WITH_PRODUCER_FENCED = 4;
 
-    public ProducerIdHandler(final ProducerIdAllocator ids) {
+    private final ProducerIdAllocator ids;
+    private final TransactionCoordinator transactions;
+
+    public ProducerIdHandler(final ProducerIdAllocator ids, final TransactionCoordinator transactions) {
         this.ids = ids;
+        this.transactions = transactions;
     }
 
     @Override
@@ -34,9 +41,20 @@ public final class ProducerIdHandler implements ApiHandler {
         final InitProducerIdRequestData data = ((InitProducerIdRequest) request).data();
         final InitProducerIdResponseData response = new InitProducerIdResponseData();
         if (data.transactionalId() != null) {
-            response.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                    .setProducerId(-1)
-                    .setProducerEpoch((short) -1);
+            if (data.enable2Pc() || data.keepPreparedTxn()) {
+                // KIP-939's two-phase commit with an external coordinator is not served.
+                return CompletableFuture.completedFuture(
+                        Response.of(response.setErrorCode(Errors.UNSUPPORTED_VERSION.code())
+                                .setProducerId(-1)
+                                .setProducerEpoch((short) -1)));
+            }
+            final InitResult result = transactions.initProducerId(
+                    data.transactionalId(), data.transactionTimeoutMs(), data.producerId(), data.producerEpoch());
+            response.setErrorCode(TransactionHandler.fencedFor(
+                                    result.error(), context.apiVersion(), FIRST_VERSION_WITH_PRODUCER_FENCED)
+                            .code())
+                    .setProducerId(result.producerId())
+                    .setProducerEpoch(result.producerEpoch());
         } else if (data.producerId() >= 0 && data.producerEpoch() >= 0 && data.producerEpoch() < Short.MAX_VALUE - 1) {
             response.setProducerId(data.producerId()).setProducerEpoch((short) (data.producerEpoch() + 1));
         } else {

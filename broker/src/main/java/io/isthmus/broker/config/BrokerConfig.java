@@ -39,6 +39,13 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String MAX_INFLIGHT_REQUESTS_PER_CONNECTION = "isthmus.max.inflight.requests.per.connection";
+    public static final String TRANSACTION_MAX_TIMEOUT_MS = "transaction.max.timeout.ms";
+    public static final String TRANSACTIONAL_ID_EXPIRATION_MS = "transactional.id.expiration.ms";
+    public static final String TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS =
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms";
+    public static final String TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS =
+            "transaction.remove.expired.transaction.cleanup.interval.ms";
+    public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
     public static final String RDMA_ENABLED = "rdma.enabled";
     public static final String RDMA_DEVICE = "rdma.device";
     public static final String RDMA_PORT = "rdma.port";
@@ -125,6 +132,44 @@ public final class BrokerConfig extends AbstractConfig {
                     Range.atLeast(1),
                     Importance.LOW,
                     "The largest session timeout a group member may ask for.")
+            .define(
+                    TRANSACTION_MAX_TIMEOUT_MS,
+                    Type.INT,
+                    900000,
+                    Range.atLeast(1),
+                    Importance.HIGH,
+                    "The largest transaction.timeout.ms a transactional producer may ask for; a larger one is"
+                            + " refused with INVALID_TRANSACTION_TIMEOUT.")
+            .define(
+                    TRANSACTIONAL_ID_EXPIRATION_MS,
+                    Type.INT,
+                    604800000,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "How long the coordinator keeps a transactional id whose producer sent no transaction request.")
+            .define(
+                    TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS,
+                    Type.INT,
+                    10000,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "How often the coordinator aborts transactions open longer than their timeout (and fences their"
+                            + " producers).")
+            .define(
+                    TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS,
+                    Type.INT,
+                    3600000,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "How often the coordinator removes expired transactional ids.")
+            .define(
+                    TRANSACTION_STATE_LOG_SEGMENT_BYTES,
+                    Type.INT,
+                    104857600,
+                    Range.atLeast(1 << 20),
+                    Importance.LOW,
+                    "Segment size of the transaction state log; when a segment fills, the live states are written"
+                            + " anew and older segments deleted.")
             .define(
                     MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
                     Type.INT,
@@ -301,6 +346,26 @@ public final class BrokerConfig extends AbstractConfig {
 
     public int groupMaxSessionTimeoutMs() {
         return getInt(GROUP_MAX_SESSION_TIMEOUT_MS);
+    }
+
+    public int transactionMaxTimeoutMs() {
+        return getInt(TRANSACTION_MAX_TIMEOUT_MS);
+    }
+
+    public int transactionalIdExpirationMs() {
+        return getInt(TRANSACTIONAL_ID_EXPIRATION_MS);
+    }
+
+    public int transactionAbortTimedOutIntervalMs() {
+        return getInt(TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS);
+    }
+
+    public int transactionRemoveExpiredIntervalMs() {
+        return getInt(TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS);
+    }
+
+    public int transactionStateLogSegmentBytes() {
+        return getInt(TRANSACTION_STATE_LOG_SEGMENT_BYTES);
     }
 
     public int maxInflightRequestsPerConnection() {

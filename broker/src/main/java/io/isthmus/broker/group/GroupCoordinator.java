@@ -234,23 +234,55 @@ public final class GroupCoordinator implements AutoCloseable {
         final ConsumerGroup group = groups.computeIfAbsent(groupId, ConsumerGroup::new);
         synchronized (group) {
             if (generationId >= 0 || !group.isEmpty()) {
-                final GroupMember member = group.member(memberId);
-                if (member == null) {
-                    return Errors.UNKNOWN_MEMBER_ID;
+                final Errors error = checkMember(group, generationId, memberId);
+                if (error != Errors.NONE) {
+                    return error;
                 }
-                if (generationId != group.generationId) {
-                    return Errors.ILLEGAL_GENERATION;
-                }
-                // As in Kafka: while PREPARING_REBALANCE the generation is still current, and an eager consumer
-                // commits in onPartitionsRevoked before rejoining; after the join the new assignment is unknown.
-                if (group.state == GroupState.COMPLETING_REBALANCE) {
-                    return Errors.REBALANCE_IN_PROGRESS;
-                }
-                member.sessionDeadlineMs = clockMs.getAsLong() + member.sessionTimeoutMs;
             }
             offsets.commit(groupId, committed);
             return Errors.NONE;
         }
+    }
+
+    /**
+     * Checks the committer of a TxnOffsetCommit (KIP-447): with a member id or a generation, the member must be
+     * current, as for OffsetCommit; without either (a producer that passed only the group id), nothing is checked.
+     * The offsets themselves are held by the transaction until it commits ({@link #commitTransactionalOffsets}).
+     */
+    public Errors checkTransactionalCommitter(final String groupId, final int generationId, final String memberId) {
+        if (groupId == null || groupId.isEmpty()) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        if (generationId < 0 && (memberId == null || memberId.isEmpty())) {
+            return Errors.NONE;
+        }
+        final ConsumerGroup group = groups.computeIfAbsent(groupId, ConsumerGroup::new);
+        synchronized (group) {
+            return checkMember(group, generationId, memberId);
+        }
+    }
+
+    /** Stores offsets a committed transaction carried: the transaction's producer was checked when it sent them. */
+    public void commitTransactionalOffsets(final String groupId, final Map<TopicPartition, CommittedOffset> committed) {
+        offsets.commit(groupId, committed);
+    }
+
+    /** The committing member must be in the group's current generation, outside a rebalance's sync phase. */
+    private Errors checkMember(final ConsumerGroup group, final int generationId, final String memberId) {
+        final GroupMember member = group.member(memberId);
+        if (member == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        if (generationId != group.generationId) {
+            return Errors.ILLEGAL_GENERATION;
+        }
+        // As in Kafka: while PREPARING_REBALANCE the generation is still current, and an eager consumer
+        // commits in onPartitionsRevoked before rejoining; after the join the new assignment is unknown.
+        if (group.state == GroupState.COMPLETING_REBALANCE) {
+            return Errors.REBALANCE_IN_PROGRESS;
+        }
+        member.sessionDeadlineMs = clockMs.getAsLong() + member.sessionTimeoutMs;
+        return Errors.NONE;
     }
 
     public Map<TopicPartition, CommittedOffset> committedOffsets(final String groupId) {

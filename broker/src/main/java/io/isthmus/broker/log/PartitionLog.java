@@ -5,6 +5,7 @@ import io.isthmus.broker.producer.ProducerStateTable;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.protocol.record.BatchDecompressor;
 import io.isthmus.protocol.record.BatchSummary;
+import io.isthmus.protocol.record.EndTransactionMarker;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
 import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
@@ -80,6 +81,10 @@ public final class PartitionLog implements AutoCloseable {
     private final ValidatedBatches validated = new ValidatedBatches();
     /** Idempotent producers' last batches, checked on every append whatever the transport (append lock). */
     private final ProducerStateTable producers = new ProducerStateTable();
+    /** Open and aborted transactions, derived from transactional batches and markers (append lock; see the class). */
+    private final TransactionIndex transactions = new TransactionIndex();
+    /** Asked before a producer's first transactional batch of a transaction enters this log. */
+    private volatile TransactionVerifier transactionVerifier = TransactionVerifier.ACCEPT_ALL;
 
     @SuppressWarnings("unused") // accessed through LOG_END_OFFSET
     private long logEndOffset;
@@ -140,7 +145,10 @@ public final class PartitionLog implements AutoCloseable {
         return log;
     }
 
-    /** Reads the idempotent producers' last batches back from the log, so their retries are still recognised. */
+    /**
+     * Reads the idempotent producers' last batches back from the log, so their retries are still recognised, and the
+     * transactions: those still open and those aborted.
+     */
     private void rebuildProducerState() {
         long offset = logStartOffset;
         final RecordBatch view = new RecordBatch();
@@ -154,7 +162,14 @@ public final class PartitionLog implements AutoCloseable {
                 long position = 0;
                 while (position < records.byteSize()) {
                     view.wrap(records, position);
-                    if (view.producerId() >= 0) {
+                    if (view.isControl()) {
+                        final short type = EndTransactionMarker.controlType(records, position);
+                        if (type != EndTransactionMarker.UNKNOWN) {
+                            producers.markerAppended(view.producerId(), view.producerEpoch());
+                            transactions.onMarker(
+                                    view.producerId(), view.baseOffset(), type == EndTransactionMarker.ABORT);
+                        }
+                    } else if (view.producerId() >= 0) {
                         producers.appended(
                                 view.producerId(),
                                 view.producerEpoch(),
@@ -162,6 +177,9 @@ public final class PartitionLog implements AutoCloseable {
                                 view.lastSequence(),
                                 view.baseOffset(),
                                 view.lastOffset());
+                        if (view.isTransactional()) {
+                            transactions.onTransactionalBatch(view.producerId(), view.baseOffset());
+                        }
                     }
                     batches++;
                     position += view.sizeInBytes();
@@ -171,10 +189,13 @@ public final class PartitionLog implements AutoCloseable {
         }
         if (producers.producerCount() > 0) {
             LOG.info(
-                    "rebuilt state of {} idempotent producers from {} batches: partition={}",
+                    "rebuilt state of {} idempotent producers from {} batches: partition={} openTransactions={}"
+                            + " abortedTransactions={}",
                     producers.producerCount(),
                     batches,
-                    name);
+                    name,
+                    transactions.openCount(),
+                    transactions.abortedCount());
         }
     }
 
@@ -208,6 +229,40 @@ public final class PartitionLog implements AutoCloseable {
     /** Equal to {@link #logEndOffset()} until replication exists. */
     public long highWatermark() {
         return logEndOffset();
+    }
+
+    /**
+     * The last stable offset: the first offset of the oldest open transaction, or the high watermark when none is
+     * open. A {@code read_committed} consumer reads below it only.
+     */
+    public long lastStableOffset() {
+        // The high watermark first: a transaction's first offset is recorded before the end offset that covers it is
+        // published, so a reader never sees that end without the transaction.
+        final long highWatermark = highWatermark();
+        return Math.min(highWatermark, transactions.firstUnstableOffset());
+    }
+
+    /**
+     * The aborted transactions with data in {@code [fetchOffset, upperBoundOffset)}, in marker order, for a {@code
+     * read_committed} fetch.
+     */
+    public List<AbortedTransaction> abortedTransactions(final long fetchOffset, final long upperBoundOffset) {
+        return transactions.collect(fetchOffset, upperBoundOffset);
+    }
+
+    /** Whether some producer has a transaction open in this log. */
+    public boolean hasOpenTransactions() {
+        appendLock.lock();
+        try {
+            return transactions.openCount() > 0;
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** Sets who is asked before transactional data enters this log (the broker's transaction coordinator). */
+    public void verifyTransactionsWith(final TransactionVerifier verifier) {
+        this.transactionVerifier = verifier;
     }
 
     /** First offset still in the log; advanced by retention. */
@@ -249,6 +304,14 @@ public final class PartitionLog implements AutoCloseable {
      * @throws ProducerRejectedException on a sequence gap or a fenced epoch (nothing is appended)
      */
     public AppendInfo append(final MemorySegment batches, final int leaderEpoch) {
+        return append(batches, leaderEpoch, AppendOrigin.CLIENT);
+    }
+
+    /**
+     * {@link #append(MemorySegment, int)} for {@code origin}: only the {@link AppendOrigin#COORDINATOR} may append
+     * control batches (transaction markers).
+     */
+    public AppendInfo append(final MemorySegment batches, final int leaderEpoch, final AppendOrigin origin) {
         final long size = batches.byteSize();
         if (size == 0) {
             throw new IllegalArgumentException("empty append: partition=" + name);
@@ -264,7 +327,7 @@ public final class PartitionLog implements AutoCloseable {
                             + " batchSize=" + batchSize + " log.segment.bytes=" + config.segmentBytes());
                 }
             }
-            final AppendInfo duplicate = admit(validated, false);
+            final AppendInfo duplicate = admit(validated, false, origin);
             if (duplicate != null) {
                 return duplicate;
             }
@@ -436,7 +499,8 @@ public final class PartitionLog implements AutoCloseable {
         }
         final AppendInfo duplicate;
         try {
-            duplicate = admit(validated, sequencesReserved);
+            refuseTransactionalWrites(validated);
+            duplicate = admit(validated, sequencesReserved, AppendOrigin.CLIENT);
         } catch (final ProducerRejectedException ex) {
             segment.zeroUncommitted(position, length);
             throw ex;
@@ -470,19 +534,36 @@ public final class PartitionLog implements AutoCloseable {
      * ProducerStateTable#PENDING} offsets until they commit). Duplicates are marked; if every batch is one, the
      * first's original offsets are returned. A gap or a fenced epoch forgets what this append recorded and throws.
      */
-    private AppendInfo admit(final ValidatedBatches batches, final boolean sequencesReserved) {
+    private AppendInfo admit(
+            final ValidatedBatches batches, final boolean sequencesReserved, final AppendOrigin origin) {
         if (sequencesReserved) {
+            for (int i = 0; i < batches.count(); i++) {
+                checkControlBatch(batches, i, origin);
+            }
             return null;
         }
         Verdict.Duplicate firstDuplicate = null;
         int duplicates = 0;
         for (int i = 0; i < batches.count(); i++) {
             final BatchSummary batch = batches.get(i);
+            if (batch.isControl()) {
+                checkControlBatch(batches, i, origin);
+                continue;
+            }
             if (!batch.hasProducerId()) {
                 continue;
             }
             switch (checkAndRecord(batch)) {
-                case Verdict.Append append -> {}
+                case Verdict.Append append -> {
+                    if (batch.isTransactional() && !mayWriteTransactional(batch)) {
+                        releaseProducerState(batches, i + 1);
+                        throw new ProducerRejectedException(
+                                Errors.INVALID_TXN_STATE,
+                                "transactional batch outside a transaction that includes the partition: producerId="
+                                        + batch.producerId() + " epoch=" + batch.producerEpoch() + " partition="
+                                        + name);
+                    }
+                }
                 case Verdict.Duplicate duplicate -> {
                     LOG.debug(
                             "{}: duplicate batch of producerId={} sequence={} answered with offset={}",
@@ -509,6 +590,54 @@ public final class PartitionLog implements AutoCloseable {
         return null;
     }
 
+    /**
+     * A control batch must come from the coordinator, and its epoch must not be older than the producer's: a marker of
+     * a fenced epoch is refused, as Kafka refuses it. Before throwing, forgets what the batches before it recorded.
+     */
+    private void checkControlBatch(final ValidatedBatches batches, final int index, final AppendOrigin origin) {
+        final BatchSummary batch = batches.get(index);
+        if (!batch.isControl()) {
+            return;
+        }
+        if (origin != AppendOrigin.COORDINATOR) {
+            releaseProducerState(batches, index);
+            throw new ProducerRejectedException(
+                    Errors.INVALID_RECORD,
+                    "control batches are written by the transaction coordinator, never produced: partition=" + name
+                            + " producerId=" + batch.producerId());
+        }
+        if (producers.checkMarker(batch.producerId(), batch.producerEpoch()) instanceof Verdict.Reject reject) {
+            releaseProducerState(batches, index);
+            throw new ProducerRejectedException(reject.error(), reject.reason() + " partition=" + name);
+        }
+    }
+
+    /**
+     * The first transactional batch of a producer's transaction in this partition needs its coordinator's word that
+     * the partition was added; later ones belong to the transaction already open here.
+     */
+    private boolean mayWriteTransactional(final BatchSummary batch) {
+        return transactions.isOpen(batch.producerId())
+                || transactionVerifier.isPartitionInTransaction(batch.producerId(), batch.producerEpoch(), name);
+    }
+
+    /**
+     * Batches written in place at the tail, by an RDMA producer or by TCP produce sharing the tail with RDMA producers,
+     * must not be transactional: a partition has RDMA writers or open transactions, never both (see the README), so a
+     * transaction's marker never has to take a place in an RDMA writer's order.
+     */
+    private void refuseTransactionalWrites(final ValidatedBatches batches) {
+        for (int i = 0; i < batches.count(); i++) {
+            final BatchSummary batch = batches.get(i);
+            if (batch.isTransactional() || batch.isControl()) {
+                throw new ProducerRejectedException(
+                        Errors.INVALID_RECORD,
+                        "transactional and control batches cannot be written over RDMA: partition=" + name
+                                + " producerId=" + batch.producerId());
+            }
+        }
+    }
+
     private static boolean anyDuplicate(final ValidatedBatches batches) {
         for (int i = 0; i < batches.count(); i++) {
             if (batches.isDuplicate(i)) {
@@ -522,7 +651,7 @@ public final class PartitionLog implements AutoCloseable {
     private void releaseProducerState(final ValidatedBatches batches, final int end) {
         for (int i = 0; i < end; i++) {
             final BatchSummary batch = batches.get(i);
-            if (batch.hasProducerId() && !batches.isDuplicate(i)) {
+            if (batch.hasProducerId() && !batch.isControl() && !batches.isDuplicate(i)) {
                 producers.forgetFrom(batch.producerId(), batch.producerEpoch(), batch.baseSequence());
             }
         }
@@ -536,7 +665,9 @@ public final class PartitionLog implements AutoCloseable {
     private void resolveProducerState(final ValidatedBatches batches) {
         for (int i = 0; i < batches.count(); i++) {
             final BatchSummary batch = batches.get(i);
-            if (batch.hasProducerId() && !batches.isDuplicate(i)) {
+            if (batch.isControl()) {
+                producers.markerAppended(batch.producerId(), batch.producerEpoch());
+            } else if (batch.hasProducerId() && !batches.isDuplicate(i)) {
                 final long baseOffset = batches.baseOffset(i);
                 producers.resolve(
                         batch.producerId(),
@@ -728,6 +859,7 @@ public final class PartitionLog implements AutoCloseable {
             RecordBatchDescriptor.baseOffset(mapping, pos, next);
             RecordBatchDescriptor.partitionLeaderEpoch(mapping, pos, leaderEpoch);
             validated.assignBaseOffset(i, next);
+            trackTransaction(batch, mapping, pos, next);
             segment.indexBatch(next, (int) pos, size, largestTimestamp);
             largestTimestamp = Math.max(largestTimestamp, batch.maxTimestamp());
             appendedMaxTimestamp = Math.max(appendedMaxTimestamp, batch.maxTimestamp());
@@ -748,6 +880,22 @@ public final class PartitionLog implements AutoCloseable {
                 appendedMaxTimestamp,
                 to - from,
                 false);
+    }
+
+    /**
+     * Opens or ends the batch's transaction in {@link #transactions}; runs before the end offset covering the batch is
+     * published (see {@link #lastStableOffset}).
+     */
+    private void trackTransaction(
+            final BatchSummary batch, final MemorySegment mapping, final long position, final long baseOffset) {
+        if (batch.isControl()) {
+            final short type = EndTransactionMarker.controlType(mapping, position);
+            if (type != EndTransactionMarker.UNKNOWN) {
+                transactions.onMarker(batch.producerId(), baseOffset, type == EndTransactionMarker.ABORT);
+            }
+        } else if (batch.isTransactional()) {
+            transactions.onTransactionalBatch(batch.producerId(), baseOffset);
+        }
     }
 
     private void maybeFlushAfterAppend(final long firstOffset, final long lastOffset) {
@@ -815,6 +963,14 @@ public final class PartitionLog implements AutoCloseable {
      * @throws OffsetOutOfRangeException if {@code offset} is outside {@code [logStartOffset, logEndOffset]}
      */
     public LogReadResult read(final long offset, final int maxBytes) {
+        return read(offset, maxBytes, false);
+    }
+
+    /**
+     * {@link #read(long, int)}, and with {@code committedOnly} ({@code read_committed}) only batches below the
+     * {@link #lastStableOffset()}: an offset at or past it gives an empty result.
+     */
+    public LogReadResult read(final long offset, final int maxBytes, final boolean committedOnly) {
         long target = offset;
         while (true) {
             final long end = logEndOffset();
@@ -822,7 +978,8 @@ public final class PartitionLog implements AutoCloseable {
             if (target < start || target > end) {
                 throw new OffsetOutOfRangeException(name, offset, start, end);
             }
-            if (target == end) {
+            final long bound = committedOnly ? Math.min(end, transactions.firstUnstableOffset()) : end;
+            if (target >= bound) {
                 return LogReadResult.empty(target, end, start);
             }
             ensureOpen();
@@ -835,7 +992,7 @@ public final class PartitionLog implements AutoCloseable {
                 continue; // deleted under us: look again
             }
             try {
-                final LogReadResult result = readFromSegment(lease, target, maxBytes, end, start);
+                final LogReadResult result = readFromSegment(lease, target, maxBytes, end, bound, start);
                 if (result != null) {
                     return result;
                 }
@@ -859,6 +1016,7 @@ public final class PartitionLog implements AutoCloseable {
             final long target,
             final int maxBytes,
             final long highWatermark,
+            final long bound,
             final long start) {
         final LogSegment segment = lease.segment();
         final MemorySegment mapping = segment.mapping();
@@ -878,7 +1036,7 @@ public final class PartitionLog implements AutoCloseable {
         long nextOffset = RecordBatchDescriptor.lastOffset(mapping, pos) + 1;
         while (endPos < limit) {
             final long size = RecordBatchDescriptor.batchSize(mapping, endPos);
-            if (endPos + size - pos > maxBytes) {
+            if (endPos + size - pos > maxBytes || RecordBatchDescriptor.baseOffset(mapping, endPos) >= bound) {
                 break;
             }
             nextOffset = RecordBatchDescriptor.lastOffset(mapping, endPos) + 1;
@@ -972,11 +1130,47 @@ public final class PartitionLog implements AutoCloseable {
                 segment.markDeleted();
             }
             if (!doomed.isEmpty()) {
+                transactions.retainFrom(logStartOffset);
                 LOG.info("log start offset advanced: partition={} logStartOffset={}", name, logStartOffset);
             }
             return doomed.size();
         } catch (final IOException ex) {
             throw new UncheckedIOException("retention failed: partition=" + name, ex);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Deletes the sealed segments that end at or below {@code offset} and advances the log start offset past them (the
+     * transaction state log drops what a newer snapshot of every state supersedes). Returns how many were deleted.
+     */
+    public int deleteSegmentsBelow(final long offset) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            int deleted = 0;
+            for (final LogSegment segment : segments.values()) {
+                if (segment == active || segment.nextOffset() > offset) {
+                    break;
+                }
+                logStartOffset = segments.higherKey(segment.baseOffset());
+                segments.remove(segment.baseOffset());
+                segment.markDeleted();
+                deleted++;
+            }
+            if (deleted > 0) {
+                transactions.retainFrom(logStartOffset);
+                LOG.info(
+                        "deleted {} segments below offset {}: partition={} logStartOffset={}",
+                        deleted,
+                        offset,
+                        name,
+                        logStartOffset);
+            }
+            return deleted;
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("segment deletion failed: partition=" + name, ex);
         } finally {
             appendLock.unlock();
         }

@@ -1,6 +1,7 @@
 package io.isthmus.broker.partition;
 
 import io.isthmus.broker.log.AppendInfo;
+import io.isthmus.broker.log.AppendOrigin;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.RecordBatchTooLargeException;
@@ -152,14 +153,50 @@ public final class Partition implements AutoCloseable {
         return log.read(offset, maxBytes);
     }
 
+    /** {@link #read(long, int)}, below the last stable offset only when {@code committedOnly} (read_committed). */
+    public LogReadResult read(final long offset, final int maxBytes, final boolean committedOnly) {
+        return log.read(offset, maxBytes, committedOnly);
+    }
+
+    /**
+     * Appends the transaction coordinator's marker batch ending {@code producerId}'s transaction. A partition an RDMA
+     * producer writes holds no open transaction ({@link #tryClaimWriter} waits for them to end, and transactional
+     * batches cannot be written in place), so there the marker has nothing to end and is not written: the RDMA
+     * writer's order at the tail stays its own. Returns whether it was written.
+     *
+     * @throws ProducerRejectedException if the marker's epoch is older than the producer's
+     */
+    public boolean appendMarker(final MemorySegment marker) {
+        appendLock.lock();
+        try {
+            if (rdmaWriter.get() != null) {
+                return false;
+            }
+            log.append(marker, 0, AppendOrigin.COORDINATOR);
+        } finally {
+            appendLock.unlock();
+        }
+        notifyAppendListeners();
+        return true;
+    }
+
     /**
      * Runs {@code listener} once, after the next append (or at once if the log already ends past
      * {@code offset}). Used by long-poll fetches; a listener that is no longer wanted is removed with
      * {@link #removeAppendListener}.
      */
     public void awaitAppend(final long offset, final Runnable listener) {
+        awaitAppend(offset, false, listener);
+    }
+
+    /**
+     * {@link #awaitAppend(long, Runnable)}, where with {@code committedOnly} "ends past {@code offset}" means the last
+     * stable offset does: a read_committed fetch at the LSO must not be woken at once by an open transaction's data.
+     */
+    public void awaitAppend(final long offset, final boolean committedOnly, final Runnable listener) {
         appendListeners.add(listener);
-        if (log.logEndOffset() > offset && appendListeners.remove(listener)) {
+        final long end = committedOnly ? log.lastStableOffset() : log.logEndOffset();
+        if (end > offset && appendListeners.remove(listener)) {
             listener.run();
         }
     }
@@ -177,6 +214,10 @@ public final class Partition implements AutoCloseable {
     public boolean tryClaimWriter(final Object owner) {
         appendLock.lock();
         try {
+            if (rdmaWriter.get() == null && log.hasOpenTransactions()) {
+                // Markers would have to take a place in the RDMA writers' order; writing waits for the transactions.
+                return false;
+            }
             return rdmaWriter.compareAndSet(null, owner) || rdmaWriter.get() == owner;
         } finally {
             appendLock.unlock();
@@ -239,6 +280,11 @@ public final class Partition implements AutoCloseable {
 
     public long logStartOffset() {
         return log.logStartOffset();
+    }
+
+    /** See {@link PartitionLog#lastStableOffset()}. */
+    public long lastStableOffset() {
+        return log.lastStableOffset();
     }
 
     @Override

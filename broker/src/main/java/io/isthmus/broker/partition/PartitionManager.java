@@ -2,6 +2,7 @@ package io.isthmus.broker.partition;
 
 import io.isthmus.broker.log.LogManager;
 import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.log.TransactionVerifier;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +32,8 @@ public final class PartitionManager implements AutoCloseable {
     private final LogManager logs;
     private final TopicRegistry topics;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Asked by every partition's log before transactional data enters it; the transaction coordinator sets it. */
+    private volatile TransactionVerifier transactionVerifier = TransactionVerifier.ACCEPT_ALL;
 
     private PartitionManager(final LogManager logs, final TopicRegistry topics) {
         this.logs = logs;
@@ -115,7 +119,7 @@ public final class PartitionManager implements AutoCloseable {
         }
         for (int i = 0; i < added.size(); i++) {
             final TopicPartition topicPartition = new TopicPartition(name, before.partitions() + i);
-            partitions.put(topicPartition, Partition.open(topicPartition, after.id(), added.get(i)));
+            register(topicPartition, after.id(), added.get(i));
         }
         LOG.info("topic={} id={} partitions {} -> {}", name, after.id(), before.partitions(), partitionCount);
         return after;
@@ -153,7 +157,23 @@ public final class PartitionManager implements AutoCloseable {
         for (int p = 0; p < topic.partitions(); p++) {
             final PartitionLog log = logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(topic.name(), p));
             final TopicPartition topicPartition = new TopicPartition(topic.name(), p);
-            partitions.put(topicPartition, Partition.open(topicPartition, topic.id(), log));
+            register(topicPartition, topic.id(), log);
+        }
+    }
+
+    private void register(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
+        log.verifyTransactionsWith(transactionVerifier);
+        partitions.put(topicPartition, Partition.open(topicPartition, topicId, log));
+    }
+
+    /**
+     * Makes every partition, present and future, ask {@code verifier} before a producer's transactional data enters it
+     * (set once by the transaction coordinator, before the broker serves clients).
+     */
+    public synchronized void verifyTransactionsWith(final TransactionVerifier verifier) {
+        this.transactionVerifier = verifier;
+        for (final Partition partition : partitions.values()) {
+            partition.log().verifyTransactionsWith(verifier);
         }
     }
 

@@ -78,6 +78,33 @@ public final class ProducerStateTable {
         return APPEND;
     }
 
+    /**
+     * Checks a transaction marker of {@code producerId} at {@code epoch}: one older than the producer's current epoch
+     * comes from a coordinator that was superseded and is refused.
+     */
+    public Verdict checkMarker(final long producerId, final short epoch) {
+        final ProducerEntry entry = entries.get(producerId);
+        if (entry != null && epoch < entry.epoch) {
+            return new Verdict.Reject(
+                    Errors.INVALID_PRODUCER_EPOCH,
+                    "transaction marker of a stale producer epoch: producerId=" + producerId + ", epoch=" + epoch
+                            + ", current=" + entry.epoch);
+        }
+        return APPEND;
+    }
+
+    /**
+     * Records an appended transaction marker: a marker at a newer epoch (the coordinator aborting a transaction whose
+     * producer it fenced) makes that epoch current, so batches of the fenced epoch are refused from now on.
+     */
+    public void markerAppended(final long producerId, final short epoch) {
+        final ProducerEntry entry = entries.computeIfAbsent(producerId, id -> new ProducerEntry());
+        if (epoch > entry.epoch || entry.batches.isEmpty()) {
+            entry.epoch = epoch;
+            entry.batches.clear();
+        }
+    }
+
     /** Records an appended batch; called for batches appended by clients and for batches found in the log at start. */
     public void appended(
             final long producerId,

@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.group.FileOffsetStore;
 import io.isthmus.broker.group.GroupCoordinator;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.producer.ProducerIdAllocator;
+import io.isthmus.broker.testkit.TestPartitions;
+import io.isthmus.broker.testkit.TestTransactions;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import io.isthmus.broker.transaction.TransactionCoordinator;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -45,23 +50,30 @@ class GroupHandlerTest {
 
     private FileOffsetStore offsets;
     private GroupCoordinator coordinator;
+    private PartitionManager partitions;
+    private TransactionCoordinator transactions;
     private TopicRegistry topics;
     private GroupHandler handler;
     private TopicInfo orders;
 
     @BeforeEach
-    void setUp() {
+    void setUp() throws Exception {
         offsets = FileOffsetStore.open(tmp.resolve("offsets"));
         coordinator = new GroupCoordinator(offsets, new GroupCoordinator.GroupSettings(0, 6_000, 300_000));
         topics = TopicRegistry.open(tmp);
         orders = topics.create("orders", 2);
         final BrokerNode node = new BrokerNode(5, "cluster");
         node.advertise(List.of(new Endpoint("PLAINTEXT", "broker.example", 9092)));
-        handler = new GroupHandler(coordinator, topics, node);
+        partitions = TestPartitions.start(tmp.resolve("logs"));
+        transactions = TestTransactions.start(
+                tmp.resolve("logs"), ProducerIdAllocator.open(tmp.resolve("ids")), partitions, coordinator);
+        handler = new GroupHandler(coordinator, transactions, topics, node);
     }
 
     @AfterEach
-    void tearDown() {
+    void tearDown() throws Exception {
+        transactions.close();
+        partitions.close();
         coordinator.close();
         offsets.close();
     }
@@ -83,8 +95,9 @@ class GroupHandlerTest {
         assertThat(group.nodeId()).isEqualTo(5);
         assertThat(group.host()).isEqualTo("broker.example");
         assertThat(group.port()).isEqualTo(9092);
-        assertThat(transaction.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
-        assertThat(transaction.nodeId()).isEqualTo(-1);
+        assertThat(transaction.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(transaction.nodeId()).isEqualTo(5);
+        assertThat(transaction.host()).isEqualTo("broker.example");
     }
 
     @Test
@@ -95,7 +108,7 @@ class GroupHandlerTest {
                 ApiKeys.FIND_COORDINATOR,
                 version,
                 new FindCoordinatorRequestData().setKeyType(GROUP_KEY).setCoordinatorKeys(List.of("a", "b")));
-        final FindCoordinatorResponseData transactions = Requests.body(
+        final FindCoordinatorResponseData transactionCoordinators = Requests.body(
                 handler,
                 ApiKeys.FIND_COORDINATOR,
                 version,
@@ -110,8 +123,9 @@ class GroupHandlerTest {
             assertThat(c.host()).isEqualTo("broker.example");
             assertThat(c.port()).isEqualTo(9092);
         });
-        assertThat(transactions.coordinators().getFirst().errorCode())
-                .isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
+        assertThat(transactionCoordinators.coordinators().getFirst().errorCode())
+                .isEqualTo(Errors.NONE.code());
+        assertThat(transactionCoordinators.coordinators().getFirst().nodeId()).isEqualTo(5);
     }
 
     private JoinGroupResponseData join(final String memberId) throws Exception {

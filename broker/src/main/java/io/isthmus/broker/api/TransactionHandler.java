@@ -1,0 +1,241 @@
+package io.isthmus.broker.api;
+
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.broker.transaction.TransactionCoordinator.TransactionDescription;
+import io.isthmus.broker.transaction.TransactionState;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection;
+import org.apache.kafka.common.message.DescribeTransactionsResponseData;
+import org.apache.kafka.common.message.EndTxnResponseData;
+import org.apache.kafka.common.message.ListTransactionsRequestData;
+import org.apache.kafka.common.message.ListTransactionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
+
+/**
+ * The transaction coordinator's APIs besides InitProducerId ({@link ProducerIdHandler}) and TxnOffsetCommit ({@link
+ * GroupHandler}, where Kafka serves it too): AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, and the admin views
+ * DescribeTransactions and ListTransactions, translated between Kafka's messages and the {@link
+ * TransactionCoordinator}.
+ */
+public final class TransactionHandler implements ApiHandler {
+    private final TransactionCoordinator coordinator;
+
+    public TransactionHandler(final TransactionCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(
+                ApiKeys.ADD_PARTITIONS_TO_TXN,
+                ApiKeys.ADD_OFFSETS_TO_TXN,
+                ApiKeys.END_TXN,
+                ApiKeys.DESCRIBE_TRANSACTIONS,
+                ApiKeys.LIST_TRANSACTIONS);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        final ApiMessage answer =
+                switch (request) {
+                    case AddPartitionsToTxnRequest add -> addPartitions(add);
+                    case AddOffsetsToTxnRequest add ->
+                        new AddOffsetsToTxnResponseData()
+                                .setErrorCode(fencedFor(
+                                                coordinator.addOffsets(
+                                                        add.data().transactionalId(),
+                                                        add.data().producerId(),
+                                                        add.data().producerEpoch(),
+                                                        add.data().groupId()),
+                                                add.version(),
+                                                2)
+                                        .code());
+                    case EndTxnRequest end ->
+                        new EndTxnResponseData()
+                                .setErrorCode(fencedFor(
+                                                coordinator.endTransaction(
+                                                        end.data().transactionalId(),
+                                                        end.data().producerId(),
+                                                        end.data().producerEpoch(),
+                                                        end.data().committed()),
+                                                end.version(),
+                                                2)
+                                        .code());
+                    case DescribeTransactionsRequest describe -> describe(describe);
+                    case ListTransactionsRequest list -> list(list);
+                    default -> throw new IllegalArgumentException("not a transaction request: " + request.apiKey());
+                };
+        return CompletableFuture.completedFuture(Response.of(answer));
+    }
+
+    /**
+     * PRODUCER_FENCED exists from these versions on (KIP-588); older clients know the same condition as
+     * INVALID_PRODUCER_EPOCH.
+     */
+    static Errors fencedFor(final Errors error, final short version, final int firstVersionWithProducerFenced) {
+        return error == Errors.PRODUCER_FENCED && version < firstVersionWithProducerFenced
+                ? Errors.INVALID_PRODUCER_EPOCH
+                : error;
+    }
+
+    private AddPartitionsToTxnResponseData addPartitions(final AddPartitionsToTxnRequest request) {
+        final AddPartitionsToTxnRequestData data = request.data();
+        final AddPartitionsToTxnResponseData response = new AddPartitionsToTxnResponseData();
+        if (request.version() <= 3) {
+            // A producer's request: one transaction, results by topic.
+            response.setResultsByTopicV3AndBelow(results(
+                    data.v3AndBelowTransactionalId(),
+                    data.v3AndBelowProducerId(),
+                    data.v3AndBelowProducerEpoch(),
+                    data.v3AndBelowTopics(),
+                    false,
+                    request.version()));
+            return response;
+        }
+        // A broker's batched request (KIP-890), possibly only verifying.
+        for (final AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction transaction : data.transactions()) {
+            response.resultsByTransaction()
+                    .add(new AddPartitionsToTxnResult()
+                            .setTransactionalId(transaction.transactionalId())
+                            .setTopicResults(results(
+                                    transaction.transactionalId(),
+                                    transaction.producerId(),
+                                    transaction.producerEpoch(),
+                                    transaction.topics(),
+                                    transaction.verifyOnly(),
+                                    request.version())));
+        }
+        return response;
+    }
+
+    private AddPartitionsToTxnTopicResultCollection results(
+            final String transactionalId,
+            final long producerId,
+            final short epoch,
+            final AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics,
+            final boolean verifyOnly,
+            final short version) {
+        final List<TopicPartition> requested = new ArrayList<>();
+        for (final AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic topic : topics) {
+            for (final int partition : topic.partitions()) {
+                requested.add(new TopicPartition(topic.name(), partition));
+            }
+        }
+        final Map<TopicPartition, Errors> verdicts =
+                coordinator.addPartitions(transactionalId, producerId, epoch, requested, verifyOnly);
+        final Map<String, AddPartitionsToTxnTopicResult> byTopic = new LinkedHashMap<>();
+        for (final TopicPartition partition : requested) {
+            byTopic.computeIfAbsent(partition.topic(), name -> new AddPartitionsToTxnTopicResult().setName(name))
+                    .resultsByPartition()
+                    .add(new AddPartitionsToTxnPartitionResult()
+                            .setPartitionIndex(partition.partition())
+                            .setPartitionErrorCode(fencedFor(verdicts.get(partition), version, 2)
+                                    .code()));
+        }
+        final AddPartitionsToTxnTopicResultCollection results = new AddPartitionsToTxnTopicResultCollection();
+        byTopic.values().forEach(results::add);
+        return results;
+    }
+
+    private DescribeTransactionsResponseData describe(final DescribeTransactionsRequest request) {
+        final DescribeTransactionsResponseData response = new DescribeTransactionsResponseData();
+        for (final String transactionalId : request.data().transactionalIds()) {
+            final Optional<TransactionDescription> found = coordinator.describe(transactionalId);
+            final DescribeTransactionsResponseData.TransactionState state =
+                    new DescribeTransactionsResponseData.TransactionState().setTransactionalId(transactionalId);
+            if (found.isEmpty()) {
+                state.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code())
+                        .setTransactionState("")
+                        .setProducerId(-1)
+                        .setProducerEpoch((short) -1)
+                        .setTransactionStartTimeMs(-1);
+            } else {
+                final TransactionDescription description = found.get();
+                state.setTransactionState(description.state().kafkaName())
+                        .setTransactionTimeoutMs(description.timeoutMs())
+                        .setTransactionStartTimeMs(description.startTimestampMs())
+                        .setProducerId(description.producerId())
+                        .setProducerEpoch(description.producerEpoch());
+                final Map<String, DescribeTransactionsResponseData.TopicData> byTopic = new LinkedHashMap<>();
+                for (final TopicPartition partition : description.partitions()) {
+                    byTopic.computeIfAbsent(partition.topic(), name -> new DescribeTransactionsResponseData.TopicData()
+                                    .setTopic(name))
+                            .partitions()
+                            .add(partition.partition());
+                }
+                byTopic.values().forEach(state.topics()::add);
+            }
+            response.transactionStates().add(state);
+        }
+        return response;
+    }
+
+    private ListTransactionsResponseData list(final ListTransactionsRequest request) {
+        final ListTransactionsRequestData data = request.data();
+        final ListTransactionsResponseData response = new ListTransactionsResponseData();
+        final Set<TransactionState> states = new HashSet<>();
+        for (final String name : data.stateFilters()) {
+            final TransactionState state = TransactionState.ofKafkaName(name);
+            if (state == null) {
+                response.unknownStateFilters().add(name);
+            } else {
+                states.add(state);
+            }
+        }
+        final Set<Long> producerIds = new HashSet<>(data.producerIdFilters());
+        final Pattern idPattern;
+        try {
+            idPattern = data.transactionalIdPattern() == null
+                            || data.transactionalIdPattern().isEmpty()
+                    ? null
+                    : Pattern.compile(data.transactionalIdPattern());
+        } catch (final PatternSyntaxException e) {
+            return response.setErrorCode(Errors.INVALID_REGULAR_EXPRESSION.code());
+        }
+        final long now = System.currentTimeMillis();
+        final Predicate<TransactionDescription> filter = description -> (data.stateFilters()
+                                .isEmpty()
+                        || states.contains(description.state()))
+                && (producerIds.isEmpty() || producerIds.contains(description.producerId()))
+                && (data.durationFilter() < 0
+                        || (description.startTimestampMs() >= 0
+                                && now - description.startTimestampMs() > data.durationFilter()))
+                && (idPattern == null
+                        || idPattern.matcher(description.transactionalId()).matches());
+        for (final TransactionDescription description : coordinator.list(filter)) {
+            response.transactionStates()
+                    .add(new ListTransactionsResponseData.TransactionState()
+                            .setTransactionalId(description.transactionalId())
+                            .setProducerId(description.producerId())
+                            .setTransactionState(description.state().kafkaName()));
+        }
+        return response;
+    }
+}

@@ -1,0 +1,161 @@
+package io.isthmus.broker.transaction;
+
+import io.isthmus.broker.log.LogConfig;
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.log.SegmentIdAllocator;
+import io.isthmus.protocol.record.Record;
+import io.isthmus.protocol.record.RecordBatch;
+import io.isthmus.protocol.record.RecordBatchBuilder;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordCursor;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator's durable state: an internal partition log ({@code __transaction_state-0}, like Kafka's) of records
+ * keyed by transactional id whose values are {@link TransactionLogValue}s; the last record of an id is its state, and
+ * a record without a value removes it. It is the broker's ordinary {@link PartitionLog}, so it has the log's recovery:
+ * after {@code kill -9} the records whose append returned are there, and a torn tail is cut.
+ *
+ * <p>Kafka compacts its state topic. This log does the equivalent: once a segment has filled since the last time, the
+ * live states are written again at the head and the segments before them deleted, so the log stays about a segment
+ * plus the live states, and loading it reads nothing superseded long ago.
+ *
+ * <p>Not thread-safe: the coordinator calls it under its lock.
+ */
+final class TransactionStateLog implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionStateLog.class);
+    static final String DIRECTORY = "__transaction_state";
+    static final String PARTITION = "__transaction_state-0";
+    private static final int READ_BYTES = 1 << 20;
+
+    private final PartitionLog log;
+    private final RecordBatchBuilder builder = new RecordBatchBuilder();
+    private final InstantSource clock;
+    private int segmentsAfterCompaction;
+
+    private TransactionStateLog(final PartitionLog log, final InstantSource clock) {
+        this.log = log;
+        this.clock = clock;
+        this.segmentsAfterCompaction = log.segments().size();
+    }
+
+    /** Opens (recovering it if needed) or creates the state log under {@code metadataDir}. */
+    static TransactionStateLog open(
+            final Path metadataDir, final int segmentBytes, final SegmentIdAllocator ids, final InstantSource clock)
+            throws IOException {
+        final LogConfig config = LogConfig.from(Map.of(
+                LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
+                LogConfig.PREALLOCATE, "false",
+                LogConfig.PRETOUCH_BYTES, "0",
+                LogConfig.INDEX_SIZE_MAX_BYTES, Integer.toString(1 << 20),
+                LogConfig.RETENTION_MS, "-1"));
+        return new TransactionStateLog(
+                PartitionLog.open(metadataDir.resolve(DIRECTORY).resolve(PARTITION), config, ids, clock), clock);
+    }
+
+    /** Reads every record, in order: the states the coordinator had when the broker stopped. */
+    Map<String, TransactionMetadata> load() {
+        final Map<String, TransactionMetadata> states = new LinkedHashMap<>();
+        final RecordBatch batch = new RecordBatch();
+        long offset = log.logStartOffset();
+        while (offset < log.logEndOffset()) {
+            try (LogReadResult result = log.read(offset, READ_BYTES)) {
+                if (result.isEmpty()) {
+                    break;
+                }
+                final MemorySegment records = result.records();
+                long position = 0;
+                while (position < records.byteSize()) {
+                    batch.wrap(records, position);
+                    final RecordCursor cursor = batch.cursor();
+                    while (cursor.next()) {
+                        apply(states, cursor.record());
+                    }
+                    position += batch.sizeInBytes();
+                }
+                offset = result.nextOffset();
+            }
+        }
+        LOG.info(
+                "loaded {} transactional ids from {} (offsets {}..{})",
+                states.size(),
+                log.dir(),
+                log.logStartOffset(),
+                log.logEndOffset());
+        return states;
+    }
+
+    private static void apply(final Map<String, TransactionMetadata> states, final Record record) {
+        final String transactionalId = new String(record.keyAsArray(), StandardCharsets.UTF_8);
+        if (!record.hasValue()) {
+            states.remove(transactionalId);
+        } else {
+            states.put(
+                    transactionalId,
+                    TransactionLogValue.decode(transactionalId, ByteBuffer.wrap(record.valueAsArray())));
+        }
+    }
+
+    /** Appends {@code metadata} as its id's state; returns once the record is in the log (the page cache). */
+    void write(final TransactionMetadata metadata) {
+        append(metadata.transactionalId(), TransactionLogValue.encode(metadata));
+    }
+
+    /** Appends the removal of {@code transactionalId}. */
+    void remove(final String transactionalId) {
+        append(transactionalId, null);
+    }
+
+    /**
+     * Writes every live state again and deletes the segments they supersede, if a segment has filled since the last
+     * time ({@code live} are all the coordinator's current states).
+     */
+    void compactIfDue(final Collection<TransactionMetadata> live) {
+        if (log.segments().size() <= segmentsAfterCompaction) {
+            return;
+        }
+        final long snapshotStart = log.logEndOffset();
+        for (final TransactionMetadata metadata : live) {
+            write(metadata);
+        }
+        final int deleted = log.deleteSegmentsBelow(snapshotStart);
+        segmentsAfterCompaction = log.segments().size();
+        LOG.info(
+                "compacted the transaction state log: {} live states rewritten from offset {}, {} segments deleted",
+                live.size(),
+                snapshotStart,
+                deleted);
+    }
+
+    private void append(final String transactionalId, final byte[] value) {
+        final byte[] key = transactionalId.getBytes(StandardCharsets.UTF_8);
+        final int capacity = RecordBatchDescriptor.HEADER_LENGTH
+                + RecordBatchBuilder.sizeOfRecord(0, 0, key.length, value == null ? -1 : value.length, null);
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[capacity]);
+        builder.begin(buffer, 0, capacity, 0L);
+        builder.append(clock.millis(), key, value);
+        final int size = builder.finish();
+        log.append(buffer.asSlice(0, size), 0);
+    }
+
+    long sizeInBytes() {
+        return log.sizeInBytes();
+    }
+
+    @Override
+    public void close() {
+        builder.close();
+        log.close();
+    }
+}
