@@ -33,14 +33,25 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.EndTxnRequestData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.EndTxnResponse;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
@@ -308,6 +319,124 @@ class BadInputTest {
         }
         assertThat(duplicates).isEmpty();
         return values;
+    }
+
+    @Test
+    void shouldAnswerBadTransactionRequestsWithKafkasErrorsAndKeepServing() throws Exception {
+        try (RawKafkaConnection connection = connect()) {
+            final InitProducerIdResponseData first = initProducerId(connection, "bad-tx", 1);
+            final InitProducerIdResponseData current = initProducerId(connection, "bad-tx", 2);
+            assertThat(current.producerEpoch()).isEqualTo((short) (first.producerEpoch() + 1));
+            final long producerId = current.producerId();
+            final short epoch = current.producerEpoch();
+
+            assertThat(endTxn(connection, "never-initialised", 1, (short) 0, 3))
+                    .isEqualTo(Errors.INVALID_PRODUCER_ID_MAPPING);
+            assertThat(endTxn(connection, "bad-tx", producerId, first.producerEpoch(), 4))
+                    .as("a stale epoch")
+                    .isEqualTo(Errors.PRODUCER_FENCED);
+            assertThat(addPartitions(connection, producerId, epoch, List.of(new TopicPartition("no-such-topic", 0)), 5))
+                    .containsEntry(new TopicPartition("no-such-topic", 0), Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            final List<TopicPartition> tenThousand = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) {
+                tenThousand.add(new TopicPartition(TOPIC, i));
+            }
+            final Map<TopicPartition, Errors> verdicts = addPartitions(connection, producerId, epoch, tenThousand, 6);
+            assertThat(verdicts)
+                    .hasSize(10_000)
+                    .containsEntry(new TopicPartition(TOPIC, 0), Errors.OPERATION_NOT_ATTEMPTED);
+            assertThat(verdicts.values())
+                    .filteredOn(e -> e == Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                    .hasSize(9_999);
+
+            // Transactional data for a partition the transaction never added, and a control batch from a client.
+            assertThat(produceError(connection, transactionalBatch(producerId, epoch, false), 7))
+                    .isEqualTo(Errors.INVALID_TXN_STATE);
+            assertThat(produceError(connection, transactionalBatch(producerId, epoch, true), 8))
+                    .isEqualTo(Errors.INVALID_RECORD);
+            assertThat(produceError(connection, validBatch(), 9)).isEqualTo(Errors.NONE);
+            assertThat(addPartitions(connection, producerId, epoch, List.of(new TopicPartition(TOPIC, 0)), 10))
+                    .containsEntry(new TopicPartition(TOPIC, 0), Errors.NONE);
+            assertThat(endTxn(connection, "bad-tx", producerId, epoch, 11)).isEqualTo(Errors.NONE);
+        }
+        final var partition =
+                broker.partitions().partition(new TopicPartition(TOPIC, 0)).orElseThrow();
+        assertThat(partition.logEndOffset())
+                .as("3 records and the commit marker")
+                .isEqualTo(4);
+        assertThat(partition.lastStableOffset()).isEqualTo(4);
+    }
+
+    private static InitProducerIdResponseData initProducerId(
+            final RawKafkaConnection connection, final String transactionalId, final int correlationId)
+            throws Exception {
+        final short version = ApiKeys.INIT_PRODUCER_ID.latestVersion();
+        final RequestHeader header = new RequestHeader(ApiKeys.INIT_PRODUCER_ID, version, "bad", correlationId);
+        connection.send(RawKafkaConnection.frame(
+                new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
+                                .setTransactionalId(transactionalId)
+                                .setTransactionTimeoutMs(60_000))
+                        .build(version),
+                header));
+        final InitProducerIdResponseData response = ((InitProducerIdResponse) connection.receive(header)).data();
+        assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.NONE);
+        return response;
+    }
+
+    private static Errors endTxn(
+            final RawKafkaConnection connection,
+            final String transactionalId,
+            final long producerId,
+            final short epoch,
+            final int correlationId)
+            throws Exception {
+        final short version = 4;
+        final RequestHeader header = new RequestHeader(ApiKeys.END_TXN, version, "bad", correlationId);
+        connection.send(RawKafkaConnection.frame(
+                new EndTxnRequest.Builder(
+                                new EndTxnRequestData()
+                                        .setTransactionalId(transactionalId)
+                                        .setProducerId(producerId)
+                                        .setProducerEpoch(epoch)
+                                        .setCommitted(true),
+                                false)
+                        .build(version),
+                header));
+        return ((EndTxnResponse) connection.receive(header)).error();
+    }
+
+    private static Map<TopicPartition, Errors> addPartitions(
+            final RawKafkaConnection connection,
+            final long producerId,
+            final short epoch,
+            final List<TopicPartition> partitions,
+            final int correlationId)
+            throws Exception {
+        final short version = 3;
+        final RequestHeader header = new RequestHeader(ApiKeys.ADD_PARTITIONS_TO_TXN, version, "bad", correlationId);
+        connection.send(RawKafkaConnection.frame(
+                AddPartitionsToTxnRequest.Builder.forClient("bad-tx", producerId, epoch, partitions)
+                        .build(version),
+                header));
+        return ((AddPartitionsToTxnResponse) connection.receive(header))
+                .errors()
+                .get(AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID);
+    }
+
+    /** A transactional data batch, or with {@code control} a COMMIT marker as only a coordinator may write it. */
+    private static ByteBuffer transactionalBatch(final long producerId, final short epoch, final boolean control) {
+        if (control) {
+            return MemoryRecords.withEndTransactionMarker(
+                            0L, 1L, -1, producerId, epoch, new EndTransactionMarker(ControlRecordType.COMMIT, 0))
+                    .buffer();
+        }
+        return MemoryRecords.withTransactionalRecords(
+                        Compression.NONE,
+                        producerId,
+                        epoch,
+                        0,
+                        new SimpleRecord("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8)))
+                .buffer();
     }
 
     private RawKafkaConnection connect() throws Exception {
