@@ -9,26 +9,38 @@ import java.util.function.LongSupplier;
 
 /**
  * The metadata slots that describe segments of one partition, kept current after every append: registered as the
- * partition's append observer, {@link #run()} republishes each slot from its segment's committed state. Each slot names
- * one segment; a consumer that moves on to the next segment gets the same slot reassigned.
+ * partition's append observer, {@link #run()} republishes each slot from its segment's committed state, with the
+ * partition's last stable offset and the count of its {@link AbortedTransactionArray aborted transactions}. Each slot
+ * names one segment; a consumer that moves on to the next segment gets the same slot reassigned.
  *
  * <p>Runs on whichever thread appended (a TCP request handler, the RDMA datapath); the monitor serialises them, and
  * because each publication reads the segment's current state, slots never go backwards.
  */
-public final class PartitionSlots implements Runnable {
+final class PartitionSlots implements Runnable {
     private final String partition;
     private final MemorySegment slots;
     private final LongSupplier highWatermark;
+    private final LongSupplier lastStableOffset;
+    private final AbortedTransactionArray aborted;
     private final List<Assignment> assignments = new ArrayList<>();
 
     /**
      * @param slots the memory the slots live in (the registered slot region)
      * @param highWatermark the partition's high watermark, published beside each slot's readable position
+     * @param lastStableOffset the partition's last stable offset, likewise
+     * @param aborted the partition's aborted transactions, brought up to date before each publication
      */
-    public PartitionSlots(final String partition, final MemorySegment slots, final LongSupplier highWatermark) {
+    PartitionSlots(
+            final String partition,
+            final MemorySegment slots,
+            final LongSupplier highWatermark,
+            final LongSupplier lastStableOffset,
+            final AbortedTransactionArray aborted) {
         this.partition = partition;
         this.slots = slots;
         this.highWatermark = highWatermark;
+        this.lastStableOffset = lastStableOffset;
+        this.aborted = aborted;
     }
 
     /** Points the slot at {@code slotOffset} to {@code segment} and publishes it at once. */
@@ -39,7 +51,7 @@ public final class PartitionSlots implements Runnable {
             assignments.add(assignment);
         }
         assignment.segment = segment;
-        publish(assignment);
+        publish(assignment, stableState());
     }
 
     /** Stops updating the slot and zeroes it (the consumer released it). */
@@ -61,7 +73,9 @@ public final class PartitionSlots implements Runnable {
                     slotOffset,
                     MetadataSlotDescriptor.readableWord(0, true, true),
                     highWatermark.getAsLong(),
-                    assignment.segment.id());
+                    assignment.segment.id(),
+                    lastStableOffset.getAsLong(),
+                    aborted.count());
         }
     }
 
@@ -76,12 +90,31 @@ public final class PartitionSlots implements Runnable {
     /** Republishes every slot from its segment (the append observer). */
     @Override
     public synchronized void run() {
+        if (assignments.isEmpty()) {
+            return;
+        }
+        final long stable = stableState();
         for (int i = 0; i < assignments.size(); i++) {
-            publish(assignments.get(i));
+            publish(assignments.get(i), stable);
         }
     }
 
-    private void publish(final Assignment assignment) {
+    /** The array's current registration, for an access answer. */
+    synchronized AbortedTransactionArray aborted() {
+        return aborted;
+    }
+
+    /**
+     * The last stable offset to publish, after bringing the aborted transactions up to date: read first, so every ABORT
+     * marker below it (indexed before the end offset that let the LSO pass it) is in the array the slots count.
+     */
+    private long stableState() {
+        final long stable = lastStableOffset.getAsLong();
+        aborted.sync();
+        return stable;
+    }
+
+    private void publish(final Assignment assignment, final long stable) {
         final LogSegment segment = assignment.segment;
         // Sealed first: once a segment is seen sealed, the position read after it is final.
         final boolean sealed = segment.isSealed();
@@ -91,7 +124,14 @@ public final class PartitionSlots implements Runnable {
                 assignment.slotOffset,
                 MetadataSlotDescriptor.readableWord(position, sealed, false),
                 highWatermark.getAsLong(),
-                segment.id());
+                segment.id(),
+                stable,
+                aborted.count());
+    }
+
+    /** Frees the aborted-transaction arrays (the partition's last RDMA consumer left). */
+    synchronized void close() {
+        aborted.close();
     }
 
     private Assignment find(final long slotOffset) {

@@ -353,6 +353,13 @@ final class RdmaControlPlane implements AutoCloseable {
                 .slotIndex(grant.slotIndex)
                 .slotCount(session.slotsInUse())
                 .flags(MetadataSlotDescriptor.isSealed(readable) ? ConsumeAccessResponse.SEALED : 0);
+        final AbortedTransactionArray aborted = grant.slots.aborted();
+        synchronized (grant.slots) {
+            response.abortedAddress(aborted.address())
+                    .abortedRkey(aborted.rkey())
+                    .abortedCapacity(aborted.capacity())
+                    .abortedBase(aborted.base());
+        }
     }
 
     /** RELEASE_ACCESS: fills {@code response}. */
@@ -426,6 +433,7 @@ final class RdmaControlPlane implements AutoCloseable {
         if (grant.slots.isEmpty()) {
             grant.partition.removeAppendObserver(grant.slots);
             partitionSlots.remove(grant.partition);
+            grant.slots.close();
         }
     }
 
@@ -433,7 +441,12 @@ final class RdmaControlPlane implements AutoCloseable {
         PartitionSlots slots = partitionSlots.get(partition);
         if (slots == null) {
             slots = new PartitionSlots(
-                    partition.topicPartition().toString(), slotRegion.memory(), partition::highWatermark);
+                    partition.topicPartition().toString(),
+                    slotRegion.memory(),
+                    partition::highWatermark,
+                    partition::lastStableOffset,
+                    new AbortedTransactionArray(
+                            AbortedTransactionArray.Registrar.remoteRead(device.pd), partition.log()));
             partitionSlots.put(partition, slots);
             partition.addAppendObserver(slots);
         }
@@ -566,6 +579,10 @@ final class RdmaControlPlane implements AutoCloseable {
                 teardown(session, "broker shutdown");
             }
         }
+        for (final PartitionSlots slots : partitionSlots.values()) {
+            slots.close();
+        }
+        partitionSlots.clear();
         slotRegion.close();
     }
 }

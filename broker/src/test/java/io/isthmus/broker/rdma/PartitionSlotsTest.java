@@ -1,17 +1,22 @@
 package io.isthmus.broker.rdma;
 
+import static io.isthmus.broker.testkit.TransactionalBatches.marker;
+import static io.isthmus.broker.testkit.TransactionalBatches.transactional;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.broker.log.AppendOrigin;
 import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentIdAllocator;
+import io.isthmus.protocol.control.AbortedTransactionsDescriptor;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.Map;
+import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +32,7 @@ class PartitionSlotsTest {
     private final Arena arena = Arena.ofConfined();
     private MemorySegment memory;
     private PartitionLog log;
+    private AbortedTransactionArray aborted;
     private PartitionSlots slots;
 
     @BeforeEach
@@ -37,11 +43,14 @@ class PartitionSlotsTest {
                 LogConfig.from(Map.of(LogConfig.SEGMENT_BYTES, "8192")),
                 new SegmentIdAllocator(),
                 InstantSource.system());
-        slots = new PartitionSlots("t-0", memory, log::highWatermark);
+        aborted = new AbortedTransactionArray(
+                registered -> new AbortedTransactionArray.Registration(registered.address(), 7, () -> {}), log);
+        slots = new PartitionSlots("t-0", memory, log::highWatermark, log::lastStableOffset, aborted);
     }
 
     @AfterEach
     void close() {
+        slots.close();
         log.close();
         arena.close();
     }
@@ -141,5 +150,66 @@ class PartitionSlotsTest {
                         .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
                 .containsOnly((byte) 0);
         assertThat(slots.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldPublishTheLastStableOffsetAndTheAbortedTransactionsBehindIt() {
+        slots.assign(SLOT_0, log.activeSegment());
+        log.append(transactional(1, (short) 0, 0, 2), 0); // 0..1, open
+        log.append(transactional(2, (short) 0, 0, 2), 0); // 2..3, open
+        slots.run();
+        assertThat(MetadataSlotDescriptor.lastStableOffset(memory, SLOT_0)).isZero();
+        assertThat(MetadataSlotDescriptor.highWatermark(memory, SLOT_0)).isEqualTo(4);
+        assertThat(MetadataSlotDescriptor.abortedCount(memory, SLOT_0)).isZero();
+
+        log.append(marker(1, (short) 0, ControlRecordType.ABORT), 0, AppendOrigin.COORDINATOR); // 4
+        slots.run();
+        assertThat(MetadataSlotDescriptor.lastStableOffset(memory, SLOT_0))
+                .as("producer 2 still open")
+                .isEqualTo(2);
+        assertThat(MetadataSlotDescriptor.abortedCount(memory, SLOT_0)).isEqualTo(1);
+        assertThat(AbortedTransactionsDescriptor.producerId(aborted.memory(), 0))
+                .isEqualTo(1);
+        assertThat(AbortedTransactionsDescriptor.firstOffset(aborted.memory(), 0))
+                .isZero();
+        assertThat(AbortedTransactionsDescriptor.lastOffset(aborted.memory(), 0))
+                .isEqualTo(4);
+
+        log.append(marker(2, (short) 0, ControlRecordType.COMMIT), 0, AppendOrigin.COORDINATOR); // 5
+        slots.run();
+        assertThat(MetadataSlotDescriptor.lastStableOffset(memory, SLOT_0)).isEqualTo(6);
+        assertThat(MetadataSlotDescriptor.abortedCount(memory, SLOT_0)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldMoveTheAbortedTransactionsToALargerArrayWhenTheyFillIt() throws Exception {
+        final int aborts = AbortedTransactionArray.INITIAL_CAPACITY + 10;
+        try (PartitionLog big = PartitionLog.open(
+                        tmp.resolve("big-0"),
+                        LogConfig.from(Map.of(LogConfig.SEGMENT_BYTES, Integer.toString(1 << 20))),
+                        new SegmentIdAllocator(),
+                        InstantSource.system());
+                AbortedTransactionArray array = new AbortedTransactionArray(
+                        registered -> new AbortedTransactionArray.Registration(registered.address(), 7, () -> {}),
+                        big)) {
+            for (int i = 0; i < aborts; i++) {
+                big.append(transactional(100 + i, (short) 0, 0, 1), 0);
+                big.append(marker(100 + i, (short) 0, ControlRecordType.ABORT), 0, AppendOrigin.COORDINATOR);
+            }
+
+            assertThat(array.sync()).isEqualTo(aborts);
+
+            assertThat(array.base()).as("nothing was deleted by retention").isZero();
+            assertThat(array.capacity()).isGreaterThanOrEqualTo(aborts);
+            for (int i = 0; i < aborts; i++) {
+                assertThat(AbortedTransactionsDescriptor.producerId(array.memory(), i))
+                        .isEqualTo(100 + i);
+                assertThat(AbortedTransactionsDescriptor.firstOffset(array.memory(), i))
+                        .isEqualTo(2L * i);
+                assertThat(AbortedTransactionsDescriptor.lastOffset(array.memory(), i))
+                        .isEqualTo(2L * i + 1);
+            }
+            assertThat(array.sync()).as("nothing new").isEqualTo(aborts);
+        }
     }
 }

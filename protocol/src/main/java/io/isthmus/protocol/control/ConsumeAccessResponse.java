@@ -4,8 +4,10 @@ package io.isthmus.protocol.control;
  * CONSUME_ACCESS response body. The consumer RDMA READs the segment at {@code segmentAddress} with {@code rkey} from
  * {@code startPosition} (the batch holding the asked offset) and never past the readable position, which it refreshes
  * by READing its whole slot range, {@code slotCount} slots of {@link MetadataSlotDescriptor#LENGTH} bytes from {@code
- * slotRegionAddress} with {@code slotRegionRkey}, in one READ; its slot for this partition is {@code slotIndex}. An
- * error answer carries only its {@code errorCode}; every other field is 0.
+ * slotRegionAddress} with {@code slotRegionRkey}, in one READ; its slot for this partition is {@code slotIndex}. A
+ * {@code read_committed} consumer also READs the partition's {@link AbortedTransactionsDescriptor aborted transactions}
+ * from {@code abortedAddress} with {@code abortedRkey}: entries {@code abortedBase} up to {@code abortedBase +
+ * abortedCapacity}. An error answer carries only its {@code errorCode}; every other field is 0.
  *
  * <pre>
  *   0           2           4       8                16             24                32         40
@@ -18,6 +20,11 @@ package io.isthmus.protocol.control;
  *   | segmentBaseOffset | slotRegionAddress| slotRegionRkey| slotIndex| slotCount| flags |
  *   | int64             | int64            | int32         | int32    | int32    | int32 |
  *   +-------------------+------------------+---------------+----------+----------+-------+
+ *   72                  80            84               88            96
+ *   +-------------------+-------------+----------------+-------------+
+ *   | abortedAddress    | abortedRkey | abortedCapacity| abortedBase |
+ *   | int64             | int32       | int32          | int64       |
+ *   +-------------------+-------------+----------------+-------------+
  * </pre>
  */
 public final class ConsumeAccessResponse extends ControlFlyweight<ConsumeAccessResponse> {
@@ -37,7 +44,11 @@ public final class ConsumeAccessResponse extends ControlFlyweight<ConsumeAccessR
     public static final int SLOT_INDEX_OFFSET = 60;
     public static final int SLOT_COUNT_OFFSET = 64;
     public static final int FLAGS_OFFSET = 68;
-    public static final int LENGTH = 72;
+    public static final int ABORTED_ADDRESS_OFFSET = 72;
+    public static final int ABORTED_RKEY_OFFSET = 80;
+    public static final int ABORTED_CAPACITY_OFFSET = 84;
+    public static final int ABORTED_BASE_OFFSET = 88;
+    public static final int LENGTH = 96;
 
     public ConsumeAccessResponse() {
         super("ConsumeAccess response", LENGTH, null);
@@ -164,5 +175,43 @@ public final class ConsumeAccessResponse extends ControlFlyweight<ConsumeAccessR
 
     public boolean sealed() {
         return (flags() & SEALED) != 0;
+    }
+
+    public long abortedAddress() {
+        return getInt64(ABORTED_ADDRESS_OFFSET);
+    }
+
+    public ConsumeAccessResponse abortedAddress(final long abortedAddress) {
+        putInt64(ABORTED_ADDRESS_OFFSET, abortedAddress);
+        return this;
+    }
+
+    public int abortedRkey() {
+        return getInt32(ABORTED_RKEY_OFFSET);
+    }
+
+    public ConsumeAccessResponse abortedRkey(final int abortedRkey) {
+        putInt32(ABORTED_RKEY_OFFSET, abortedRkey);
+        return this;
+    }
+
+    /** Entries the aborted-transaction array holds. */
+    public int abortedCapacity() {
+        return getInt32(ABORTED_CAPACITY_OFFSET);
+    }
+
+    public ConsumeAccessResponse abortedCapacity(final int abortedCapacity) {
+        putInt32(ABORTED_CAPACITY_OFFSET, abortedCapacity);
+        return this;
+    }
+
+    /** Index of the array's first entry among all the partition's aborted transactions. */
+    public long abortedBase() {
+        return getInt64(ABORTED_BASE_OFFSET);
+    }
+
+    public ConsumeAccessResponse abortedBase(final long abortedBase) {
+        putInt64(ABORTED_BASE_OFFSET, abortedBase);
+        return this;
     }
 }

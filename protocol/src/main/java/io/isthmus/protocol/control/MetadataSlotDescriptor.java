@@ -11,12 +11,12 @@ import java.nio.ByteOrder;
  * refreshes every partition it reads, and the broker's CPU does nothing per poll.
  *
  * <pre>
- *   0                                   8                  16          20          24
- *   +-----------------------------------+------------------+-----------+-----------+
- *   | readable word                     | highWatermark    | segmentId | reserved  |
- *   | bit 63 SEALED, bit 62 REVOKED,    | int64            | int32     | int32 (0) |
- *   | bits 0..47 readable position      |                  |           |           |
- *   +-----------------------------------+------------------+-----------+-----------+
+ *   0                                   8                  16          20          24                 32              40
+ *   +-----------------------------------+------------------+-----------+-----------+------------------+---------------+
+ *   | readable word                     | highWatermark    | segmentId | reserved  | lastStableOffset | abortedCount  |
+ *   | bit 63 SEALED, bit 62 REVOKED,    | int64            | int32     | int32 (0) | int64            | int64         |
+ *   | bits 0..47 readable position      |                  |           |           |                  |               |
+ *   +-----------------------------------+------------------+-----------+-----------+------------------+---------------+
  * </pre>
  *
  * <ul>
@@ -29,17 +29,25 @@ import java.nio.ByteOrder;
  *       across words, so the consumer takes record offsets from the batches themselves.
  *   <li><b>segmentId</b>: the segment the slot describes; a consumer ignores a slot that names another one (the slot
  *       was given to the partition's next segment since its last access answer).
+ *   <li><b>lastStableOffset</b>: the partition's last stable offset when the slot was published; a {@code
+ *       read_committed} consumer hands out no batch at or above it. Published before the readable word, so a consumer
+ *       that sees a readable position also sees an LSO at least as new as the batches below it need.
+ *   <li><b>abortedCount</b>: how many entries of the partition's {@link AbortedTransactionsDescriptor aborted
+ *       transaction array} are written; entries below it are final (written before this slot was published), so a
+ *       READ of them issued after this slot's READ cannot be torn.
  * </ul>
  *
- * <p>Little-endian and 8-byte aligned: the broker writes each word with one aligned store. 24 bytes, so one READ of a
- * consumer's range carries as little as it can.
+ * <p>Little-endian and 8-byte aligned: the broker writes each word with one aligned store. 40 bytes, so one READ of a
+ * consumer's range carries little.
  */
 public final class MetadataSlotDescriptor {
     public static final int READABLE_OFFSET = 0;
     public static final int HIGH_WATERMARK_OFFSET = 8;
     public static final int SEGMENT_ID_OFFSET = 16;
     public static final int RESERVED_OFFSET = 20;
-    public static final int LENGTH = 24;
+    public static final int LAST_STABLE_OFFSET_OFFSET = 24;
+    public static final int ABORTED_COUNT_OFFSET = 32;
+    public static final int LENGTH = 40;
 
     public static final long SEALED_FLAG = 1L << 63;
     public static final long REVOKED_FLAG = 1L << 62;
@@ -84,10 +92,14 @@ public final class MetadataSlotDescriptor {
             final long offset,
             final long readableWord,
             final long highWatermark,
-            final int segmentId) {
+            final int segmentId,
+            final long lastStableOffset,
+            final long abortedCount) {
         slots.set(INT64, offset + HIGH_WATERMARK_OFFSET, highWatermark);
         slots.set(INT32, offset + SEGMENT_ID_OFFSET, segmentId);
         slots.set(INT32, offset + RESERVED_OFFSET, 0);
+        slots.set(INT64, offset + LAST_STABLE_OFFSET_OFFSET, lastStableOffset);
+        slots.set(INT64, offset + ABORTED_COUNT_OFFSET, abortedCount);
         READABLE.setRelease(slots, offset + READABLE_OFFSET, readableWord);
     }
 
@@ -110,5 +122,13 @@ public final class MetadataSlotDescriptor {
 
     public static int segmentId(final MemorySegment slots, final long offset) {
         return slots.get(INT32_UNALIGNED, offset + SEGMENT_ID_OFFSET);
+    }
+
+    public static long lastStableOffset(final MemorySegment slots, final long offset) {
+        return slots.get(INT64_UNALIGNED, offset + LAST_STABLE_OFFSET_OFFSET);
+    }
+
+    public static long abortedCount(final MemorySegment slots, final long offset) {
+        return slots.get(INT64_UNALIGNED, offset + ABORTED_COUNT_OFFSET);
     }
 }

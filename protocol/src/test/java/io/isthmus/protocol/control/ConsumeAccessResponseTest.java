@@ -25,7 +25,11 @@ class ConsumeAccessResponseTest {
                 .slotRegionRkey(12)
                 .slotIndex(3)
                 .slotCount(4)
-                .flags(ConsumeAccessResponse.SEALED);
+                .flags(ConsumeAccessResponse.SEALED)
+                .abortedAddress(0x3000)
+                .abortedRkey(13)
+                .abortedCapacity(256)
+                .abortedBase(1L << 40);
 
         final ByteBuffer wire =
                 ByteBuffer.wrap(bytes, 5, ConsumeAccessResponse.LENGTH).slice();
@@ -45,6 +49,10 @@ class ConsumeAccessResponseTest {
         assertThat(wire.getInt(ConsumeAccessResponse.SLOT_INDEX_OFFSET)).isEqualTo(3);
         assertThat(wire.getInt(ConsumeAccessResponse.SLOT_COUNT_OFFSET)).isEqualTo(4);
         assertThat(wire.getInt(ConsumeAccessResponse.FLAGS_OFFSET)).isEqualTo(ConsumeAccessResponse.SEALED);
+        assertThat(wire.getLong(ConsumeAccessResponse.ABORTED_ADDRESS_OFFSET)).isEqualTo(0x3000);
+        assertThat(wire.getInt(ConsumeAccessResponse.ABORTED_RKEY_OFFSET)).isEqualTo(13);
+        assertThat(wire.getInt(ConsumeAccessResponse.ABORTED_CAPACITY_OFFSET)).isEqualTo(256);
+        assertThat(wire.getLong(ConsumeAccessResponse.ABORTED_BASE_OFFSET)).isEqualTo(1L << 40);
 
         final ConsumeAccessResponse read = new ConsumeAccessResponse().wrap(MemorySegment.ofArray(bytes), 5);
         assertThat(read.segmentId()).as("unsigned").isEqualTo(40000);
@@ -59,12 +67,16 @@ class ConsumeAccessResponseTest {
         assertThat(read.slotIndex()).isEqualTo(3);
         assertThat(read.slotCount()).isEqualTo(4);
         assertThat(read.sealed()).isTrue();
+        assertThat(read.abortedAddress()).isEqualTo(0x3000);
+        assertThat(read.abortedRkey()).isEqualTo(13);
+        assertThat(read.abortedCapacity()).isEqualTo(256);
+        assertThat(read.abortedBase()).isEqualTo(1L << 40);
     }
 
     @Test
     void shouldRejectATruncatedBody() {
-        assertThatThrownBy(() -> new ConsumeAccessResponse().wrap(MemorySegment.ofArray(new byte[71]), 0))
+        assertThatThrownBy(() -> new ConsumeAccessResponse().wrap(MemorySegment.ofArray(new byte[95]), 0))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("truncated ConsumeAccess response: length=71 needed=72");
+                .hasMessageContaining("truncated ConsumeAccess response: length=95 needed=96");
     }
 }

@@ -35,13 +35,19 @@ class MetadataSlotDescriptorTest {
             final long slot = MetadataSlotDescriptor.LENGTH;
             final long word = MetadataSlotDescriptor.readableWord(4096, false, false);
 
-            MetadataSlotDescriptor.publish(slots, slot, word, 77, 513);
+            MetadataSlotDescriptor.publish(slots, slot, word, 77, 513, 70, 3);
 
             assertThat(slots.get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), slot))
                     .isEqualTo(word);
             assertThat(MetadataSlotDescriptor.readable(slots, slot)).isEqualTo(word);
             assertThat(MetadataSlotDescriptor.highWatermark(slots, slot)).isEqualTo(77);
             assertThat(MetadataSlotDescriptor.segmentId(slots, slot)).isEqualTo(513);
+            assertThat(MetadataSlotDescriptor.lastStableOffset(slots, slot)).isEqualTo(70);
+            assertThat(MetadataSlotDescriptor.abortedCount(slots, slot)).isEqualTo(3);
+            assertThat(slots.get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), slot + 24))
+                    .isEqualTo(70);
+            assertThat(slots.get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), slot + 32))
+                    .isEqualTo(3);
             assertThat(slots.get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), slot + 8))
                     .isEqualTo(77);
             assertThat(slots.get(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), slot + 16))

@@ -1,0 +1,154 @@
+package io.isthmus.broker.rdma;
+
+import io.isthmus.broker.log.AbortedTransaction;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.ffi.verbs.ProtectionDomain;
+import io.isthmus.protocol.control.AbortedTransactionsDescriptor;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One partition's aborted transactions in registered, remotely readable memory ({@link
+ * AbortedTransactionsDescriptor}), kept in step with the log's aborted-transaction index, so a {@code read_committed}
+ * RDMA consumer drops aborted batches without asking the broker.
+ *
+ * <p>Append-only: an entry is written once, before the count that covers it is published in any metadata slot, so a
+ * consumer that READs entries below a count it saw in its slot never sees one half written. When the array is full, a
+ * larger one is registered holding the entries retention has not made useless, and consumers find it in their next
+ * access answer (they ask once a slot's count passes what their array holds). Replaced arrays stay registered until
+ * the partition's last RDMA consumer leaves ({@link #close()}): a consumer may still be READing one, and
+ * deregistering it under that READ would break the consumer's connection.
+ *
+ * <p>Guarded by the owning {@link PartitionSlots}' monitor.
+ */
+final class AbortedTransactionArray implements AutoCloseable {
+    static final int INITIAL_CAPACITY = 256;
+
+    private final Registrar registrar;
+    private final PartitionLog log;
+    private final List<Registered> replaced = new ArrayList<>();
+    private Registered current;
+    /** Entries written since the partition's first: the index the next entry gets. */
+    private long count;
+    /** The log's aborted transactions with markers at or after this offset are not written yet. */
+    private long nextMarkerOffset;
+
+    /** Registers memory for remote READ: the device's protection domain, or a stand-in where a test has no device. */
+    @FunctionalInterface
+    interface Registrar {
+        Registration register(MemorySegment memory);
+
+        /** Remote READ through {@code pd}. */
+        static Registrar remoteRead(final ProtectionDomain pd) {
+            return memory -> {
+                final MemoryRegion region = pd.registerMemory(memory, AccessFlags.REMOTE_READ);
+                return new Registration(region.address(), region.rkey(), region::close);
+            };
+        }
+    }
+
+    /** Where consumers READ the memory, and how to deregister it. */
+    record Registration(long address, int rkey, Runnable deregister) {}
+
+    private record Registered(Arena arena, MemorySegment memory, Registration registration, long base, int capacity)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            registration.deregister().run();
+            arena.close();
+        }
+    }
+
+    AbortedTransactionArray(final Registrar registrar, final PartitionLog log) {
+        this.registrar = registrar;
+        this.log = log;
+        this.current = register(0, INITIAL_CAPACITY);
+    }
+
+    /** Writes the aborted transactions the log gained since the last call; returns the count to publish. */
+    long sync() {
+        for (final AbortedTransaction aborted : log.abortedTransactions(nextMarkerOffset, Long.MAX_VALUE)) {
+            if (count - current.base() == current.capacity()) {
+                grow();
+            }
+            AbortedTransactionsDescriptor.write(
+                    current.memory(),
+                    count - current.base(),
+                    aborted.producerId(),
+                    aborted.firstOffset(),
+                    aborted.lastOffset());
+            count++;
+            nextMarkerOffset = aborted.lastOffset() + 1;
+        }
+        return count;
+    }
+
+    long count() {
+        return count;
+    }
+
+    /** The current array's memory (what consumers READ), for tests. */
+    MemorySegment memory() {
+        return current.memory();
+    }
+
+    long address() {
+        return current.registration().address();
+    }
+
+    int rkey() {
+        return current.registration().rkey();
+    }
+
+    /** Index of the current array's first entry. */
+    long base() {
+        return current.base();
+    }
+
+    int capacity() {
+        return current.capacity();
+    }
+
+    /** A larger array with the entries whose markers retention has not deleted (a consumer never reads below). */
+    private void grow() {
+        final long logStart = log.logStartOffset();
+        long firstKept = current.base();
+        while (firstKept < count
+                && AbortedTransactionsDescriptor.lastOffset(current.memory(), firstKept - current.base()) < logStart) {
+            firstKept++;
+        }
+        final int kept = (int) (count - firstKept);
+        final Registered larger = register(firstKept, Math.max(INITIAL_CAPACITY, kept * 2));
+        MemorySegment.copy(
+                current.memory(),
+                (firstKept - current.base()) * AbortedTransactionsDescriptor.ENTRY_LENGTH,
+                larger.memory(),
+                0,
+                (long) kept * AbortedTransactionsDescriptor.ENTRY_LENGTH);
+        replaced.add(current);
+        current = larger;
+    }
+
+    private Registered register(final long base, final int capacity) {
+        final Arena arena = Arena.ofShared();
+        try {
+            final MemorySegment memory =
+                    arena.allocate((long) capacity * AbortedTransactionsDescriptor.ENTRY_LENGTH, 8);
+            return new Registered(arena, memory, registrar.register(memory), base, capacity);
+        } catch (final RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        current.close();
+        replaced.forEach(Registered::close);
+        replaced.clear();
+    }
+}
