@@ -4,6 +4,7 @@ import io.isthmus.client.record.ReadableBatches;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.WorkCompletions;
+import io.isthmus.protocol.control.AbortedTransactionsDescriptor;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
@@ -35,6 +36,12 @@ import org.slf4j.LoggerFactory;
  *       there.
  * </ol>
  *
+ * <p>With {@code read_committed}, a reader hands out no batch at or above the last stable offset its slot carries, and
+ * keeps a copy of the partition's aborted transactions ({@link AbortedTransactionsDescriptor}): when a slot's count
+ * passes what it copied, one more READ brings the new entries (entries below a published count are final, so that
+ * READ is never torn). The consumer drops aborted batches with them as it does with a fetch response's list; the
+ * broker's CPU still does nothing per poll.
+ *
  * <p>A READ that completes in error (e.g. REM_ACCESS_ERR on an rkey retention withdrew) breaks the queue pair: the
  * connection is closed and every reader on it asks for access again on the next poll, over a new connection; the
  * application sees no error unless access is refused (then {@link RdmaPartitionReader#outOfRange()}).
@@ -45,6 +52,8 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaConsumerTransport.class);
     private static final int MAX_SEND_WR = 64;
     private static final int SLOT_BYTES = 64 * 1024;
+    /** Aborted-transaction entries one READ brings at most. */
+    private static final int ABORTED_BYTES = 64 * 1024;
 
     /** Receives the whole batches of one poll. */
     public interface BatchSink {
@@ -60,6 +69,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
 
     private final RdmaClientSettings settings;
     private final String clientId;
+    private final boolean readCommitted;
     private final RdmaReadBufferPool buffers;
     private final Map<InetSocketAddress, Link> links = new HashMap<>();
     /** {@link #links}' values, rebuilt when a link comes or goes, so a poll iterates without allocating. */
@@ -81,17 +91,28 @@ public final class RdmaConsumerTransport implements AutoCloseable {
         final RdmaConnection connection;
         final MemorySegment slots;
         final MemoryRegion slotRegion;
+        final MemorySegment aborted;
+        final MemoryRegion abortedRegion;
 
         Link(final RdmaConnection connection) {
             this.connection = connection;
             this.slots = connection.allocate(SLOT_BYTES);
             this.slotRegion = connection.register(slots, AccessFlags.LOCAL_WRITE);
+            this.aborted = connection.allocate(ABORTED_BYTES);
+            this.abortedRegion = connection.register(aborted, AccessFlags.LOCAL_WRITE);
         }
     }
 
     public RdmaConsumerTransport(final RdmaClientSettings settings, final String clientId) {
+        this(settings, clientId, false);
+    }
+
+    /** @param readCommitted hand out only what {@code isolation.level=read_committed} may see */
+    public RdmaConsumerTransport(
+            final RdmaClientSettings settings, final String clientId, final boolean readCommitted) {
         this.settings = settings;
         this.clientId = clientId;
+        this.readCommitted = readCommitted;
         this.buffers = new RdmaReadBufferPool(settings.readBytes());
         this.completions = WorkCompletions.allocate(arena, MAX_SEND_WR);
     }
@@ -202,6 +223,9 @@ public final class RdmaConsumerTransport implements AutoCloseable {
         if (!awaitReads(connection, 1, readers, count)) {
             return null;
         }
+        if (readCommitted && !refreshTransactions(link, readers, count)) {
+            return null;
+        }
         chunkReaders.clear();
         RdmaReadBuffer buffer = null;
         MemoryRegion region = null;
@@ -228,6 +252,10 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             }
             if (r.finishedSealedSegment()) {
                 r.needsAccess = true;
+                continue;
+            }
+            if (readCommitted && (r.needsAccess || r.nextOffset >= r.lastStableOffset)) {
+                // Asking again for access, or nothing below the last stable offset to read yet.
                 continue;
             }
             final long length = Math.min(r.readable - r.readPosition, capacity - used);
@@ -281,7 +309,9 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             final RdmaPartitionReader r = chunkReaders.get(c);
             final long start = chunkStarts[c];
             final long limit = start + chunkLengths[c];
-            final ReadableBatches whole = batches.scan(memory, start, limit, r.nextOffset);
+            final ReadableBatches whole = readCommitted
+                    ? batches.scan(memory, start, limit, r.nextOffset, r.lastStableOffset)
+                    : batches.scan(memory, start, limit, r.nextOffset);
             if (whole.isEmpty()) {
                 checkIncomplete(r, memory, start, limit);
                 continue;
@@ -295,6 +325,72 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             }
         }
         return handedOut;
+    }
+
+    /**
+     * read_committed, after the slot READ and before any data READ (each waits for its own completion): every reader
+     * on the link takes its last stable offset from its slot and copies the aborted transactions the slot counts.
+     * Returns false if a READ failed (the connection is closed, its readers ask for access again).
+     */
+    private boolean refreshTransactions(final Link link, final RdmaPartitionReader[] readers, final int count) {
+        for (int i = 0; i < count; i++) {
+            final RdmaPartitionReader r = readers[i];
+            if (r.connection != link.connection || r.needsAccess) {
+                continue;
+            }
+            final long slot = (long) r.slotIndex * MetadataSlotDescriptor.LENGTH;
+            r.lastStableOffset =
+                    Math.max(r.lastStableOffset, MetadataSlotDescriptor.lastStableOffset(link.slots, slot));
+            final long published = MetadataSlotDescriptor.abortedCount(link.slots, slot);
+            if (!copyAborted(link, r, published, readers, count) && r.connection == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Brings the reader's copy of its partition's aborted transactions up to {@code published} entries (the count its
+     * slot carried), READing the new ones. Returns false if the reader must ask for access again instead: the broker
+     * replaced a full array, or the READ failed (the connection is then closed).
+     */
+    private boolean copyAborted(
+            final Link link,
+            final RdmaPartitionReader r,
+            final long published,
+            final RdmaPartitionReader[] readers,
+            final int count) {
+        if (published <= r.abortedKnown) {
+            return true;
+        }
+        if (published > r.abortedBase + r.abortedCapacity) {
+            r.needsAccess = true;
+            return false;
+        }
+        while (r.abortedKnown < published) {
+            final long first = r.abortedKnown - r.abortedBase;
+            final int entries = (int)
+                    Math.min(published - r.abortedKnown, ABORTED_BYTES / AbortedTransactionsDescriptor.ENTRY_LENGTH);
+            link.connection.postRead(
+                    0,
+                    link.abortedRegion,
+                    0,
+                    entries * AbortedTransactionsDescriptor.ENTRY_LENGTH,
+                    r.abortedAddress + first * AbortedTransactionsDescriptor.ENTRY_LENGTH,
+                    r.abortedRkey);
+            if (!awaitReads(link.connection, 1, readers, count)) {
+                return false;
+            }
+            for (int i = 0; i < entries; i++) {
+                r.addAborted(
+                        AbortedTransactionsDescriptor.producerId(link.aborted, i),
+                        AbortedTransactionsDescriptor.firstOffset(link.aborted, i),
+                        AbortedTransactionsDescriptor.lastOffset(link.aborted, i));
+            }
+            r.abortedKnown += entries;
+        }
+        r.dropAbortedBefore(r.nextOffset);
+        return true;
     }
 
     /** No whole batch in a chunk: garbage is an error, a batch larger than a whole buffer can never be read. */

@@ -39,6 +39,23 @@ public final class RdmaPartitionReader {
     /** The offset the next records handed out start from (records below it in a batch are skipped). */
     long nextOffset = -1;
 
+    /** read_committed: the partition's last stable offset from the last slot READ, -1 before the first. */
+    long lastStableOffset = -1;
+    /** The partition's aborted-transaction array, from the last access answer. */
+    long abortedAddress;
+
+    int abortedRkey;
+    int abortedCapacity;
+    long abortedBase;
+    /** Entries of the aborted-transaction array copied so far, counted from the partition's first. */
+    long abortedKnown;
+    /** The aborted transactions that may still matter (marker at or after an offset not yet handed out). */
+    private long[] abortedProducerIds = new long[8];
+
+    private long[] abortedFirstOffsets = new long[8];
+    private long[] abortedLastOffsets = new long[8];
+    private int abortedCount;
+
     private Object attachment;
 
     RdmaPartitionReader(final String topic, final int partition) {
@@ -87,6 +104,60 @@ public final class RdmaPartitionReader {
         broker = leader;
         needsAccess = true;
         outOfRange = false;
+        // Entries dropped as passed may matter again after a seek back: copy the array afresh.
+        abortedCount = 0;
+        abortedKnown = 0;
+        lastStableOffset = -1;
+    }
+
+    /** The last stable offset the last slot READ saw (read_committed), -1 before the first. */
+    public long lastStableOffset() {
+        return lastStableOffset;
+    }
+
+    /** Aborted transactions held (see {@link #abortedProducerId}), in marker order. */
+    public int abortedCount() {
+        return abortedCount;
+    }
+
+    public long abortedProducerId(final int index) {
+        return abortedProducerIds[index];
+    }
+
+    public long abortedFirstOffset(final int index) {
+        return abortedFirstOffsets[index];
+    }
+
+    /** The offset of the transaction's ABORT marker. */
+    public long abortedLastOffset(final int index) {
+        return abortedLastOffsets[index];
+    }
+
+    /** Adds an entry copied from the broker's array (markers come in offset order). */
+    void addAborted(final long producerId, final long firstOffset, final long lastOffset) {
+        if (abortedCount == abortedProducerIds.length) {
+            abortedProducerIds = java.util.Arrays.copyOf(abortedProducerIds, abortedCount * 2);
+            abortedFirstOffsets = java.util.Arrays.copyOf(abortedFirstOffsets, abortedCount * 2);
+            abortedLastOffsets = java.util.Arrays.copyOf(abortedLastOffsets, abortedCount * 2);
+        }
+        abortedProducerIds[abortedCount] = producerId;
+        abortedFirstOffsets[abortedCount] = firstOffset;
+        abortedLastOffsets[abortedCount] = lastOffset;
+        abortedCount++;
+    }
+
+    /** Drops the aborted transactions whose markers lie below {@code offset}: no batch still to come belongs to them. */
+    public void dropAbortedBefore(final long offset) {
+        int kept = 0;
+        for (int i = 0; i < abortedCount; i++) {
+            if (abortedLastOffsets[i] >= offset) {
+                abortedProducerIds[kept] = abortedProducerIds[i];
+                abortedFirstOffsets[kept] = abortedFirstOffsets[i];
+                abortedLastOffsets[kept] = abortedLastOffsets[i];
+                kept++;
+            }
+        }
+        abortedCount = kept;
     }
 
     /** Sets access from a CONSUME_ACCESS answer. */
@@ -101,6 +172,12 @@ public final class RdmaPartitionReader {
         readPosition = access.startPosition();
         readable = access.readablePosition();
         sealed = access.sealed();
+        abortedAddress = access.abortedAddress();
+        abortedRkey = access.abortedRkey();
+        abortedCapacity = access.abortedCapacity();
+        abortedBase = access.abortedBase();
+        // Entries below the array's base had markers below the log start: no readable batch belongs to them.
+        abortedKnown = Math.max(abortedKnown, abortedBase);
         needsAccess = false;
         outOfRange = false;
     }

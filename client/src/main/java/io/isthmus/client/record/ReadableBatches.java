@@ -35,10 +35,25 @@ public final class ReadableBatches {
      */
     public ReadableBatches scan(
             final MemorySegment segment, final long start, final long limit, final long fetchOffset) {
+        return scan(segment, start, limit, fetchOffset, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #scan(MemorySegment, long, long, long)} that also stops before the first batch whose base offset is at or
+     * above {@code offsetBound} (a {@code read_committed} reader's last stable offset, which is always a batch
+     * boundary).
+     */
+    public ReadableBatches scan(
+            final MemorySegment segment,
+            final long start,
+            final long limit,
+            final long fetchOffset,
+            final long offsetBound) {
         long position = start;
         long next = fetchOffset;
         long size;
-        while ((size = RecordBatchValidator.completeBatchSize(segment, position, limit)) > 0) {
+        while ((size = RecordBatchValidator.completeBatchSize(segment, position, limit)) > 0
+                && RecordBatchDescriptor.baseOffset(segment, position) < offsetBound) {
             next = Math.max(next, RecordBatchDescriptor.lastOffset(segment, position) + 1);
             position += size;
         }
