@@ -1,6 +1,7 @@
 package io.isthmus.benchmarks.harness;
 
 import io.isthmus.benchmarks.harness.client.ClientLibrary;
+import io.isthmus.benchmarks.harness.client.ClientSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,8 +12,9 @@ import java.util.Set;
 /**
  * The cases of a run: {@code --quick} (a smoke run under three minutes on two cores: fewer records, fewer
  * configurations) or the full run the README reports. Groups, as {@code --only} names them: {@value #PRODUCE},
- * {@value #CONSUME}, {@value #PRODUCE_LATENCY}, {@value #E2E_LATENCY}, {@value #IDLE_FETCH}, {@value #FAN_OUT}, and
- * {@value #LIMITS} (the physical probes, which run in the harness itself).
+ * {@value #CONSUME}, {@value #PRODUCE_LATENCY}, {@value #E2E_LATENCY}, {@value #IDLE_FETCH}, {@value #FAN_OUT},
+ * {@value #FLINK}, {@value #TRANSACTIONS}, and {@value #LIMITS} (the physical probes, which run in the harness
+ * itself).
  */
 public final class BenchPlan {
     public static final String PRODUCE = "produce";
@@ -23,8 +25,12 @@ public final class BenchPlan {
     public static final String FAN_OUT = "fan-out";
     public static final String LIMITS = "limits";
     public static final String FLINK = "flink";
+    public static final String TRANSACTIONS = "transactions";
     public static final List<String> GROUPS =
-            List.of(PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, FLINK, LIMITS);
+            List.of(PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, FLINK, TRANSACTIONS, LIMITS);
+
+    /** Records per transaction in the {@value #TRANSACTIONS} group: a commit (and its markers) per 1,000 records. */
+    public static final int TRANSACTION_RECORDS = 1_000;
 
     private final boolean quick;
     private final Set<String> groups;
@@ -78,6 +84,10 @@ public final class BenchPlan {
         map.put("idempotence", "on exactly with acks=all, for both client libraries");
         map.put("latency_producer", "linger.ms=0 max.in.flight.requests.per.connection=1 acks=1");
         map.put("consumer", "assign() all partitions from the beginning, no group, check.crcs=true");
+        map.put(
+                "transactions",
+                "a transactional.id per producer JVM, acks=all, a committed transaction per " + TRANSACTION_RECORDS
+                        + " records (preloads included); consumers isolation.level=read_committed");
         return map;
     }
 
@@ -94,6 +104,12 @@ public final class BenchPlan {
 
     /** Idle fetch measures the broker per fetch request, which only kafka-clients counts: kafka-clients on both. */
     private static final List<Pairing> BROKER_ONLY = List.of(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
+
+    /**
+     * Transactions: kafka-clients on both brokers. The isthmus client in this tree has no transactional producer and
+     * no read_committed consumer, so there is no isthmus stack row (its adapters refuse such settings).
+     */
+    static final List<Pairing> TRANSACTION_PAIRINGS = BROKER_ONLY;
 
     private List<BenchCase> build() {
         final List<BenchCase> all = new ArrayList<>();
@@ -122,6 +138,13 @@ public final class BenchPlan {
             for (final int partitions : partitionCounts) {
                 all.add(throughputCase(FLINK, "flink-source", 100, partitions, "1", throughputRecords(100)));
             }
+        }
+        if (groups.contains(TRANSACTIONS)) {
+            // Transactional produce, and read_committed consume of a topic preloaded transactionally.
+            for (final int partitions : partitionCounts) {
+                all.add(transactionCase("txn-produce", "produce", partitions, 0));
+            }
+            all.add(transactionCase("txn-consume", "consume", 1, throughputRecords(100)));
         }
         if (groups.contains(PRODUCE_LATENCY)) {
             final int records = quick ? 2_000 : 20_000;
@@ -260,6 +283,46 @@ public final class BenchPlan {
         }
         return new BenchCase(
                 id, group, workload, params, partitions, args, preload, Duration.ofSeconds(300), throughputPairings());
+    }
+
+    /**
+     * A case of the {@value #TRANSACTIONS} group, 100 B records, acks=all, a transaction per {@value
+     * #TRANSACTION_RECORDS} records: transactional produce ({@code preload} 0), or read_committed consume of a topic
+     * that the preload (the produce workload with the same arguments, so transactional too) wrote.
+     */
+    private BenchCase transactionCase(
+            final String stem, final String workload, final int partitions, final long preload) {
+        final int size = 100;
+        final long records = throughputRecords(size);
+        final Map<String, Object> params = new LinkedHashMap<>();
+        params.put("record_bytes", size);
+        params.put("partitions", partitions);
+        params.put("acks", "all");
+        params.put("transaction_records", TRANSACTION_RECORDS);
+        if (preload > 0) {
+            params.put("isolation", ClientSettings.READ_COMMITTED);
+        }
+        params.put("records", records);
+        final List<String> args = new ArrayList<>(List.of(
+                "--record-bytes", Integer.toString(size),
+                "--partitions", Integer.toString(partitions),
+                "--acks", "all",
+                "--transaction-records", Integer.toString(TRANSACTION_RECORDS)));
+        if (preload == 0) {
+            args.addAll(List.of("--records", Long.toString(records)));
+        } else {
+            args.addAll(List.of("--isolation", ClientSettings.READ_COMMITTED));
+        }
+        return new BenchCase(
+                stem + "-" + sizeLabel(size) + "-p" + partitions,
+                TRANSACTIONS,
+                workload,
+                params,
+                partitions,
+                args,
+                preload,
+                Duration.ofSeconds(300),
+                TRANSACTION_PAIRINGS);
     }
 
     /** About 20-64 MB per case in a quick run, 200-650 MB in a full one. */

@@ -218,11 +218,12 @@ public final class BenchRun {
                         + String.join(" ", BrokerSettings.clientJvmOptions()) + "`. Rows: the isthmus client on the"
                         + " isthmus broker, kafka-clients on the isthmus broker, kafka-clients on Kafka, and (full run,"
                         + " produce and consume) the isthmus client on Kafka; idle fetch runs kafka-clients only (the"
-                        + " isthmus consumer counts no fetch requests).",
+                        + " isthmus consumer counts no fetch requests), and so do transactions (see below).",
                 "Each client library with its recommended settings. kafka-clients: "
                         + ClientLibrary.KAFKA_CLIENTS.recommendedSettings() + ". isthmus client: "
                         + ClientLibrary.ISTHMUS.recommendedSettings() + ".",
-                "Both producers: no compression, idempotence on exactly with acks=all (the cases use acks=1);"
+                "Both producers: no compression, idempotence on exactly with acks=all (the cases use acks=1,"
+                        + " transactions acks=all);"
                         + " latency producers linger.ms=0, max.in.flight=1, each send waited for (kafka-clients:"
                         + " send().get(); isthmus: sendAsync().get()). Throughput sends go through each library's"
                         + " cheapest completion path: the isthmus producer's per-batch DeliveryListener (nothing"
@@ -238,6 +239,16 @@ public final class BenchRun {
                         + " for the isthmus client, Flink's KafkaSource (flink-connector-kafka, its defaults, a"
                         + " deserializer reading them from kafka-clients' byte[]) for kafka-clients; records are counted"
                         + " in the map, the first tenth is warmup.",
+                "Transactions: kafka-clients' transactional producer (a transactional.id of its own per client JVM,"
+                        + " initTransactions() before the warmup, acks=all, so idempotent) commits a transaction per "
+                        + BenchPlan.TRANSACTION_RECORDS + " records: beginTransaction(), "
+                        + BenchPlan.TRANSACTION_RECORDS + " sends with the shared Callback, commitTransaction(); the"
+                        + " warmup runs transactions too and the clock stops when the last commit returned. The"
+                        + " read_committed consume case preloads its topic with the same transactional producer and"
+                        + " reads it with isolation.level=read_committed, crossing a commit marker every "
+                        + BenchPlan.TRANSACTION_RECORDS + " records; the consumer must deliver exactly the preloaded"
+                        + " count. kafka-clients on both brokers only: the isthmus client in this tree has no"
+                        + " transactional producer and no read_committed consumer yet.",
                 "CPU time: utime+stime from /proc/<pid>/stat, sampled when the client prints its phase markers,"
                         + " so only the measured part of a workload counts. Heap bytes per record: HotSpot's"
                         + " per-thread allocation counters (ThreadMXBean.getThreadAllocatedBytes) in the client JVM,"

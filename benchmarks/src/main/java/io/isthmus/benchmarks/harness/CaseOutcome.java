@@ -23,6 +23,12 @@ public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>>
 
     /** Figures derived from a client result and the broker CPU of its phase. */
     private static void derive(final BenchCase benchCase, final Map<String, Object> result) {
+        final Double endOffsets = number(result, "preload_end_offsets");
+        final Double preloaded = number(result, "preload_records");
+        if (endOffsets != null && preloaded != null) {
+            // Offsets the preload took beyond its records: the commit markers of a transactional preload.
+            result.put("preload_marker_offsets", endOffsets - preloaded);
+        }
         final Double brokerCpu = number(result, "broker_cpu_s");
         if (brokerCpu == null) {
             return;
@@ -109,6 +115,8 @@ public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>>
             case BenchPlan.IDLE_FETCH -> new String[] {"fetches_per_s", "broker_cpu_s_per_100k_fetches"};
             case BenchPlan.FAN_OUT -> new String[] {"aggregate_mb_per_s", "broker_cpu_s_per_gb"};
             case BenchPlan.FLINK -> new String[] {"records_per_s", "broker_cpu_s_per_gb"};
+            case BenchPlan.TRANSACTIONS ->
+                new String[] {"records_per_s", "mb_per_s", "broker_cpu_s_per_gb", "commit_p50_us"};
             default -> new String[0];
         };
     }

@@ -20,7 +20,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Runs one case against one broker with each of its client libraries: creates a fresh topic, preloads it if the case
@@ -77,6 +80,9 @@ final class CaseRunner implements AutoCloseable {
                         topic,
                         preloadArgs,
                         benchCase.timeout());
+                // Offsets the preload took in all: its records, plus a commit marker per partition and transaction
+                // when it wrote in transactions.
+                final long endOffsets = preload.containsKey("error") ? -1 : endOffsets(topic, benchCase.partitions());
                 for (final ClientLibrary client : clients) {
                     listener.begin(client);
                     final Map<String, Object> result;
@@ -88,6 +94,8 @@ final class CaseRunner implements AutoCloseable {
                                 "--records", preload.get("records_total").toString()));
                         result = runClient(
                                 benchCase.id(), benchCase.workload(), client, topic, args, benchCase.timeout());
+                        result.put("preload_records", preload.get("records_total"));
+                        result.put("preload_end_offsets", endOffsets);
                     }
                     results.put(client, result);
                     listener.end(client, result);
@@ -168,6 +176,27 @@ final class CaseRunner implements AutoCloseable {
         } catch (final ExecutionException | TimeoutException e) {
             throw new IOException(
                     "create topic " + topic + " on " + broker.kind().label() + ": " + e, e);
+        }
+    }
+
+    /** The sum of the topic's log end offsets. */
+    private long endOffsets(final String topic, final int partitions) throws IOException, InterruptedException {
+        final Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        try {
+            long sum = 0;
+            for (final ListOffsetsResult.ListOffsetsResultInfo info : admin.listOffsets(latest)
+                    .all()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .values()) {
+                sum += info.offset();
+            }
+            return sum;
+        } catch (final ExecutionException | TimeoutException e) {
+            throw new IOException(
+                    "end offsets of " + topic + " on " + broker.kind().label() + ": " + e, e);
         }
     }
 

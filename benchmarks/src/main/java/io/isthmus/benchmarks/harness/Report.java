@@ -37,7 +37,9 @@ public final class Report {
      * The summary figures, keys fixed: every ratio is the isthmus stack (isthmus client on the isthmus broker) over the
      * Kafka stack (kafka-clients on Kafka) for 100 B records and 1 partition unless its name says otherwise; the
      * consumer figures are the isthmus zero-copy consumer's on the isthmus broker; null where the run did not measure
-     * it.
+     * it. Two kinds of ratio say in their names what they compare instead: {@code flink_source_vs_kafkasource}
+     * (IsthmusSource over Flink's KafkaSource, both on the isthmus broker) and the {@code txn_*_broker_ratio}s
+     * (transactions, kafka-clients on both brokers: the isthmus broker over Kafka's).
      */
     public Map<String, Double> summary() {
         final Map<String, Double> summary = new LinkedHashMap<>();
@@ -57,6 +59,10 @@ public final class Report {
         summary.put(
                 "flink_source_vs_kafkasource",
                 isthmusSource == null || kafkaSource == null ? null : isthmusSource / kafkaSource);
+        // Transactions, kafka-clients on both brokers (transactional produce; read_committed consume of data written
+        // in transactions): the isthmus broker over Kafka's.
+        summary.put("txn_produce_broker_ratio", brokerRatio("txn-produce-100B-p1", "mb_per_s"));
+        summary.put("txn_consume_broker_ratio", brokerRatio("txn-consume-100B-p1", "mb_per_s"));
         return summary;
     }
 
@@ -89,7 +95,10 @@ public final class Report {
                 + " **client only** is the isthmus client over kafka-clients, both on the isthmus broker."
                 + " `consumer_heap_bytes_per_record` is the isthmus zero-copy consumer's polling thread on the isthmus"
                 + " broker; `consume_1k_vs_tcp_limit` is its 1 KiB consume bandwidth over the loopback TCP limit"
-                + " below. Every client runs in its own JVM.\n\n");
+                + " below; `flink_source_vs_kafkasource` is IsthmusSource over Flink's KafkaSource on the isthmus"
+                + " broker; `txn_produce_broker_ratio` and `txn_consume_broker_ratio` are broker-only ratios"
+                + " (kafka-clients on both) of transactional produce and read_committed consume."
+                + " Every client runs in its own JVM.\n\n");
         headline(md);
         md.append(machine.markdown()).append('\n');
         md.append("## Physical limits (same run)\n\n| limit | GB/s |\n| --- | ---: |\n");
@@ -166,6 +175,37 @@ public final class Report {
                     new Column("records/s", "records_per_s", 0, true),
                     new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true)
                 });
+        section(
+                md,
+                BenchPlan.TRANSACTIONS,
+                "produce",
+                "Transactional produce throughput (1 producer, acks=all, begin, 1,000 sends, commit; the clock stops"
+                        + " when the last commit returned)",
+                new String[] {"record_bytes", "partitions", "transaction_records"},
+                new Column[] {
+                    new Column("records/s", "records_per_s", 0, true),
+                    new Column("MB/s", "mb_per_s", 1, true),
+                    new Column("commits/s", "transactions_per_s", 0, true),
+                    new Column("commit p50 µs", "commit_p50_us", 0, true),
+                    new Column("commit p99 µs", "commit_p99_us", 0, true),
+                    new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true),
+                    new Column("client heap B/record (send thread)", "heap_bytes_per_record_send_thread", 1, true)
+                });
+        section(
+                md,
+                BenchPlan.TRANSACTIONS,
+                "consume",
+                "read_committed consume throughput of data written in transactions (1 consumer, a commit marker"
+                        + " every 1,000 records)",
+                new String[] {"record_bytes", "partitions", "transaction_records"},
+                new Column[] {
+                    new Column("records read", "preload_records", 0, false),
+                    new Column("commit markers in the log", "preload_marker_offsets", 0, false),
+                    new Column("records/s", "records_per_s", 0, true),
+                    new Column("MB/s", "mb_per_s", 1, true),
+                    new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true),
+                    new Column("client heap B/record (poll thread)", "heap_bytes_per_record_poll_thread", 1, true)
+                });
         failures(md);
         if (!plots.isEmpty()) {
             md.append("## Plots\n\n");
@@ -184,16 +224,30 @@ public final class Report {
         };
     }
 
-    /** One row per pairing that ran the case, then the three ratio rows. */
     private void section(
             final StringBuilder md,
             final String group,
             final String title,
             final String[] paramKeys,
             final Column[] columns) {
+        section(md, group, null, title, paramKeys, columns);
+    }
+
+    /**
+     * One row per pairing that ran the case, then the ratio rows that have figures; the cases of {@code group}, only
+     * those of {@code workload} where it is not null.
+     */
+    private void section(
+            final StringBuilder md,
+            final String group,
+            final String workload,
+            final String title,
+            final String[] paramKeys,
+            final Column[] columns) {
         final List<CaseOutcome> rows = new ArrayList<>();
         for (final CaseOutcome outcome : outcomes) {
-            if (outcome.benchCase().group().equals(group)) {
+            if (outcome.benchCase().group().equals(group)
+                    && (workload == null || outcome.benchCase().workload().equals(workload))) {
                 rows.add(outcome);
             }
         }
@@ -268,7 +322,9 @@ public final class Report {
                 "produce-100B-p1-acks1",
                 "heap_bytes_per_record_send_thread",
                 "1"
-            }
+            },
+            {"transactional produce 100 B, 1 partition, MB/s", "txn-produce-100B-p1", "mb_per_s", "1"},
+            {"read_committed consume 100 B, 1 partition, MB/s", "txn-consume-100B-p1", "mb_per_s", "1"}
         };
         md.append("## Headline\n\n| figure | isthmus client → isthmus | kafka-clients → Kafka | stack ratio |"
                 + " kafka-clients → isthmus | broker-only ratio |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
@@ -324,6 +380,11 @@ public final class Report {
     private Double ratio(final String caseId, final String key) {
         final CaseOutcome outcome = outcome(caseId);
         return outcome == null ? null : outcome.ratio(key);
+    }
+
+    private Double brokerRatio(final String caseId, final String key) {
+        final CaseOutcome outcome = outcome(caseId);
+        return outcome == null ? null : outcome.brokerRatio(key);
     }
 
     private Double figure(final String caseId, final Pairing pairing, final String key) {

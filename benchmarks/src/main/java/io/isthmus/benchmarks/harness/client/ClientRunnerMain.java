@@ -73,6 +73,20 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Option(names = "--timeout-s", defaultValue = "300")
     private int timeoutSeconds;
 
+    @Option(
+            names = "--transaction-records",
+            defaultValue = "0",
+            paramLabel = "N",
+            description = "Producer: a transaction per N records, committed (needs --acks all); 0: no transactions"
+                    + " (default ${DEFAULT-VALUE}).")
+    private int transactionRecords;
+
+    @Option(
+            names = "--isolation",
+            defaultValue = ClientSettings.READ_UNCOMMITTED,
+            description = "Consumer isolation.level: read_committed or read_uncommitted (default ${DEFAULT-VALUE}).")
+    private String isolation;
+
     public static void main(final String[] args) {
         System.exit(new CommandLine(new ClientRunnerMain()).execute(args));
     }
@@ -80,25 +94,29 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final ObjectMapper json = new ObjectMapper();
-        final ClientLibrary library = ClientLibrary.ofLabel(client);
-        final WorkloadContext context = new WorkloadContext(
-                library,
-                new ClientSettings(
-                        bootstrap,
-                        topic,
-                        partitions,
-                        acks,
-                        lingerMs >= 0 ? lingerMs : library.recommendedLingerMs(),
-                        batchBytes > 0 ? batchBytes : library.recommendedBatchBytes(),
-                        maxInFlight,
-                        fetchMaxWaitMs),
-                records,
-                recordBytes,
-                consumers,
-                rate,
-                durationSeconds,
-                Instant.now().plus(Duration.ofSeconds(timeoutSeconds)));
         try {
+            // Inside the try: settings the runner refuses (an unknown isolation level, transactions without
+            // acks=all) are reported as the run's error line like any other failure.
+            final ClientLibrary library = ClientLibrary.ofLabel(client);
+            final WorkloadContext context = new WorkloadContext(
+                    library,
+                    new ClientSettings(
+                            bootstrap,
+                            topic,
+                            partitions,
+                            acks,
+                            lingerMs >= 0 ? lingerMs : library.recommendedLingerMs(),
+                            batchBytes > 0 ? batchBytes : library.recommendedBatchBytes(),
+                            maxInFlight,
+                            fetchMaxWaitMs,
+                            transactionRecords,
+                            isolation),
+                    records,
+                    recordBytes,
+                    consumers,
+                    rate,
+                    durationSeconds,
+                    Instant.now().plus(Duration.ofSeconds(timeoutSeconds)));
             final Map<String, Object> result = new LinkedHashMap<>();
             result.put("workload", workload);
             result.put("client", client);

@@ -9,9 +9,16 @@ import java.util.Map;
  * the beginning. The first tenth of them (at least the first poll's) is warmup: metadata and offset lookups, JIT. The
  * clock and the heap allocation counters start after it and stop at the last record; heap bytes per record are
  * counted on the polling thread and on all threads of the client JVM.
+ *
+ * <p>The count must come out exact: the run fails when the records do not all arrive before the deadline, when a poll
+ * hands over more than {@code records}, or when one more poll after the clock stopped still finds records. With {@code
+ * isolation.level=read_committed} over transactionally written data the consumer steps over a commit marker after
+ * every transaction and reads up to the last stable offset: every committed record, and nothing else, must arrive.
  */
 public final class ConsumeThroughputWorkload implements Workload {
     private static final Duration POLL = Duration.ofMillis(500);
+    /** The poll after the last expected record, outside the clock, that must find nothing. */
+    private static final Duration TRAILING_POLL = Duration.ofMillis(200);
 
     @Override
     public Map<String, Object> run(final WorkloadContext context) {
@@ -38,13 +45,20 @@ public final class ConsumeThroughputWorkload implements Workload {
             final long threadBytes = allocation.threadBytes();
             final long totalBytes = allocation.totalBytes();
             context.endPhase();
+            final long fetches = consumer.fetchRequests();
+            final long extra = consumer.poll(TRAILING_POLL, (size, firstLong) -> {});
+            if (seen != context.records() || extra != 0) {
+                throw new IllegalStateException("consumed at least " + (seen + extra) + " records ("
+                        + context.settings().isolation() + "), expected exactly " + context.records());
+            }
             final long measured = seen - firstPoll;
             Throughput.put(result, measured, context.recordBytes(), nanos);
             result.put("value_bytes", bytes[0]);
+            result.put("isolation", context.settings().isolation());
             result.put("heap_bytes_per_record_poll_thread", (double) threadBytes / measured);
             result.put("heap_bytes_per_record_all_threads", (double) totalBytes / measured);
-            if (consumer.fetchRequests() >= 0) {
-                result.put("fetch_requests", consumer.fetchRequests());
+            if (fetches >= 0) {
+                result.put("fetch_requests", fetches);
             }
         }
         return result;

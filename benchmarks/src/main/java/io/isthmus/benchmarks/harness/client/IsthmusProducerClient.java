@@ -17,12 +17,19 @@ final class IsthmusProducerClient implements ProducerClient {
     /** Room for several 256 KiB batches per partition in flight: what the isthmus demo gives its producer. */
     static final long BUFFER_MEMORY = 64L << 20;
 
+    /** Why a transactional run of this adapter fails: the benchmark does not pretend to run what is not there. */
+    static final String NO_TRANSACTIONS = "the isthmus producer in this tree has no transactions"
+            + " (transactional.id, initTransactions, beginTransaction, commitTransaction)";
+
     private final IsthmusProducer producer;
     private final String topic;
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
 
     IsthmusProducerClient(final ClientSettings settings, final String clientId) {
+        if (settings.transactional()) {
+            throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        }
         final Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS, settings.bootstrap());
         config.put(ProducerConfig.CLIENT_ID, clientId);
@@ -55,6 +62,16 @@ final class IsthmusProducerClient implements ProducerClient {
     public void sendAndWait(final byte[] value) throws Exception {
         producer.sendAsync(topic, IsthmusProducer.ANY_PARTITION, IsthmusProducer.NOW, null, value, null)
                 .get();
+    }
+
+    @Override
+    public void beginTransaction() {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+    }
+
+    @Override
+    public void commitTransaction() {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
     }
 
     @Override

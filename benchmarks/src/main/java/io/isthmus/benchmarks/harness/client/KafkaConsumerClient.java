@@ -16,7 +16,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * kafka-clients' {@link KafkaConsumer} with {@code assign} (no group), every partition from the beginning, default
- * fetch sizes, CRC checks on (the default).
+ * fetch sizes, CRC checks on (the default), the settings' {@code isolation.level} (read_committed: only records of
+ * committed transactions, up to the last stable offset).
  */
 final class KafkaConsumerClient implements ConsumerClient {
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -29,6 +30,7 @@ final class KafkaConsumerClient implements ConsumerClient {
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, settings.fetchMaxWaitMs());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, settings.isolation());
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         this.consumer = new KafkaConsumer<>(props);

@@ -1,6 +1,7 @@
 package io.isthmus.benchmarks.harness.client;
 
 import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
@@ -12,11 +13,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * kafka-clients' {@link KafkaProducer}, uncompressed, idempotent exactly when {@code acks=all}. {@link #send(byte[])}
  * passes one shared {@link Callback} (kafka-clients has no per-batch completion), so the workload adds no allocation
- * of its own per record.
+ * of its own per record. With {@link ClientSettings#transactional()} settings it is a transactional producer: a {@code
+ * transactional.id} of its own (no other producer, in this JVM or another, shares it), {@code initTransactions()}
+ * when it is made, Kafka's {@code beginTransaction()} and {@code commitTransaction()}.
  */
 final class KafkaProducerClient implements ProducerClient {
     private final KafkaProducer<byte[], byte[]> producer;
     private final String topic;
+    private final boolean transactional;
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
     private final Callback countFailures = (metadata, error) -> {
@@ -42,8 +46,42 @@ final class KafkaProducerClient implements ProducerClient {
         props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 256L << 20);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        if (settings.transactional()) {
+            // Transactions imply idempotence (acks=all, which ClientSettings requires, turned it on above).
+            props.put(
+                    ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                    "bench-txn-" + clientId + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID());
+        }
         this.producer = new KafkaProducer<>(props);
         this.topic = settings.topic();
+        this.transactional = settings.transactional();
+        if (transactional) {
+            try {
+                producer.initTransactions();
+            } catch (final RuntimeException e) {
+                producer.close();
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public void beginTransaction() {
+        requireTransactional();
+        producer.beginTransaction();
+    }
+
+    /** kafka-clients' commit flushes the transaction's records first and throws if any of them failed. */
+    @Override
+    public void commitTransaction() {
+        requireTransactional();
+        producer.commitTransaction();
+    }
+
+    private void requireTransactional() {
+        if (!transactional) {
+            throw new IllegalStateException("not a transactional producer (transaction records 0)");
+        }
     }
 
     @Override

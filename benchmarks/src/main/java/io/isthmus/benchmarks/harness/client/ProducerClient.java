@@ -18,6 +18,19 @@ public interface ProducerClient extends AutoCloseable {
     /** Waits until every record sent so far is acknowledged or failed. */
     void flush();
 
+    /**
+     * Opens a transaction: every record sent until {@link #commitTransaction()} belongs to it. Only for a producer made
+     * with {@link ClientSettings#transactional()} settings, which gets its producer id and epoch (Kafka's {@code
+     * initTransactions}) when it is made.
+     */
+    void beginTransaction();
+
+    /**
+     * Commits the open transaction: returns once every record sent in it is acknowledged and the transaction is
+     * committed (its commit markers written); throws when the transaction failed.
+     */
+    void commitTransaction();
+
     /** Records sent with {@link #send(byte[])} that failed so far. */
     long failedRecords();
 

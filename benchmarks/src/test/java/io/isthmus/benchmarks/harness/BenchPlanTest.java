@@ -1,0 +1,64 @@
+package io.isthmus.benchmarks.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchPlanTest {
+    @Test
+    void transactionsIsAGroupOfItsOwn() {
+        assertThat(BenchPlan.GROUPS).contains(BenchPlan.TRANSACTIONS);
+        assertThat(BenchPlan.of(true, List.of(BenchPlan.PRODUCE)).cases())
+                .noneMatch(c -> c.group().equals(BenchPlan.TRANSACTIONS));
+        assertThat(BenchPlan.of(true, List.of()).cases())
+                .anyMatch(c -> c.group().equals(BenchPlan.TRANSACTIONS));
+        assertThatThrownBy(() -> BenchPlan.of(true, List.of("transaction")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("transactions");
+    }
+
+    @Test
+    void quickPlanProducesAndConsumesTransactionallyOnOnePartition() {
+        final List<BenchCase> cases =
+                BenchPlan.of(true, List.of(BenchPlan.TRANSACTIONS)).cases();
+        assertThat(cases).extracting(BenchCase::id).containsExactly("txn-produce-100B-p1", "txn-consume-100B-p1");
+
+        final BenchCase produce = cases.get(0);
+        assertThat(produce.workload()).isEqualTo("produce");
+        assertThat(produce.preloadRecords()).isZero();
+        assertThat(produce.clientArgs())
+                .containsSubsequence("--acks", "all")
+                .containsSubsequence("--transaction-records", "1000")
+                .containsSubsequence("--records", "200000")
+                .doesNotContain("--isolation");
+        assertThat(produce.params()).containsEntry("transaction_records", 1000).containsEntry("acks", "all");
+
+        final BenchCase consume = cases.get(1);
+        assertThat(consume.workload()).isEqualTo("consume");
+        assertThat(consume.preloadRecords()).isEqualTo(200_000);
+        // The preload runs the produce workload with these arguments: transactional too.
+        assertThat(consume.clientArgs())
+                .containsSubsequence("--acks", "all")
+                .containsSubsequence("--transaction-records", "1000")
+                .containsSubsequence("--isolation", "read_committed")
+                .doesNotContain("--records");
+        assertThat(consume.params()).containsEntry("isolation", "read_committed");
+    }
+
+    @Test
+    void fullPlanAddsFourPartitionProduce() {
+        assertThat(BenchPlan.of(false, List.of(BenchPlan.TRANSACTIONS)).cases())
+                .extracting(BenchCase::id)
+                .containsExactly("txn-produce-100B-p1", "txn-produce-100B-p4", "txn-consume-100B-p1");
+    }
+
+    @Test
+    void transactionsRunKafkaClientsOnBothBrokers() {
+        for (final BenchCase c :
+                BenchPlan.of(false, List.of(BenchPlan.TRANSACTIONS)).cases()) {
+            assertThat(c.pairings()).containsExactly(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
+        }
+    }
+}
