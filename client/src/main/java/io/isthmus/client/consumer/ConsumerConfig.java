@@ -192,6 +192,14 @@ public final class ConsumerConfig {
     }
 
     /**
+     * {@code isolation.level=read_committed}: fetches stop at the last stable offset, and records of aborted
+     * transactions and transaction markers are not handed out.
+     */
+    public boolean readCommitted() {
+        return isolationLevel == 1;
+    }
+
+    /**
      * How often the group's leader looks at the partition counts of the subscribed topics again, to rebalance when a
      * topic gained partitions (or a subscribed topic appeared), as Kafka's leader does on its metadata refresh.
      */

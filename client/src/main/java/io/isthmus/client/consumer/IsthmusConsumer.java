@@ -112,9 +112,21 @@ public final class IsthmusConsumer implements AutoCloseable {
         }
     }
 
-    /** The RDMA fetcher when {@code transport} resolves to RDMA (see {@link Transport#resolve}), else TCP. */
+    /**
+     * The RDMA fetcher when {@code transport} resolves to RDMA (see {@link Transport#resolve}), else TCP. {@code
+     * read_committed} needs TCP for now: an RDMA reader is bounded by the readable position its metadata slot
+     * publishes, not by the last stable offset, and learns of no aborted transactions; {@code transport=rdma} with it is
+     * refused, {@code auto} picks TCP.
+     */
     private Fetcher openFetcher() {
-        if (config.transport() != Transport.TCP) {
+        if (config.readCommitted()) {
+            if (config.transport() == Transport.RDMA) {
+                throw new UnsupportedOperationException("isolation.level=read_committed is not supported over RDMA"
+                        + " yet: an RDMA consumer reads up to the high watermark its metadata slot publishes, not up to"
+                        + " the last stable offset, and sees no aborted-transaction list; use transport=tcp or auto"
+                        + " (which picks TCP for read_committed), clientId=" + config.clientId());
+            }
+        } else if (config.transport() != Transport.TCP) {
             final RdmaAvailability local = Rdma.availability();
             final boolean advertised = local.usable() && connections.any().advertisesRdma();
             if (config.transport().resolve(local, advertised) == Transport.RDMA) {

@@ -3,6 +3,7 @@ package io.isthmus.client.network;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.types.SchemaException;
 
@@ -23,11 +24,13 @@ import org.apache.kafka.common.protocol.types.SchemaException;
  *
  * <p>Reads versions {@value #OLDEST_VERSION} to {@value #LATEST_VERSION} of Kafka's FetchResponse schema: flexible
  * (compact lengths, tagged fields) from version 12, topic ids instead of names from 13. Tagged fields (diverging epoch,
- * current leader, snapshot id, node endpoints) and aborted transactions are stepped over; the consumer reads committed
- * and uncommitted data alike, as before. Every length is checked against the frame: a malformed response throws {@link
- * SchemaException}, whatever its bytes.
+ * current leader, snapshot id, node endpoints) are stepped over. A partition's aborted transactions (what a {@code
+ * read_committed} fetch brings: producer id and first offset of each transaction aborted in the fetched range) are
+ * read into two reused arrays, {@link #abortedProducerId(int)} and {@link #abortedFirstOffset(int)}. Every length is
+ * checked against the frame: a malformed response throws {@link SchemaException}, whatever its bytes.
  *
- * <p>Reused: {@link #wrap} starts over and allocates nothing. Not thread-safe.
+ * <p>Reused: {@link #wrap} starts over and allocates nothing (the aborted-transaction arrays grow, rarely, when a
+ * partition lists more than ever before). Not thread-safe.
  */
 public final class FetchResponseReader {
     /** The oldest FetchResponse version kafka-clients can still negotiate. */
@@ -67,6 +70,9 @@ public final class FetchResponseReader {
     private int preferredReadReplica;
     private long recordsOffset;
     private int recordsLength;
+    private long[] abortedProducerIds = new long[8];
+    private long[] abortedFirstOffsets = new long[8];
+    private int abortedCount;
 
     /**
      * Points the reader at a response body in {@code [offset, limit)} of {@code segment} and reads its top-level
@@ -92,6 +98,7 @@ public final class FetchResponseReader {
         this.inTopic = false;
         this.trailerRead = false;
         this.partitionsLeft = 0;
+        this.abortedCount = 0;
         readInt(); // throttle time
         if (version >= 7) {
             errorCode = readShort();
@@ -192,8 +199,17 @@ public final class FetchResponseReader {
         lastStableOffset = readLong();
         logStartOffset = version >= 5 ? readLong() : -1;
         final int abortedTransactions = readArrayLength();
+        abortedCount = 0;
         for (int i = 0; i < abortedTransactions; i++) {
-            skip(ABORTED_TRANSACTION_BYTES);
+            require(ABORTED_TRANSACTION_BYTES);
+            if (abortedCount == abortedProducerIds.length) {
+                // Grows as entries are read, never by the count alone: a malformed count cannot make it allocate.
+                abortedProducerIds = Arrays.copyOf(abortedProducerIds, abortedCount * 2);
+                abortedFirstOffsets = Arrays.copyOf(abortedFirstOffsets, abortedCount * 2);
+            }
+            abortedProducerIds[abortedCount] = readLong();
+            abortedFirstOffsets[abortedCount] = readLong();
+            abortedCount++;
             if (flexible) {
                 skipTaggedFields();
             }
@@ -230,6 +246,29 @@ public final class FetchResponseReader {
     /** The log start offset, -1 before version 5. */
     public long logStartOffset() {
         return logStartOffset;
+    }
+
+    /** How many aborted transactions the partition lists (0 for a null list: {@code read_uncommitted}). */
+    public int abortedTransactionCount() {
+        return abortedCount;
+    }
+
+    /** The producer id of the partition's aborted transaction {@code index}, in the order the broker listed them. */
+    public long abortedProducerId(final int index) {
+        checkAbortedIndex(index);
+        return abortedProducerIds[index];
+    }
+
+    /** The first offset of the partition's aborted transaction {@code index}. */
+    public long abortedFirstOffset(final int index) {
+        checkAbortedIndex(index);
+        return abortedFirstOffsets[index];
+    }
+
+    private void checkAbortedIndex(final int index) {
+        if (index < 0 || index >= abortedCount) {
+            throw new IndexOutOfBoundsException("aborted transaction " + index + " of " + abortedCount);
+        }
     }
 
     /** The preferred read replica, -1 before version 11. */

@@ -135,6 +135,14 @@ class FetchResponseReaderTest {
             assertThat(reader.lastStableOffset()).isEqualTo(900);
             assertThat(reader.logStartOffset()).isEqualTo(version >= 5 ? 5 : -1);
             assertThat(reader.preferredReadReplica()).isEqualTo(version >= 11 ? 3 : -1);
+            assertThat(reader.abortedTransactionCount())
+                    .as("the aborted transactions a read_committed consumer skips")
+                    .isEqualTo(2);
+            assertThat(reader.abortedProducerId(0)).isEqualTo(7);
+            assertThat(reader.abortedFirstOffset(0)).isEqualTo(8);
+            assertThat(reader.abortedProducerId(1)).isEqualTo(9);
+            assertThat(reader.abortedFirstOffset(1)).isEqualTo(10);
+            assertThatThrownBy(() -> reader.abortedProducerId(2)).isInstanceOf(IndexOutOfBoundsException.class);
             assertThat(reader.recordsLength()).isEqualTo(records.length);
             assertThat(segment.asSlice(reader.recordsOffset(), reader.recordsLength())
                             .toArray(ValueLayout.JAVA_BYTE))
@@ -144,6 +152,9 @@ class FetchResponseReaderTest {
             assertThat(reader.nextPartition()).isTrue();
             assertThat(reader.partitionIndex()).isEqualTo(1);
             assertThat(reader.partitionErrorCode()).isEqualTo(Errors.OFFSET_OUT_OF_RANGE.code());
+            assertThat(reader.abortedTransactionCount())
+                    .as("a null list (read_uncommitted)")
+                    .isZero();
             assertThat(reader.recordsLength()).isEqualTo(-1);
             assertThat(reader.nextPartition()).isFalse();
 

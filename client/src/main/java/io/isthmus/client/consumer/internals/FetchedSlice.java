@@ -7,7 +7,10 @@ import io.isthmus.client.consumer.internals.SubscriptionState.PartitionState;
  * it walked their headers, once: the readable end (the end of the last whole batch; a truncated tail after it is not
  * part of the slice) and the offset after them. The record iterator trusts both and never walks the headers again.
  *
- * <p>A flyweight owned and reused by its {@link FetchedData}.
+ * <p>With {@code read_committed} it also carries the partition's aborted transactions from the fetch response, which
+ * the record iterator needs to skip their batches ({@link AbortedBatchFilter}).
+ *
+ * <p>A flyweight owned and reused by its {@link FetchedData}, with its aborted-transaction list.
  */
 public final class FetchedSlice {
     private PartitionState partition;
@@ -16,6 +19,7 @@ public final class FetchedSlice {
     private long readableEnd;
     private long fetchOffset;
     private long nextOffset;
+    private final AbortedTransactions abortedTransactions = new AbortedTransactions();
 
     void set(
             final PartitionState partition,
@@ -33,10 +37,22 @@ public final class FetchedSlice {
         this.readableEnd = readableEnd;
         this.fetchOffset = fetchOffset;
         this.nextOffset = nextOffset;
+        this.abortedTransactions.clear();
     }
 
     void clear() {
         partition = null;
+        abortedTransactions.clear();
+    }
+
+    /** Records an aborted transaction the fetch response listed for this partition ({@code read_committed}). */
+    public void addAbortedTransaction(final long producerId, final long firstOffset) {
+        abortedTransactions.add(producerId, firstOffset);
+    }
+
+    /** The partition's aborted transactions in the fetched range, by first offset (empty with read_uncommitted). */
+    public AbortedTransactions abortedTransactions() {
+        return abortedTransactions;
     }
 
     public PartitionState partition() {

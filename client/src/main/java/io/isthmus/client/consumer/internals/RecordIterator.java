@@ -11,14 +11,17 @@ import org.apache.kafka.common.errors.CorruptRecordException;
 
 /**
  * Walks the records of a {@link FetchedData} in place: slice by slice, batch by batch, record by record, with reused
- * flyweights. It skips records below the offset a partition was fetched from, control batches, and partitions seeked
- * since the fetch; checks batch CRCs ({@code check.crcs}); and decompresses compressed batches off-heap.
+ * flyweights. It skips records below the offset a partition was fetched from, control batches (transaction markers),
+ * batches of aborted transactions where the slice lists them ({@code read_committed}, see {@link AbortedBatchFilter}),
+ * and partitions seeked since the fetch; checks batch CRCs ({@code check.crcs}); and decompresses compressed batches
+ * off-heap.
  *
  * <p>It trusts the slices: each batch is read up to the slice's readable end, which the fetcher found in its one walk
  * over the headers, so no header is stepped over twice and a truncated tail after the last whole batch is never
  * looked at. The only header reads here are those of the batch being opened, for its records.
  *
- * <p>Positions move only through {@link SubscriptionState}: past skipped and finished batches here, past each record
+ * <p>Positions move only through {@link SubscriptionState}: past skipped and finished batches here (so a poll that
+ * meets only markers and aborted batches still moves on), past each record
  * handled on the callback path ({@link #consumed()}). A <em>detached</em> iterator (no subscription state) walks data
  * handed to the application as a whole: positions moved past it at hand-out, its stale slices were dropped then
  * ({@link FetchedData#retainCurrentSlices()}), and it reads nothing the polling thread owns, so it may run on another
@@ -31,6 +34,8 @@ public final class RecordIterator {
     private final boolean checkCrcs;
     /** Decompressor shared by all batches (callback mode), or null: one per batch from the data (lease mode). */
     private final BatchDecompressor sharedDecompressor;
+
+    private final AbortedBatchFilter abortedBatches = new AbortedBatchFilter(this::decompressor);
 
     private FetchedData data;
     private int sliceIndex;
@@ -113,6 +118,7 @@ public final class RecordIterator {
             if (subscriptions == null || candidate.isCurrent()) {
                 slice = candidate;
                 batchPosition = candidate.start();
+                abortedBatches.reset(candidate.abortedTransactions());
                 return true;
             }
         }
@@ -135,7 +141,7 @@ public final class RecordIterator {
                     + partition.partition() + ", baseOffset=" + batch.baseOffset() + ", storedCrc=0x"
                     + Long.toHexString(batch.crc()) + ", computedCrc=0x" + Long.toHexString(batch.computeCrc()));
         }
-        if (batch.isControl()) {
+        if (abortedBatches.isAborted(batch, slice.partition()) || batch.isControl()) {
             advancePosition(nextOffset);
             return;
         }
@@ -143,13 +149,17 @@ public final class RecordIterator {
             cursor.reset(batch, null);
             recordSegment = segment;
         } else {
-            final BatchDecompressor decompressor =
-                    sharedDecompressor != null ? sharedDecompressor : data.nextDecompressor();
+            final BatchDecompressor decompressor = decompressor();
             cursor.reset(batch, decompressor);
             recordSegment = decompressor.buffer();
         }
         batchNextOffset = nextOffset;
         inBatch = true;
+    }
+
+    /** The decompressor for the next compressed batch: the shared one, or one of the data's own. */
+    private BatchDecompressor decompressor() {
+        return sharedDecompressor != null ? sharedDecompressor : data.nextDecompressor();
     }
 
     /** The record {@link #next()} moved to (the same flyweight every time). */

@@ -106,6 +106,7 @@ public final class SubscriptionState {
             return paused;
         }
 
+        /** The end of what this consumer may read: the high watermark, or the last stable offset with read_committed. */
         public long highWatermark() {
             return highWatermark;
         }
@@ -132,6 +133,7 @@ public final class SubscriptionState {
             this.topicId = topicId;
         }
 
+        /** What a fetch said: the readable end (high watermark, or last stable offset) and the log start offset. */
         void logBounds(final long highWatermark, final long logStartOffset) {
             this.highWatermark = highWatermark;
             this.logStartOffset = logStartOffset;

@@ -28,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * FetchedSlice} after one walk over their batch headers ({@link ReadableBatches}), which also gives the offset the
  * next fetch starts from, so the next request goes out as soon as a response is taken for the application.
  *
+ * <p>With {@code read_committed} a slice also takes the partition's aborted transactions from the response, for the
+ * record iterator to skip their batches; the fetch position moves past everything fetched, markers and aborted
+ * batches included.
+ *
  * <p>A response is dropped partition by partition if the partition was seeked, reset or unassigned since the request,
  * or fetched further in between ({@link PartitionState#continuesAt}).
  */
@@ -298,7 +302,10 @@ public final class TcpFetcher implements Fetcher {
                     metadata.requestUpdate();
                     continue;
                 }
-                state.logBounds(body.highWatermark(), body.logStartOffset());
+                // A read_committed consumer reads up to the last stable offset: its lag is counted to there, as
+                // Kafka's.
+                state.logBounds(
+                        config.readCommitted() ? body.lastStableOffset() : body.highWatermark(), body.logStartOffset());
                 if (body.recordsLength() <= 0) {
                     continue;
                 }
@@ -308,7 +315,12 @@ public final class TcpFetcher implements Fetcher {
                 if (whole.isEmpty()) {
                     continue;
                 }
-                data.addSlice(state, start, whole.end(), fetchOffset, whole.nextOffset());
+                final FetchedSlice slice = data.addSlice(state, start, whole.end(), fetchOffset, whole.nextOffset());
+                if (config.readCommitted()) {
+                    for (int i = 0; i < body.abortedTransactionCount(); i++) {
+                        slice.addAbortedTransaction(body.abortedProducerId(i), body.abortedFirstOffset(i));
+                    }
+                }
                 subscriptions.advanceFetchPosition(state, whole.nextOffset());
             }
         }

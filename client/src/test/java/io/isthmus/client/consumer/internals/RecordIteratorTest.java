@@ -134,6 +134,100 @@ class RecordIteratorTest {
         assertThat(partition.position()).isEqualTo(17);
     }
 
+    /**
+     * A read_committed fetch of one partition: producer 1 commits, producer 2's transaction from offset 2 aborts (its
+     * batches on both sides of producer 1's marker are skipped, up to its own ABORT marker), then producer 2's next
+     * transaction commits and a non-transactional batch follows. Only the aborted transaction's records are left out.
+     */
+    private FetchedData interleavedTransactions(final boolean listAborted) {
+        long end = TestBatches.writeTransactional(memory, 0, 0, 2, 1);
+        end = TestBatches.writeTransactional(memory, end, 2, 2, 2);
+        end = TestBatches.writeMarker(memory, end, 4, 1, true);
+        end = TestBatches.writeTransactional(memory, end, 5, 2, 2);
+        end = TestBatches.writeMarker(memory, end, 7, 2, false);
+        end = TestBatches.writeTransactional(memory, end, 8, 2, 2);
+        end = TestBatches.writeMarker(memory, end, 10, 2, true);
+        end = TestBatches.write(memory, end, 11, 2);
+        final FetchedData data = fetched(0, end, 0);
+        if (listAborted) {
+            data.slice(0).addAbortedTransaction(2, 2);
+        }
+        return data;
+    }
+
+    @Test
+    void shouldSkipTheBatchesOfAnAbortedTransactionUpToItsAbortMarker() {
+        final RecordIterator iterator = new RecordIterator(subscriptions, true, null);
+        iterator.reset(interleavedTransactions(true));
+
+        assertThat(drain(iterator)).containsExactly(0L, 1L, 8L, 9L, 11L, 12L);
+        assertThat(partition.position())
+                .as("past the skipped batches and markers")
+                .isEqualTo(13);
+    }
+
+    @Test
+    void shouldSkipAbortedBatchesInAFetchHandedOutAtOnce() {
+        final FetchedData data = interleavedTransactions(true);
+        subscriptions.advancePositions(data);
+
+        final RecordIterator detached = new RecordIterator(null, true, null);
+        detached.reset(data);
+
+        assertThat(drain(detached)).containsExactly(0L, 1L, 8L, 9L, 11L, 12L);
+        assertThat(partition.position()).isEqualTo(13);
+    }
+
+    @Test
+    void shouldReadAbortedTransactionsWhenTheFetchListsNone() {
+        final RecordIterator iterator = new RecordIterator(subscriptions, true, null);
+        iterator.reset(interleavedTransactions(false));
+
+        assertThat(drain(iterator))
+                .as("read_uncommitted: every record, markers left out")
+                .containsExactly(0L, 1L, 2L, 3L, 5L, 6L, 8L, 9L, 11L, 12L);
+    }
+
+    @Test
+    void shouldMovePastAFetchOfOnlyAnAbortedTransactionAndItsMarker() {
+        long end = TestBatches.writeTransactional(memory, 0, 20, 3, 5);
+        end = TestBatches.writeMarker(memory, end, 23, 5, false);
+        subscriptions.seek(TP, 20);
+        final FetchedData data = fetched(0, end, 20);
+        data.slice(0).addAbortedTransaction(5, 20);
+
+        final RecordIterator iterator = new RecordIterator(subscriptions, true, null);
+        iterator.reset(data);
+
+        assertThat(iterator.next()).isFalse();
+        assertThat(partition.position())
+                .as("a poll loop never stalls on a trailing marker")
+                .isEqualTo(24);
+        assertThat(partition.fetchPosition()).isEqualTo(24);
+    }
+
+    @Test
+    void shouldRefuseAMarkerWithoutAControlKey() {
+        long end = TestBatches.writeTransactional(memory, 0, 0, 1, 5);
+        try (io.isthmus.protocol.record.RecordBatchBuilder builder = new io.isthmus.protocol.record.RecordBatchBuilder()
+                .transactional(true)
+                .control(true)
+                .producer(5, (short) 0, -1)) {
+            builder.begin(memory, end, memory.byteSize(), 1, 1_000L);
+            builder.append(1_000L, new byte[] {0}, null);
+            end += builder.finish();
+        }
+        final FetchedData data = fetched(0, end, 0);
+        data.slice(0).addAbortedTransaction(5, 0);
+        final RecordIterator iterator = new RecordIterator(subscriptions, true, null);
+        iterator.reset(data);
+
+        assertThatThrownBy(iterator::next)
+                .isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("control record key of 1 bytes")
+                .hasMessageContaining("partition=t-0");
+    }
+
     @Test
     void shouldDropASliceFetchedBeforeASeek() {
         final long end = TestBatches.write(memory, 0, 0, 5);
