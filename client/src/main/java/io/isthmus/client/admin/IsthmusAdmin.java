@@ -2,10 +2,10 @@ package io.isthmus.client.admin;
 
 import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.cluster.ClusterMetadata;
+import io.isthmus.client.cluster.CoordinatorClient;
 import io.isthmus.client.cluster.OffsetAndTime;
 import io.isthmus.client.cluster.OffsetLookup;
 import io.isthmus.client.cluster.TopicMetadata;
-import io.isthmus.client.group.GroupCoordinatorClient;
 import io.isthmus.client.group.GroupOffsets;
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
@@ -205,7 +205,7 @@ public final class IsthmusAdmin implements AutoCloseable {
      */
     public synchronized Map<TopicPartition, Long> listConsumerGroupOffsets(
             final String groupId, final Collection<TopicPartition> partitions) {
-        final GroupCoordinatorClient coordinator = new GroupCoordinatorClient(connections, groupId, timeout);
+        final CoordinatorClient coordinator = CoordinatorClient.forGroup(connections, groupId, timeout);
         try {
             return new GroupOffsets(coordinator, connections).fetch(partitions, Map.of());
         } finally {

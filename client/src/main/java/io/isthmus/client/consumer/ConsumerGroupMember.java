@@ -2,8 +2,8 @@ package io.isthmus.client.consumer;
 
 import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.cluster.ClusterMetadata;
+import io.isthmus.client.cluster.CoordinatorClient;
 import io.isthmus.client.cluster.TopicMetadata;
-import io.isthmus.client.group.GroupCoordinatorClient;
 import io.isthmus.client.group.GroupOffsets;
 import io.isthmus.client.network.ReceiveBufferPool;
 import java.net.InetSocketAddress;
@@ -13,11 +13,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.TopicPartition;
@@ -59,7 +61,7 @@ final class ConsumerGroupMember implements AutoCloseable {
     private final BrokerConnections connections;
     private final ScheduledExecutorService heartbeats;
     private final ExecutorService commits;
-    private final GroupCoordinatorClient coordinator;
+    private final CoordinatorClient coordinator;
     private final GroupOffsets offsets;
     private String memberId = "";
     private int generationId = -1;
@@ -79,7 +81,7 @@ final class ConsumerGroupMember implements AutoCloseable {
         this.groupId = config.groupId();
         this.connections =
                 new BrokerConnections(bootstrap, config.clientId() + "-coordinator", pool, config.requestTimeout());
-        this.coordinator = new GroupCoordinatorClient(connections, groupId, config.requestTimeout());
+        this.coordinator = CoordinatorClient.forGroup(connections, groupId, config.requestTimeout());
         this.offsets = new GroupOffsets(coordinator, connections);
         this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
                 .name("isthmus-heartbeat-" + config.clientId())
@@ -88,6 +90,14 @@ final class ConsumerGroupMember implements AutoCloseable {
         this.commits = heartbeats;
         heartbeats.scheduleWithFixedDelay(
                 this::heartbeat, config.heartbeatIntervalMs(), config.heartbeatIntervalMs(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The group, generation and member id as this member last joined (generation -1 and "" outside the group), for a
+     * transactional producer's offsets: the coordinator refuses them from a member of an older generation.
+     */
+    ConsumerGroupMetadata groupMetadata() {
+        return new ConsumerGroupMetadata(groupId, generationId, memberId, Optional.empty());
     }
 
     boolean needsRejoin() {

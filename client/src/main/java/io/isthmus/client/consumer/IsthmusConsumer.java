@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -299,6 +300,17 @@ public final class IsthmusConsumer implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ commits
+
+    /**
+     * The group this consumer is a member of, with its generation and member id, for a transactional producer's {@link
+     * io.isthmus.client.producer.IsthmusProducer#sendOffsetsToTransaction(Map, ConsumerGroupMetadata)} (Kafka's
+     * {@code KafkaConsumer.groupMetadata()}).
+     *
+     * @throws IllegalStateException without {@code group.id}
+     */
+    public ConsumerGroupMetadata groupMetadata() {
+        return requireGroup().groupMetadata();
+    }
 
     /** Commits the current positions of all assigned partitions and waits for the answer. */
     public void commitSync() {

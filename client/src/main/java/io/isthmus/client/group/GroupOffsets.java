@@ -2,6 +2,7 @@ package io.isthmus.client.group;
 
 import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.cluster.ClusterMetadata;
+import io.isthmus.client.cluster.CoordinatorClient;
 import io.isthmus.client.cluster.TopicMetadata;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,10 +27,10 @@ import org.apache.kafka.common.protocol.Errors;
  * caller is not assigned (a stream engine commits its checkpoint, an admin reads any group) work too.
  */
 public final class GroupOffsets {
-    private final GroupCoordinatorClient coordinator;
+    private final CoordinatorClient coordinator;
     private final BrokerConnections metadataConnections;
 
-    public GroupOffsets(final GroupCoordinatorClient coordinator, final BrokerConnections metadataConnections) {
+    public GroupOffsets(final CoordinatorClient coordinator, final BrokerConnections metadataConnections) {
         this.coordinator = coordinator;
         this.metadataConnections = metadataConnections;
     }
@@ -65,7 +66,7 @@ public final class GroupOffsets {
         final OffsetCommitResponseData response = (OffsetCommitResponseData) coordinator.request(
                 ApiKeys.OFFSET_COMMIT,
                 new OffsetCommitRequestData()
-                        .setGroupId(coordinator.groupId())
+                        .setGroupId(coordinator.key())
                         .setGenerationIdOrMemberEpoch(generation)
                         .setMemberId(memberId)
                         .setTopics(new ArrayList<>(byTopic.values())));
@@ -73,8 +74,8 @@ public final class GroupOffsets {
             for (final OffsetCommitResponseData.OffsetCommitResponsePartition p : topic.partitions()) {
                 final Errors error = Errors.forCode(p.errorCode());
                 if (error != Errors.NONE) {
-                    throw error.exception("OffsetCommit failed: group=" + coordinator.groupId() + ", topic="
-                            + topic.name() + ", partition=" + p.partitionIndex() + ", error=" + error);
+                    throw error.exception("OffsetCommit failed: group=" + coordinator.key() + ", topic=" + topic.name()
+                            + ", partition=" + p.partitionIndex() + ", error=" + error);
                 }
             }
         }
@@ -97,7 +98,7 @@ public final class GroupOffsets {
                 new OffsetFetchRequestData()
                         .setRequireStable(true)
                         .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
-                                .setGroupId(coordinator.groupId())
+                                .setGroupId(coordinator.key())
                                 .setMemberId(null)
                                 .setMemberEpoch(-1)
                                 .setTopics(new ArrayList<>(byTopic.values())))));
@@ -107,8 +108,7 @@ public final class GroupOffsets {
         for (final OffsetFetchResponseData.OffsetFetchResponseGroup g : response.groups()) {
             final Errors groupError = Errors.forCode(g.errorCode());
             if (groupError != Errors.NONE) {
-                throw groupError.exception(
-                        "OffsetFetch failed: group=" + coordinator.groupId() + ", error=" + groupError);
+                throw groupError.exception("OffsetFetch failed: group=" + coordinator.key() + ", error=" + groupError);
             }
             for (final OffsetFetchResponseData.OffsetFetchResponseTopics t : g.topics()) {
                 final String name = t.name() != null && !t.name().isEmpty() ? t.name() : names.get(t.topicId());
@@ -145,7 +145,7 @@ public final class GroupOffsets {
             final TopicMetadata topicMetadata = metadata.topic(topic);
             if (topicMetadata == null || topicMetadata.error() != Errors.NONE) {
                 final Errors error = topicMetadata == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : topicMetadata.error();
-                throw error.exception("offsets of an unknown topic: group=" + coordinator.groupId() + ", topic=" + topic
+                throw error.exception("offsets of an unknown topic: group=" + coordinator.key() + ", topic=" + topic
                         + ", error=" + error);
             }
             ids.put(topic, topicMetadata.topicId());

@@ -1,6 +1,6 @@
 /**
- * Talking to a consumer group's coordinator, shared by the consumer's group membership and by the admin client: the
- * coordinator connection ({@link io.isthmus.client.group.GroupCoordinatorClient}) and committed offsets ({@link
- * io.isthmus.client.group.GroupOffsets}).
+ * A consumer group's committed offsets ({@link io.isthmus.client.group.GroupOffsets}), read and written through the
+ * group's coordinator ({@link io.isthmus.client.cluster.CoordinatorClient}); shared by the consumer's group membership
+ * and by the admin client.
  */
 package io.isthmus.client.group;

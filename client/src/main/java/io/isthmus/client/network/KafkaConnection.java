@@ -61,6 +61,7 @@ public final class KafkaConnection implements AutoCloseable {
 
     private final ByteBuffer sizeBuffer = ByteBuffer.allocateDirect(4);
     private final short[] maxVersions = new short[ApiKeys.values().length + 64];
+    private final short[] minVersions = new short[ApiKeys.values().length + 64];
     private ByteBuffer sendBuffer = ByteBuffer.allocateDirect(64 * 1024);
     private int nextCorrelationId;
     private ReceiveBuffer receiving;
@@ -145,6 +146,7 @@ public final class KafkaConnection implements AutoCloseable {
             final short low = (short) Math.max(api.minVersion(), apiKey.oldestVersion());
             if (high >= low && api.apiKey() < maxVersions.length) {
                 maxVersions[api.apiKey()] = high;
+                minVersions[api.apiKey()] = low;
             }
         }
     }
@@ -157,6 +159,16 @@ public final class KafkaConnection implements AutoCloseable {
     /** The version requests of {@code apiKey} are sent at, or -1 if the broker does not serve it. */
     public short version(final ApiKeys apiKey) {
         return maxVersions[apiKey.id];
+    }
+
+    /** The version requests of {@code apiKey} are sent at when capped at {@code maxVersion}, or -1 if none. */
+    public short version(final ApiKeys apiKey, final short maxVersion) {
+        final short negotiated = maxVersions[apiKey.id];
+        return negotiated <= maxVersion ? negotiated : oldestAtMost(apiKey, maxVersion);
+    }
+
+    private short oldestAtMost(final ApiKeys apiKey, final short maxVersion) {
+        return minVersions[apiKey.id] <= maxVersion ? maxVersion : -1;
     }
 
     /** Whether the broker serves {@code apiKey} at a version this client knows. */
@@ -183,11 +195,20 @@ public final class KafkaConnection implements AutoCloseable {
      * answer (Produce with acks=0).
      */
     public int send(final ApiKeys apiKey, final ApiMessage body, final boolean expectResponse) {
+        return send(apiKey, body, expectResponse, apiKey.latestVersion());
+    }
+
+    /**
+     * Sends a request at the negotiated version, but at most {@code maxVersion}: for requests whose newer versions mean
+     * something else (a transactional producer that speaks Kafka's first transaction protocol stays below the versions
+     * that imply the second).
+     */
+    public int send(final ApiKeys apiKey, final ApiMessage body, final boolean expectResponse, final short maxVersion) {
         ensureOpen();
-        final short version = version(apiKey);
+        final short version = version(apiKey, maxVersion);
         if (version < 0) {
-            throw new UnsupportedVersionException(
-                    "broker does not serve api=" + apiKey + " at any version this client knows: address=" + address);
+            throw new UnsupportedVersionException("broker does not serve api=" + apiKey
+                    + " at any version this client knows up to " + maxVersion + ": address=" + address);
         }
         final int correlationId = nextCorrelationId++;
         final RequestHeaderData header = new RequestHeaderData()
@@ -331,7 +352,13 @@ public final class KafkaConnection implements AutoCloseable {
      * {@link #send} arrive first: they are kept, unread, for their owner's next {@link #receive}.
      */
     public ApiMessage request(final ApiKeys apiKey, final ApiMessage body, final Duration timeout) {
-        final int correlationId = send(apiKey, body);
+        return request(apiKey, body, apiKey.latestVersion(), timeout);
+    }
+
+    /** As {@link #request(ApiKeys, ApiMessage, Duration)}, at most at {@code maxVersion}. */
+    public ApiMessage request(
+            final ApiKeys apiKey, final ApiMessage body, final short maxVersion, final Duration timeout) {
+        final int correlationId = send(apiKey, body, true, maxVersion);
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             final Response response = receiveFromSocket(Math.max(0, deadline - System.nanoTime()));

@@ -12,9 +12,13 @@ import io.isthmus.protocol.record.HeaderList;
 import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -38,6 +42,11 @@ import org.apache.kafka.common.protocol.Errors;
  * </ul>
  *
  * <p>{@link #claim} writes a value in place (zero-copy produce). Thread-safe; callbacks run on the sender thread.
+ *
+ * <p>With {@code transactional.id}, Kafka's transactions: {@link #initTransactions()} once, then {@link
+ * #beginTransaction()}, sends, optionally {@link #sendOffsetsToTransaction}, and {@link #commitTransaction()} or
+ * {@link #abortTransaction()}; a transactional producer sends only inside a transaction, over TCP. {@link
+ * #transactionHandle()} and {@link #resumeTransaction} let an exactly-once sink finish a transaction after a restart.
  */
 public final class IsthmusProducer implements AutoCloseable {
     /** Let the partitioner choose. */
@@ -53,8 +62,9 @@ public final class IsthmusProducer implements AutoCloseable {
     private final BrokerConnections metadataConnections;
     private final ReceiveBufferPool receivePool = new ReceiveBufferPool(64 * 1024);
     private final DeliveryListener listener;
-    private final long producerId;
-    private final short producerEpoch;
+    /** The transaction state with {@code transactional.id}; null without. */
+    private final TransactionManager transactions;
+
     private volatile boolean closed;
 
     public IsthmusProducer(final Map<String, ?> settings) {
@@ -80,28 +90,32 @@ public final class IsthmusProducer implements AutoCloseable {
             throw e;
         }
         this.accumulator = new RecordAccumulator(config, listener, transport == Transport.RDMA);
-        try {
-            if (config.idempotence()) {
-                final InitProducerIdResponseData init = initProducerId();
-                producerId = init.producerId();
-                producerEpoch = init.producerEpoch();
-            } else {
-                producerId = -1;
-                producerEpoch = -1;
+        if (config.transactional()) {
+            // The producer id comes with initTransactions() (or resumeTransaction), from the transaction coordinator.
+            this.transactions = new TransactionManager(
+                    config, accumulator, new TransactionRequests(config, metadataConnections), this::flush);
+            accumulator.transactions(transactions);
+        } else {
+            this.transactions = null;
+            try {
+                if (config.idempotence()) {
+                    final InitProducerIdResponseData init = initProducerId();
+                    accumulator.producerIdentity(init.producerId(), init.producerEpoch());
+                }
+            } catch (final RuntimeException e) {
+                metadataConnections.close();
+                receivePool.close();
+                throw e;
             }
-        } catch (final RuntimeException e) {
-            metadataConnections.close();
-            receivePool.close();
-            throw e;
         }
-        accumulator.producerIdentity(producerId, producerEpoch);
         this.sender = new Sender(
                 config,
                 accumulator,
                 new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout()),
                 transport == Transport.RDMA
                         ? new RdmaProducerTransport(config.rdmaSettings(), config.clientId(), accumulator.bufferSlab())
-                        : null);
+                        : null,
+                transactions);
         accumulator.wakeSender(sender::wakeup);
         this.senderThread = Thread.ofPlatform()
                 .name("isthmus-producer-sender-" + config.clientId())
@@ -109,9 +123,13 @@ public final class IsthmusProducer implements AutoCloseable {
                 .start(sender);
     }
 
-    /** TCP, or RDMA where {@code transport} resolves to it (see {@link Transport#resolve}). */
+    /**
+     * TCP, or RDMA where {@code transport} resolves to it (see {@link Transport#resolve}). A transactional producer
+     * uses TCP ({@code transport=rdma} with {@code transactional.id} is refused by {@link ProducerConfig}): RDMA writes
+     * bypass the Produce request the broker checks transactions on.
+     */
     private static Transport resolveTransport(final ProducerConfig config, final BrokerConnections connections) {
-        if (config.transport() == Transport.TCP) {
+        if (config.transport() == Transport.TCP || config.transactional()) {
             return Transport.TCP;
         }
         final RdmaAvailability local = Rdma.availability();
@@ -161,13 +179,118 @@ public final class IsthmusProducer implements AutoCloseable {
         return config;
     }
 
-    /** The idempotent producer id (-1 without idempotence). */
+    /**
+     * The producer id (-1 without idempotence, and before {@link #initTransactions()} with {@code transactional.id}).
+     */
     public long producerId() {
-        return producerId;
+        return accumulator.producerId();
     }
 
     public short producerEpoch() {
-        return producerEpoch;
+        return accumulator.producerEpoch();
+    }
+
+    // ------------------------------------------------------------------ transactions
+    //
+    // Kafka's transactional producer API (transactional.id set), with Kafka's exceptions:
+    // - ProducerFencedException: a newer producer with the same transactional.id took over (fatal: close the producer);
+    // - TransactionAbortableException: the transaction failed (call abortTransaction() and go on);
+    // - KafkaException: other fatal errors;
+    // - IllegalStateException: a call the transaction's state does not allow (as kafka-clients);
+    // - TimeoutException: the coordinator did not answer within max.block.ms (the call may be made again).
+
+    /**
+     * Gets this transactional id's producer id and epoch from its transaction coordinator: fences every earlier
+     * producer with the same {@code transactional.id} and aborts a transaction one of them left open. Once per
+     * producer, before the first {@link #beginTransaction()}.
+     */
+    public void initTransactions() {
+        requireTransactions().initTransactions();
+    }
+
+    /** Opens a transaction: every record sent until {@link #commitTransaction()} or {@link #abortTransaction()} is in it. */
+    public void beginTransaction() {
+        requireTransactions().beginTransaction();
+    }
+
+    /**
+     * Adds a consumer group's offsets to the open transaction (AddOffsetsToTxn, then TxnOffsetCommit to the group's
+     * coordinator): they become the group's committed offsets if the transaction commits, and never if it aborts. The
+     * consume-transform-produce loop of exactly-once processing; {@code groupMetadata} comes from the consumer ({@link
+     * io.isthmus.client.consumer.IsthmusConsumer#groupMetadata()}), so that a member the group no longer has cannot
+     * commit (the transaction becomes abortable with {@link org.apache.kafka.clients.consumer.CommitFailedException}).
+     */
+    public void sendOffsetsToTransaction(
+            final Map<TopicPartition, OffsetAndMetadata> offsets, final ConsumerGroupMetadata groupMetadata) {
+        requireTransactions().sendOffsetsToTransaction(offsets, groupMetadata);
+    }
+
+    /**
+     * As {@link #sendOffsetsToTransaction(Map, ConsumerGroupMetadata)} for a group by id alone (no generation check),
+     * with offsets as the isthmus consumer gives them ({@link io.isthmus.client.consumer.IsthmusConsumer#position}: the
+     * next offset to read per partition).
+     */
+    public void sendOffsetsToTransaction(final Map<TopicPartition, Long> offsets, final String groupId) {
+        final Map<TopicPartition, OffsetAndMetadata> withMetadata = new HashMap<>();
+        offsets.forEach((tp, offset) -> withMetadata.put(tp, new OffsetAndMetadata(offset)));
+        sendOffsetsToTransaction(withMetadata, new ConsumerGroupMetadata(groupId));
+    }
+
+    /**
+     * Sends every record of the open transaction, waits until all are written, then commits the transaction (EndTxn).
+     *
+     * @throws org.apache.kafka.common.errors.TransactionAbortableException if a send of the transaction failed (its
+     *     cause) or the transaction failed otherwise: call {@link #abortTransaction()}
+     * @throws org.apache.kafka.common.errors.ProducerFencedException if a newer producer took the transactional id
+     * @throws IllegalStateException if no transaction is open
+     */
+    public void commitTransaction() {
+        requireTransactions().commitTransaction();
+    }
+
+    /**
+     * Aborts the open transaction: records not sent yet fail with {@link
+     * org.apache.kafka.common.errors.TransactionAbortedException}, those sent are written and marked aborted, so no
+     * {@code read_committed} consumer ever sees them. Allowed after an abortable error.
+     */
+    public void abortTransaction() {
+        requireTransactions().abortTransaction();
+    }
+
+    /**
+     * The open transaction's transactional id, producer id and epoch: what finishes it after a restart ({@link
+     * #resumeTransaction}). An exactly-once sink flushes the transaction, takes the handle into its checkpoint and
+     * commits when the checkpoint completes.
+     *
+     * @throws IllegalStateException if no transaction is open
+     */
+    public TransactionHandle transactionHandle() {
+        return requireTransactions().handle();
+    }
+
+    /**
+     * Takes over the transaction {@code handle} names, which another producer with this {@code transactional.id}
+     * opened and left open (it flushed and then died, or closed without ending it), so that {@link
+     * #commitTransaction()} or {@link #abortTransaction()} finishes it; Flink's {@code resumeTransaction}. Only on a
+     * producer that has not called {@link #initTransactions()}, which would abort that transaction. The resumed
+     * transaction takes no sends and no offsets; once it is finished, {@link #initTransactions()} makes the producer
+     * usable for transactions of its own.
+     *
+     * @throws IllegalArgumentException if the handle is for another transactional id
+     * @throws IllegalStateException if this producer called {@link #initTransactions()} already
+     */
+    public void resumeTransaction(final TransactionHandle handle) {
+        requireTransactions().resumeTransaction(handle);
+    }
+
+    private TransactionManager requireTransactions() {
+        ensureOpen();
+        if (transactions == null) {
+            throw new IllegalStateException(
+                    "Transactional method invoked on a non-transactional producer: set transactional.id, clientId="
+                            + config.clientId());
+        }
+        return transactions;
     }
 
     /**
@@ -316,6 +439,9 @@ public final class IsthmusProducer implements AutoCloseable {
             final HeaderList headers,
             final Object completion) {
         final PartitionQueue queue = queue(topic, partition, keySegment, keyArray);
+        if (transactions != null) {
+            transactions.beforeAppend(queue);
+        }
         final long ts = timestamp(timestamp);
         final boolean sticky = partition < 0 && keySegment == null && keyArray == null;
         final boolean arrays = keyArray != null || valueArray != null;
@@ -356,6 +482,9 @@ public final class IsthmusProducer implements AutoCloseable {
             final HeaderList headers,
             final ValueClaim claim) {
         final PartitionQueue queue = queue(topic, partition, key, null);
+        if (transactions != null) {
+            transactions.beforeAppend(queue);
+        }
         final long ts = timestamp(timestamp);
         queue.lock.lock();
         try {

@@ -10,7 +10,8 @@ import org.apache.kafka.common.Uuid;
 /**
  * The batches of one partition: the open batch records are appended to, the sealed batches waiting for the sender,
  * and the next idempotent sequence. Application threads and the sender share it under {@link #lock}; {@link #inFlight}
- * and {@link #retries} belong to the sender thread alone.
+ * and {@link #retries} belong to the sender thread alone. A sequence reset ({@link RecordAccumulator#resetSequences})
+ * happens under the lock while the producer has no batch at all.
  */
 final class PartitionQueue {
     final String topic;
@@ -44,7 +45,16 @@ final class PartitionQueue {
      * sender keeps one batch of this partition in flight; afterwards the broker's sequence check keeps
      * pipelined batches in order.
      */
-    boolean sequenceKnownToBroker;
+    volatile boolean sequenceKnownToBroker;
+
+    /**
+     * Transactional producers: the number of the transaction this partition was last sent to (application thread,
+     * under the transaction manager's lock), and of the one the coordinator last added it to (AddPartitionsToTxn).
+     * A batch goes out only once both are the current transaction's.
+     */
+    volatile long transactionSentTo = -1;
+
+    volatile long transactionAddedTo = -1;
 
     final ArrayList<ProducerBatch> retries = new ArrayList<>();
 

@@ -27,6 +27,8 @@ public final class ProducerConfig {
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
     public static final String ENABLE_IDEMPOTENCE = "enable.idempotence";
     public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
+    public static final String TRANSACTIONAL_ID = "transactional.id";
+    public static final String TRANSACTION_TIMEOUT_MS = "transaction.timeout.ms";
     public static final String TRANSPORT = "transport";
 
     private static final Set<String> KNOWN = Set.of(
@@ -45,6 +47,8 @@ public final class ProducerConfig {
             REQUEST_TIMEOUT_MS,
             ENABLE_IDEMPOTENCE,
             METADATA_MAX_AGE_MS,
+            TRANSACTIONAL_ID,
+            TRANSACTION_TIMEOUT_MS,
             TRANSPORT,
             RdmaClientSettings.DEVICE,
             RdmaClientSettings.PORT,
@@ -69,6 +73,8 @@ public final class ProducerConfig {
     private final long requestTimeoutMs;
     private final boolean idempotence;
     private final long metadataMaxAgeMs;
+    private final String transactionalId;
+    private final int transactionTimeoutMs;
     private final Transport transport;
     private final RdmaClientSettings rdmaSettings;
 
@@ -97,11 +103,30 @@ public final class ProducerConfig {
         deliveryTimeoutMs = r.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1);
         idempotence = r.bool(ENABLE_IDEMPOTENCE, true);
         metadataMaxAgeMs = r.longValue(METADATA_MAX_AGE_MS, 300_000, 0);
+        transactionalId = r.string(TRANSACTIONAL_ID, null);
+        transactionTimeoutMs = r.integer(TRANSACTION_TIMEOUT_MS, 60_000, 1);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
         rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs);
         if (idempotence && acks != -1) {
             throw new IllegalArgumentException("enable.idempotence=true needs acks=all: acks=" + ackValue
                     + " (set enable.idempotence=false to use acks=" + ackValue + ")");
+        }
+        if (transactionalId != null) {
+            if (transactionalId.isEmpty()) {
+                throw new IllegalArgumentException(TRANSACTIONAL_ID + " must not be empty (leave it unset for a"
+                        + " producer without transactions)");
+            }
+            if (!idempotence) {
+                throw new IllegalArgumentException("transactional.id needs enable.idempotence=true: transactional.id="
+                        + transactionalId + " (Kafka's rule: transactions are built on the idempotent producer)");
+            }
+            if (transport == Transport.RDMA) {
+                // The RDMA produce path writes batches into the log without a Produce request, so the broker
+                // cannot check them against the transaction coordinator; refusing is better than a silent TCP.
+                throw new IllegalArgumentException("transactional.id needs transport=tcp or auto: transactional produce"
+                        + " over RDMA is not supported (RDMA writes bypass the Produce request the broker checks"
+                        + " transactions on); transactional.id=" + transactionalId + ", transport=rdma");
+            }
         }
         if (idempotence && maxInFlight > 5) {
             throw new IllegalArgumentException("enable.idempotence=true allows at most 5 in-flight requests: "
@@ -181,6 +206,24 @@ public final class ProducerConfig {
      */
     public long metadataMaxAgeMs() {
         return metadataMaxAgeMs;
+    }
+
+    /** The transactional id ({@code transactional.id}), or null for a producer without transactions. */
+    public String transactionalId() {
+        return transactionalId;
+    }
+
+    /** Whether {@code transactional.id} is set: the producer then writes only inside transactions. */
+    public boolean transactional() {
+        return transactionalId != null;
+    }
+
+    /**
+     * {@code transaction.timeout.ms} (Kafka's default 60000): how long the transaction coordinator lets a transaction
+     * stay open before it aborts it; sent with InitProducerId.
+     */
+    public int transactionTimeoutMs() {
+        return transactionTimeoutMs;
     }
 
     /** The {@code rdma.*} settings, used with transport rdma (or auto where RDMA is picked). */

@@ -36,6 +36,8 @@ final class RecordAccumulator implements AutoCloseable {
     private volatile long producerId = -1;
     private volatile short producerEpoch = -1;
     private volatile Runnable wakeSender = () -> {};
+    /** Told about every failed batch of a transactional producer; null without {@code transactional.id}. */
+    private volatile TransactionManager transactions;
 
     private final DeliveryListener listener;
 
@@ -54,6 +56,35 @@ final class RecordAccumulator implements AutoCloseable {
     void producerIdentity(final long producerId, final short producerEpoch) {
         this.producerId = producerId;
         this.producerEpoch = producerEpoch;
+    }
+
+    long producerId() {
+        return producerId;
+    }
+
+    short producerEpoch() {
+        return producerEpoch;
+    }
+
+    /**
+     * Starts every partition's sequence at 0 again: the producer id or epoch changed, and the broker expects sequence 0
+     * from the new one. Called while the producer has no batch at all (a transactional producer between transactions,
+     * everything completed), so no batch carries the old id or epoch.
+     */
+    void resetSequences() {
+        for (final PartitionQueue queue : queues) {
+            queue.lock.lock();
+            try {
+                queue.nextSequence = 0;
+                queue.sequenceKnownToBroker = false;
+            } finally {
+                queue.lock.unlock();
+            }
+        }
+    }
+
+    void transactions(final TransactionManager transactions) {
+        this.transactions = transactions;
     }
 
     void wakeSender(final Runnable wakeSender) {
@@ -90,6 +121,7 @@ final class RecordAccumulator implements AutoCloseable {
             for (int p = known == null ? 0 : known.length; p < count; p++) {
                 grown[p] = new PartitionQueue(name, p);
                 grown[p].builder.compression(config.compression());
+                grown[p].builder.transactional(config.transactional());
                 queues.add(grown[p]);
             }
             return grown;
@@ -227,6 +259,11 @@ final class RecordAccumulator implements AutoCloseable {
 
     /** Completes a batch: runs its completions, frees its buffer and wakes flushers when nothing is left. */
     void complete(final ProducerBatch batch, final long baseOffset, final RuntimeException error) {
+        final TransactionManager txn = transactions;
+        if (error != null && txn != null) {
+            // Before the completions run: a callback that sees the failure must find the transaction failed too.
+            txn.batchFailed(batch, error);
+        }
         batch.complete(baseOffset, error);
         if (listener != null) {
             try {

@@ -60,19 +60,27 @@ final class Sender implements Runnable {
     private final RdmaProducerTransport.AckHandler rdmaAcks = this::onRdmaAck;
     private int rdmaIdle;
 
+    /** The transaction state with {@code transactional.id} (TCP only); null without. */
+    private final TransactionManager transactions;
+
     Sender(final ProducerConfig config, final RecordAccumulator accumulator, final BrokerConnections connections) {
-        this(config, accumulator, connections, null);
+        this(config, accumulator, connections, null, null);
     }
 
     Sender(
             final ProducerConfig config,
             final RecordAccumulator accumulator,
             final BrokerConnections connections,
-            final RdmaProducerTransport rdma) {
+            final RdmaProducerTransport rdma,
+            final TransactionManager transactions) {
+        if (rdma != null && transactions != null) {
+            throw new IllegalArgumentException("transactional produce over RDMA is not supported");
+        }
         this.config = config;
         this.accumulator = accumulator;
         this.connections = connections;
         this.rdma = rdma;
+        this.transactions = transactions;
         this.nextMetadataRefreshNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
     }
 
@@ -127,6 +135,7 @@ final class Sender implements Runnable {
         }
         final long now = System.nanoTime();
         final boolean sealAll = flushRequests > 0 || !running;
+        failUnsentOfFailedTransaction();
         final long lingerWait = accumulator.sealExpired(now, sealAll);
         expireMetadata(now);
         refreshStaleMetadata();
@@ -136,7 +145,7 @@ final class Sender implements Runnable {
         if (sent || received) {
             return;
         }
-        final long waitNanos = Math.min(lingerWait, IDLE_PARK_NANOS);
+        final long waitNanos = Math.min(Math.min(lingerWait, IDLE_PARK_NANOS), transactionWait(now));
         final Map.Entry<Integer, ArrayDeque<InFlightRequest>> busy = firstBusy();
         if (busy != null) {
             // Wait for a response, bounded so that lingering batches and new work are looked at soon.
@@ -341,14 +350,18 @@ final class Sender implements Runnable {
         return sentAny;
     }
 
-    /** The next batch of a partition to send, or null: retries first (once nothing is in flight), then sealed ones. */
+    /**
+     * The next batch of a partition to send, or null: retries first (once nothing is in flight), then sealed ones. A
+     * transactional producer sends only while its transaction is open or committing, and a partition's batches only
+     * once the coordinator has added the partition to the transaction.
+     */
     private ProducerBatch nextBatch(final PartitionQueue queue, final long now) {
         if (!queue.retries.isEmpty()) {
             if (queue.inFlight > 0) {
                 return null;
             }
             final ProducerBatch retry = queue.retries.get(0);
-            if (retry.retryAtNanos - now > 0) {
+            if (retry.retryAtNanos - now > 0 || (transactions != null && !transactions.mayProduce(queue, now))) {
                 return null;
             }
             queue.retries.remove(0);
@@ -357,9 +370,60 @@ final class Sender implements Runnable {
         if (config.idempotence() && !queue.sequenceKnownToBroker && queue.inFlight > 0) {
             return null;
         }
+        if (transactions != null) {
+            final boolean any;
+            synchronized (queue.sealed) {
+                any = !queue.sealed.isEmpty();
+            }
+            if (!any || !transactions.mayProduce(queue, now)) {
+                return null;
+            }
+        }
         synchronized (queue.sealed) {
             return queue.sealed.pollFirst();
         }
+    }
+
+    /**
+     * In a transaction that failed or is being aborted, the batches not sent yet fail at once rather than be written
+     * (Kafka's producer does the same): nothing more of the transaction should reach the log. In-flight batches are
+     * answered as usual; one that must be retried is failed here next round.
+     */
+    private void failUnsentOfFailedTransaction() {
+        if (transactions == null) {
+            return;
+        }
+        final RuntimeException error = transactions.unsentBatchesError();
+        if (error == null) {
+            return;
+        }
+        for (final PartitionQueue queue : accumulator.queues) {
+            if (queue.open != null && queue.lock.tryLock()) {
+                // tryLock: an application thread holding the lock may be waiting for a buffer only completions free.
+                try {
+                    accumulator.seal(queue);
+                } finally {
+                    queue.lock.unlock();
+                }
+            }
+            for (final ProducerBatch batch : queue.retries) {
+                accumulator.complete(batch, -1, error);
+            }
+            queue.retries.clear();
+            ProducerBatch batch;
+            while ((batch = nextSealed(queue)) != null) {
+                accumulator.complete(batch, -1, error);
+            }
+        }
+    }
+
+    /** How long the sender may park before partitions waiting for AddPartitionsToTxn should be tried again. */
+    private long transactionWait(final long now) {
+        if (transactions == null) {
+            return Long.MAX_VALUE;
+        }
+        final long next = transactions.nextAddNanos();
+        return next == 0 ? Long.MAX_VALUE : Math.max(0, next - now);
     }
 
     private void sendTo(final int node, final List<ProducerBatch> batches, final long now) {
@@ -373,8 +437,13 @@ final class Sender implements Runnable {
             }
             return;
         }
-        final boolean byId = connection.version(ApiKeys.PRODUCE) >= 13;
+        // A transactional producer stays below Produce 12, which would let a broker with transaction version 2 add the
+        // partition to the transaction itself: this producer adds its partitions explicitly (TransactionRequests).
+        final short maxVersion =
+                transactions != null ? TransactionRequests.PRODUCE_MAX_VERSION : ApiKeys.PRODUCE.latestVersion();
+        final boolean byId = connection.version(ApiKeys.PRODUCE, maxVersion) >= 13;
         final ProduceRequestData request = new ProduceRequestData()
+                .setTransactionalId(config.transactionalId())
                 .setAcks(config.acks())
                 .setTimeoutMs((int)
                         Math.min(Integer.MAX_VALUE, config.requestTimeout().toMillis()));
@@ -411,7 +480,7 @@ final class Sender implements Runnable {
         final boolean expectResponse = config.acks() != 0;
         final int correlationId;
         try {
-            correlationId = connection.send(ApiKeys.PRODUCE, request, expectResponse);
+            correlationId = connection.send(ApiKeys.PRODUCE, request, expectResponse, maxVersion);
         } catch (final RuntimeException e) {
             connections.disconnect(node);
             for (final ProducerBatch batch : sent) {

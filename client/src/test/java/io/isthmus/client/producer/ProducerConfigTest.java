@@ -46,6 +46,40 @@ class ProducerConfigTest {
     }
 
     @Test
+    void shouldReadTransactionSettingsWithKafkasDefaults() {
+        final ProducerConfig plain = new ProducerConfig(Map.of("bootstrap.servers", "h:1"));
+        assertThat(plain.transactionalId()).isNull();
+        assertThat(plain.transactional()).isFalse();
+        assertThat(plain.transactionTimeoutMs()).isEqualTo(60_000);
+
+        final ProducerConfig config = new ProducerConfig(
+                Map.of("bootstrap.servers", "h:1", "transactional.id", "tx-1", "transaction.timeout.ms", "15000"));
+        assertThat(config.transactionalId()).isEqualTo("tx-1");
+        assertThat(config.transactional()).isTrue();
+        assertThat(config.transactionTimeoutMs()).isEqualTo(15_000);
+    }
+
+    @Test
+    void shouldRefuseTransactionsOverRdmaNamingWhy() {
+        assertThatThrownBy(() -> new ProducerConfig(
+                        Map.of("bootstrap.servers", "h:1", "transactional.id", "tx-1", "transport", "rdma")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("transactional produce over RDMA is not supported")
+                .hasMessageContaining("transactional.id=tx-1");
+    }
+
+    @Test
+    void shouldRefuseTransactionsWithoutIdempotence() {
+        assertThatThrownBy(() -> new ProducerConfig(
+                        Map.of("bootstrap.servers", "h:1", "transactional.id", "tx-1", "enable.idempotence", "false")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("transactional.id needs enable.idempotence=true");
+        assertThatThrownBy(() -> new ProducerConfig(Map.of("bootstrap.servers", "h:1", "transactional.id", "")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not be empty");
+    }
+
+    @Test
     void shouldRejectUnknownSettingsByName() {
         assertThatThrownBy(() -> new ProducerConfig(Map.of("bootstrap.servers", "h:1", "linger.msec", "5")))
                 .isInstanceOf(IllegalArgumentException.class)

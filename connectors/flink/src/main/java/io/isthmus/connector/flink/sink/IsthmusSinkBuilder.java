@@ -8,6 +8,8 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds an {@link IsthmusSink}, method for method as Kafka's {@code KafkaSinkBuilder}: bootstrap servers, a record
@@ -18,6 +20,8 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
  * for it fails the build with that reason rather than quietly giving a weaker guarantee.
  */
 public final class IsthmusSinkBuilder<IN> {
+    private static final Logger LOG = LoggerFactory.getLogger(IsthmusSinkBuilder.class);
+
     private final Properties properties = new Properties();
     private DeliveryGuarantee deliveryGuarantee = DeliveryGuarantee.NONE;
     private IsthmusRecordSerializationSchema<IN> serializer;
@@ -72,6 +76,13 @@ public final class IsthmusSinkBuilder<IN> {
         }
         final Map<String, Object> settings =
                 new HashMap<>(KafkaSettings.forProducer(raw).settings());
+        if (settings.remove(ProducerConfig.TRANSACTIONAL_ID) != null) {
+            // The sink's writers are not transactional (no EXACTLY_ONCE yet): a transactional producer would refuse
+            // every send outside a transaction. Dropped as before the client had transactions.
+            LOG.warn(
+                    "producer setting {} is ignored: the sink sets transactional ids itself, for EXACTLY_ONCE only",
+                    ProducerConfig.TRANSACTIONAL_ID);
+        }
         final Object bootstrap = settings.get(ProducerConfig.BOOTSTRAP_SERVERS);
         if (bootstrap == null || bootstrap.toString().isBlank()) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
