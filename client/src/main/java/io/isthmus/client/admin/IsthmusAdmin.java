@@ -207,7 +207,8 @@ public final class IsthmusAdmin implements AutoCloseable {
             final String groupId, final Collection<TopicPartition> partitions) {
         final CoordinatorClient coordinator = CoordinatorClient.forGroup(connections, groupId, timeout);
         try {
-            return new GroupOffsets(coordinator, connections).fetch(partitions, Map.of());
+            // As Kafka's Admin by default: offsets of an open transaction do not count yet, the ones before them do.
+            return new GroupOffsets(coordinator, connections).fetch(partitions, Map.of(), false);
         } finally {
             coordinator.reset();
         }

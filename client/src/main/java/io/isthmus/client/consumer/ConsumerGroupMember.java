@@ -379,7 +379,7 @@ final class ConsumerGroupMember implements AutoCloseable {
     /** Committed offsets of these partitions; partitions without one are absent. */
     Map<TopicPartition, Long> fetchCommitted(
             final Set<TopicPartition> partitions, final Map<String, Uuid> knownTopicIds) {
-        return offsets.fetch(partitions, knownTopicIds);
+        return offsets.fetch(partitions, knownTopicIds, true);
     }
 
     // ------------------------------------------------------------------ leave

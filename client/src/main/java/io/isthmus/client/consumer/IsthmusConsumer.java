@@ -31,6 +31,9 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnstableOffsetCommitException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +62,8 @@ public final class IsthmusConsumer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IsthmusConsumer.class);
     /** With a group, the longest a poll blocks on the network at once, so rebalances are noticed in time. */
     private static final long GROUP_MAX_BLOCK_NANOS = 100_000_000L;
+    /** How long to wait before asking again for committed offsets a transaction has pending. */
+    private static final long UNSTABLE_OFFSETS_BACKOFF_MS = 20;
 
     private final ConsumerConfig config;
     private final ReceiveBufferPool receiveBuffers;
@@ -236,13 +241,37 @@ public final class IsthmusConsumer implements AutoCloseable {
         positions.seekTo(partitions, OffsetLookup.LATEST);
     }
 
-    /** The offset of the next record the application will get from {@code partition}. */
+    /**
+     * The offset of the next record the application will get from {@code partition}; looked up first if it has none,
+     * waiting up to {@code request.timeout.ms} while the group's offset for it is pending in a transaction.
+     *
+     * @throws org.apache.kafka.common.errors.TimeoutException if the position is still unknown then
+     */
     public long position(final TopicPartition partition) {
         final PartitionState state = subscriptions.partition(partition);
-        if (!state.hasPosition()) {
+        final long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+        while (!state.hasPosition()) {
             positions.resolveMissing();
+            if (state.hasPosition()) {
+                break;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new TimeoutException("no position for " + partition + " within request.timeout.ms="
+                        + config.requestTimeout().toMillis() + ": the group's committed offset is pending in an"
+                        + " open transaction");
+            }
+            pause(UNSTABLE_OFFSETS_BACKOFF_MS);
         }
         return state.position();
+    }
+
+    private static void pause(final long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
     }
 
     /**
@@ -342,9 +371,28 @@ public final class IsthmusConsumer implements AutoCloseable {
         requireGroup().commitAsync(Map.copyOf(offsets), subscriptions.topicIds(), callback);
     }
 
-    /** The committed offsets of these partitions (absent: none committed). */
+    /**
+     * The committed offsets of these partitions (absent: none committed). While a transaction's offsets for them are
+     * pending it asks again, up to {@code request.timeout.ms}, as Kafka's consumer does.
+     *
+     * @throws org.apache.kafka.common.errors.TimeoutException if they are still pending then
+     */
     public Map<TopicPartition, Long> committed(final Set<TopicPartition> partitions) {
-        return requireGroup().fetchCommitted(partitions, subscriptions.topicIds());
+        final ConsumerGroupMember member = requireGroup();
+        final long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+        while (true) {
+            try {
+                return member.fetchCommitted(partitions, subscriptions.topicIds());
+            } catch (final UnstableOffsetCommitException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new TimeoutException(
+                            "committed offsets still pending in an open transaction after request.timeout.ms="
+                                    + config.requestTimeout().toMillis(),
+                            e);
+                }
+                pause(UNSTABLE_OFFSETS_BACKOFF_MS);
+            }
+        }
     }
 
     private ConsumerGroupMember requireGroup() {

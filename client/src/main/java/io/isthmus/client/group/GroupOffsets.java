@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnstableOffsetCommitException;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -81,9 +82,19 @@ public final class GroupOffsets {
         }
     }
 
-    /** Committed offsets of these partitions; partitions without one are absent. */
+    /**
+     * Committed offsets of these partitions; partitions without one are absent.
+     *
+     * @param requireStable whether offsets a transaction has written but not finished count as unknown rather than as
+     *     the offset committed before (Kafka's {@code require_stable}, on for consumers: a consumer that read the older
+     *     offset would process the transaction's input again)
+     * @throws UnstableOffsetCommitException with {@code requireStable}, if an open transaction has offsets for any of
+     *     the partitions: ask again once it ended (retriable)
+     */
     public Map<TopicPartition, Long> fetch(
-            final Collection<TopicPartition> partitions, final Map<String, Uuid> knownTopicIds) {
+            final Collection<TopicPartition> partitions,
+            final Map<String, Uuid> knownTopicIds,
+            final boolean requireStable) {
         final Map<String, Uuid> topicIds = withTopicIds(partitions, knownTopicIds);
         final Map<String, OffsetFetchRequestData.OffsetFetchRequestTopics> byTopic = new HashMap<>();
         for (final TopicPartition tp : partitions) {
@@ -96,7 +107,7 @@ public final class GroupOffsets {
         final OffsetFetchResponseData response = (OffsetFetchResponseData) coordinator.request(
                 ApiKeys.OFFSET_FETCH,
                 new OffsetFetchRequestData()
-                        .setRequireStable(true)
+                        .setRequireStable(requireStable)
                         .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
                                 .setGroupId(coordinator.key())
                                 .setMemberId(null)
@@ -105,6 +116,7 @@ public final class GroupOffsets {
         final Map<Uuid, String> names = new HashMap<>();
         topicIds.forEach((name, id) -> names.put(id, name));
         final Map<TopicPartition, Long> result = new HashMap<>();
+        List<TopicPartition> unstable = null;
         for (final OffsetFetchResponseData.OffsetFetchResponseGroup g : response.groups()) {
             final Errors groupError = Errors.forCode(g.errorCode());
             if (groupError != Errors.NONE) {
@@ -115,9 +127,18 @@ public final class GroupOffsets {
                 for (final OffsetFetchResponseData.OffsetFetchResponsePartitions p : t.partitions()) {
                     if (p.errorCode() == Errors.NONE.code() && p.committedOffset() >= 0) {
                         result.put(new TopicPartition(name, p.partitionIndex()), p.committedOffset());
+                    } else if (p.errorCode() == Errors.UNSTABLE_OFFSET_COMMIT.code()) {
+                        if (unstable == null) {
+                            unstable = new ArrayList<>();
+                        }
+                        unstable.add(new TopicPartition(name, p.partitionIndex()));
                     }
                 }
             }
+        }
+        if (unstable != null) {
+            throw new UnstableOffsetCommitException("offsets of an open transaction are pending: group="
+                    + coordinator.key() + ", partitions=" + unstable);
         }
         return result;
     }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -340,6 +342,59 @@ class TransactionalProducerKafkaTest {
         assertThat(KafkaTopics.read(kafka.bootstrapServers(), output, RU))
                 .as("the aborted attempt's output is in the log, marked aborted")
                 .isEqualTo(concat(values("out-", 0, 15), values("out-", 10, 20)));
+    }
+
+    /**
+     * A consumer that joins a group while a transaction holds offsets for it pending must wait for the transaction, not
+     * start from the offset committed before it nor from {@code auto.offset.reset}: either would process the
+     * transaction's input a second time once it commits.
+     */
+    @Test
+    void shouldKeepAConsumerWaitingWhileItsGroupsOffsetsArePendingInATransaction() {
+        final String input = "pending-in";
+        final String group = "pending";
+        KafkaTopics.create(kafka.bootstrapServers(), input, 1);
+        final TopicPartition in = new TopicPartition(input, 0);
+        try (IsthmusProducer plain =
+                new IsthmusProducer(Map.of("bootstrap.servers", kafka.bootstrapServers(), "transport", "tcp"))) {
+            values("in-", 0, 10).forEach(v -> send(plain, input, 0, v));
+            plain.flush();
+        }
+        final Map<String, Object> consumerSettings = KafkaTopics.consumerSettings(kafka.bootstrapServers(), RC);
+        consumerSettings.put("group.id", group);
+        consumerSettings.put("enable.auto.commit", false);
+        consumerSettings.put("auto.offset.reset", "earliest");
+        consumerSettings.put("request.timeout.ms", 2000);
+        try (IsthmusProducer producer = transactional("pending");
+                IsthmusConsumer consumer = new IsthmusConsumer(consumerSettings)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.sendOffsetsToTransaction(Map.of(in, 6L), group);
+
+            consumer.subscribe(List.of(input));
+            final List<ConsumedInput> early = new ArrayList<>();
+            final long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+            while (System.nanoTime() < until) {
+                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(100))) {
+                    for (final ConsumedRecord record : batch) {
+                        early.add(new ConsumedInput(record.offset(), record.valueAsString()));
+                    }
+                }
+            }
+            assertThat(early)
+                    .as("no position while the group's offset is pending")
+                    .isEmpty();
+            assertThatThrownBy(() -> consumer.committed(Set.of(in)))
+                    .isInstanceOf(TimeoutException.class)
+                    .hasMessageContaining("pending in an open transaction");
+
+            producer.commitTransaction();
+            assertThat(pollUntil(consumer, 4))
+                    .as("from the offset the transaction committed")
+                    .extracting(ConsumedInput::offset)
+                    .containsExactly(6L, 7L, 8L, 9L);
+            assertThat(consumer.committed(Set.of(in))).containsEntry(in, 6L);
+        }
     }
 
     private record ConsumedInput(long offset, String value) {}

@@ -13,14 +13,23 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.NoOffsetForPartitionException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnstableOffsetCommitException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds the positions only the brokers know: for a partition without one, the group's committed offset, else where
  * {@code auto.offset.reset} says (earliest, latest, or fail); and the offsets {@code seekToBeginning}/{@code
- * seekToEnd} go to. It asks; {@link SubscriptionState} moves the positions.
+ * seekToEnd} go to. It asks; {@link SubscriptionState} moves the positions. While a transaction's offsets for the
+ * group are pending, the partitions stay without a position (and unfetched) until it ends.
  */
 public final class PositionResolver {
-    /** The group's committed offsets of some partitions (absent: none committed). */
+    private static final Logger LOG = LoggerFactory.getLogger(PositionResolver.class);
+
+    /**
+     * The group's committed offsets of some partitions (absent: none committed); throws {@link
+     * UnstableOffsetCommitException} while a transaction's offsets for them are pending.
+     */
     @FunctionalInterface
     public interface CommittedOffsets {
         Map<TopicPartition, Long> fetch(Set<TopicPartition> partitions);
@@ -54,7 +63,15 @@ public final class PositionResolver {
         }
         metadata.updateIfRequested(subscriptions);
         if (committed != null) {
-            final Map<TopicPartition, Long> offsets = committed.fetch(new HashSet<>(missing));
+            final Map<TopicPartition, Long> offsets;
+            try {
+                offsets = committed.fetch(new HashSet<>(missing));
+            } catch (final UnstableOffsetCommitException e) {
+                // A transaction's offsets for these partitions are pending: the offset committed before them is not
+                // where to start, nor is auto.offset.reset. Asked again next poll, as Kafka's consumer does.
+                LOG.debug("committed offsets pending in a transaction, positions wait: {}", e.getMessage());
+                return;
+            }
             final List<TopicPartition> still = new ArrayList<>();
             for (final TopicPartition tp : missing) {
                 final Long offset = offsets.get(tp);
