@@ -119,25 +119,17 @@ public final class IsthmusConsumer implements AutoCloseable {
     }
 
     /**
-     * The RDMA fetcher when {@code transport} resolves to RDMA (see {@link Transport#resolve}), else TCP. {@code
-     * read_committed} needs TCP for now: an RDMA reader is bounded by the readable position its metadata slot
-     * publishes, not by the last stable offset, and learns of no aborted transactions; {@code transport=rdma} with it is
-     * refused, {@code auto} picks TCP.
+     * The RDMA fetcher when {@code transport} resolves to RDMA (see {@link Transport#resolve}), else TCP. With {@code
+     * read_committed} the RDMA readers stop at the last stable offset their metadata slot carries and copy the
+     * partition's aborted transactions, which the fetcher hands to the record iterator as a fetch response's list.
      */
     private Fetcher openFetcher() {
-        if (config.readCommitted()) {
-            if (config.transport() == Transport.RDMA) {
-                throw new UnsupportedOperationException("isolation.level=read_committed is not supported over RDMA"
-                        + " yet: an RDMA consumer reads up to the high watermark its metadata slot publishes, not up to"
-                        + " the last stable offset, and sees no aborted-transaction list; use transport=tcp or auto"
-                        + " (which picks TCP for read_committed), clientId=" + config.clientId());
-            }
-        } else if (config.transport() != Transport.TCP) {
+        if (config.transport() != Transport.TCP) {
             final RdmaAvailability local = Rdma.availability();
             final boolean advertised = local.usable() && connections.any().advertisesRdma();
             if (config.transport().resolve(local, advertised) == Transport.RDMA) {
                 return new RdmaFetcher(
-                        new RdmaConsumerTransport(config.rdmaSettings(), config.clientId()),
+                        new RdmaConsumerTransport(config.rdmaSettings(), config.clientId(), config.readCommitted()),
                         config,
                         subscriptions,
                         metadata,

@@ -1,7 +1,6 @@
 package io.isthmus.client.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.client.testing.KafkaTopics;
 import io.isthmus.testing.ApacheKafkaBroker;
@@ -17,7 +16,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -123,15 +121,5 @@ class ReadCommittedKafkaTest {
                     .as("read_uncommitted, %s", byRecord ? "record by record" : "whole fetches")
                     .isEqualTo(log.all);
         }
-    }
-
-    @Test
-    void shouldRefuseReadCommittedOverRdma() {
-        final Map<String, Object> settings = KafkaTopics.consumerSettings(kafka.bootstrapServers(), RC);
-        settings.put("transport", "rdma");
-        assertThatThrownBy(() -> new IsthmusConsumer(settings))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("read_committed is not supported over RDMA")
-                .hasMessageContaining("last stable offset");
     }
 }

@@ -19,6 +19,10 @@ import org.apache.kafka.common.errors.OffsetOutOfRangeException;
  * whole batches it hands out become one {@link FetchedData} over the READ target buffer. The transport has walked
  * their headers once already; the slices take the readable end and next offset it found, as they are.
  *
+ * <p>With {@code read_committed} the transport hands out nothing at or above a partition's last stable offset, and each
+ * slice takes the partition's aborted transactions that reach into it, for the record iterator to skip their batches
+ * as it does after a TCP fetch.
+ *
  * <p>A partition gets an {@link RdmaPartitionReader} on its first fetch; the reader is re-positioned whenever the
  * partition's fetch position moved without it (a seek, a reset, an assignment change). With nothing new to read the
  * fetcher backs off: spin-yield first, then park for longer and longer, up to 10 ms (slot READs
@@ -126,7 +130,10 @@ public final class RdmaFetcher implements Fetcher {
         return count;
     }
 
-    /** Whole batches of a reader's partition: a slice, trusting the walk the transport made over their headers. */
+    /**
+     * Whole batches of a reader's partition: a slice, trusting the walk the transport made over their headers; with
+     * {@code read_committed}, with the partition's aborted transactions that reach into it.
+     */
     private void onBatches(
             final RdmaPartitionReader reader,
             final long start,
@@ -134,8 +141,26 @@ public final class RdmaFetcher implements Fetcher {
             final long fetchOffset,
             final long nextOffset) {
         final PartitionState partition = (PartitionState) reader.attachment();
-        filling.addSlice(partition, start, end, fetchOffset, nextOffset);
+        final FetchedSlice slice = filling.addSlice(partition, start, end, fetchOffset, nextOffset);
+        if (config.readCommitted()) {
+            addAbortedTransactions(reader, slice, fetchOffset, nextOffset);
+        }
         subscriptions.advanceFetchPosition(partition, nextOffset);
+    }
+
+    /**
+     * The reader's copy of its partition's aborted transactions, as a Kafka broker lists them for a fetch of [{@code
+     * fetchOffset}, {@code nextOffset}): those whose ABORT marker is at or after the fetch offset and whose first offset
+     * is below the end. A transaction whose marker lies before the slice must not be listed: its producer would join
+     * the aborted set with no marker left to take it out, and that producer's later, committed batches would be lost.
+     */
+    static void addAbortedTransactions(
+            final RdmaPartitionReader reader, final FetchedSlice slice, final long fetchOffset, final long nextOffset) {
+        for (int i = 0; i < reader.abortedCount(); i++) {
+            if (reader.abortedLastOffset(i) >= fetchOffset && reader.abortedFirstOffset(i) < nextOffset) {
+                slice.addAbortedTransaction(reader.abortedProducerId(i), reader.abortedFirstOffset(i));
+            }
+        }
     }
 
     /** Partitions whose offset the broker no longer has: reset (or fail with {@code auto.offset.reset=none}). */
