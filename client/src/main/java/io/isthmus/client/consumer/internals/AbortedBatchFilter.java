@@ -2,6 +2,7 @@ package io.isthmus.client.consumer.internals;
 
 import io.isthmus.protocol.record.BatchDecompressor;
 import io.isthmus.protocol.record.CompressionType;
+import io.isthmus.protocol.record.EndTransactionMarker;
 import io.isthmus.protocol.record.Record;
 import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordCursor;
@@ -24,10 +25,9 @@ import org.apache.kafka.common.errors.CorruptRecordException;
  * rarely has more than a few aborted producers open at once), so the walk allocates nothing.
  */
 final class AbortedBatchFilter {
-    /** Control record key: int16 version, int16 type; type 0 is ABORT, 1 COMMIT (Kafka's ControlRecordType). */
+    /** A marker's key: int16 version, int16 type ({@link EndTransactionMarker#ABORT} or COMMIT). */
     private static final int CONTROL_KEY_BYTES = 4;
 
-    private static final short ABORT = 0;
     private static final ValueLayout.OfShort INT16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final RecordCursor controlCursor = new RecordCursor();
@@ -72,6 +72,11 @@ final class AbortedBatchFilter {
         return batch.isTransactional() && containsAbortedProducer(producerId);
     }
 
+    /**
+     * Whether a control batch is an ABORT marker, from its first record's key. Read with a reused cursor (not {@link
+     * EndTransactionMarker#controlType}, which takes a new varint reader per call and calls a compressed or short key
+     * unknown); a key too short for a marker is corrupt, as kafka-clients' {@code ControlRecordType.parse} has it.
+     */
     private boolean isAbortMarker(final RecordBatch batch, final SubscriptionState.PartitionState partition) {
         controlCursor.reset(batch, batch.compressionId() == CompressionType.NONE.id() ? null : decompressors.get());
         if (!controlCursor.next()) {
@@ -83,7 +88,7 @@ final class AbortedBatchFilter {
                     + CONTROL_KEY_BYTES + ": partition=" + partition.topicPartition() + ", offset=" + record.offset());
         }
         final MemorySegment segment = record.segment();
-        return segment.get(INT16, record.keyOffset() + 2) == ABORT;
+        return segment.get(INT16, record.keyOffset() + 2) == EndTransactionMarker.ABORT;
     }
 
     private void addAbortedProducer(final long producerId) {
