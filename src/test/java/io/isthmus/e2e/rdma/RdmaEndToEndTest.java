@@ -409,4 +409,82 @@ class RdmaEndToEndTest {
         }
         assertEachProducerOnceInOrder(consumeKafkaClients(topic, 400), List.of("retried"), 400);
     }
+
+    private IsthmusProducer transactional(final String transactionalId) {
+        final Map<String, Object> settings = clientSettings("tcp");
+        settings.put(ProducerConfig.TRANSACTIONAL_ID, transactionalId);
+        return new IsthmusProducer(settings);
+    }
+
+    private static void sendAndFlush(final IsthmusProducer producer, final String topic, final String... values) {
+        for (final String value : values) {
+            producer.send(topic, 0, IsthmusProducer.NOW, null, value.getBytes(StandardCharsets.UTF_8), null, null);
+        }
+        producer.flush();
+    }
+
+    /** Polls for up to {@code wait}, or until {@code until} values are there, adding every value read. */
+    private static void pollValues(
+            final IsthmusConsumer consumer, final List<String> values, final int until, final Duration wait) {
+        final long deadline = System.nanoTime() + wait.toNanos();
+        while (values.size() < until && System.nanoTime() < deadline) {
+            try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(100))) {
+                for (final ConsumedRecord record : batch) {
+                    values.add(record.valueAsString());
+                }
+            }
+        }
+    }
+
+    /**
+     * read_committed over RDMA: the consumer's readers stop at the last stable offset their slot carries, and the
+     * aborted transactions they copy with one-sided READs make the record iterator skip an aborted transaction that
+     * overlaps a committed one, as after a TCP fetch. Transactions are written over TCP (transactional produce over
+     * RDMA is not supported); an open transaction holds the consumer back until it commits.
+     */
+    @Test
+    void shouldReadOnlyCommittedTransactionsOverRdma() {
+        final String topic = "rdma-txn";
+        createTopic(topic);
+        final Map<String, Object> settings = clientSettings("rdma");
+        settings.put("isolation.level", "read_committed");
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        try (IsthmusProducer a = transactional("rdma-txn-a");
+                IsthmusProducer b = transactional("rdma-txn-b");
+                IsthmusProducer plain = new IsthmusProducer(clientSettings("tcp"));
+                IsthmusConsumer consumer = new IsthmusConsumer(settings)) {
+            assertThat(consumer.transport()).isEqualTo(Transport.RDMA);
+            a.initTransactions();
+            b.initTransactions();
+            a.beginTransaction();
+            b.beginTransaction();
+            sendAndFlush(a, topic, "a1-0", "a1-1");
+            sendAndFlush(b, topic, "b1-0");
+            sendAndFlush(plain, topic, "plain-0");
+            sendAndFlush(a, topic, "a1-2");
+            a.commitTransaction();
+            sendAndFlush(b, topic, "b1-1");
+            b.abortTransaction();
+            b.beginTransaction();
+            sendAndFlush(b, topic, "b2-0");
+            b.commitTransaction();
+            a.beginTransaction();
+            sendAndFlush(a, topic, "open-0");
+
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, 0);
+            final List<String> values = new ArrayList<>();
+            pollValues(consumer, values, 5, DEADLINE);
+            assertThat(values).containsExactly("a1-0", "a1-1", "plain-0", "a1-2", "b2-0");
+            pollValues(consumer, values, 6, Duration.ofSeconds(2));
+            assertThat(values)
+                    .as("the open transaction holds the consumer back")
+                    .hasSize(5);
+            assertThat(consumer.rdmaTransport().slotReads()).isPositive();
+
+            a.commitTransaction();
+            pollValues(consumer, values, 6, DEADLINE);
+            assertThat(values).containsExactly("a1-0", "a1-1", "plain-0", "a1-2", "b2-0", "open-0");
+        }
+    }
 }
