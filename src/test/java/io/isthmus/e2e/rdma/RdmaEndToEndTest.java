@@ -235,6 +235,100 @@ class RdmaEndToEndTest {
         }
     }
 
+    /**
+     * read_committed over RDMA when the broker's aborted-transaction array fills: kafka-clients' transactional producer
+     * aborts more transactions than the first array holds (so the consumer must follow the array to a larger one),
+     * commits some, and leaves one open; the isthmus consumer over RDMA sees exactly the committed records, in order,
+     * nothing past the open transaction until it commits.
+     */
+    @Test
+    void shouldFollowTheAbortedTransactionArrayWhenItGrowsOverRdma() throws Exception {
+        final String topic = "rdma-txn-many-aborts";
+        createTopic(topic);
+        final Properties props = new Properties();
+        props.put("bootstrap.servers", broker.bootstrapServers());
+        props.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put("linger.ms", "0");
+        final List<String> committed = new ArrayList<>();
+        final int aborts = 300;
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> open = kafkaTransactional(props, "open");
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                        kafkaTransactional(props, "rounds")) {
+            for (int round = 0; round < aborts + 20; round++) {
+                producer.beginTransaction();
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "r" + round));
+                producer.flush();
+                if (round % 16 == 0 || round >= aborts) {
+                    producer.commitTransaction();
+                    committed.add("r" + round);
+                } else {
+                    producer.abortTransaction();
+                }
+            }
+            open.beginTransaction();
+            open.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "held"))
+                    .get();
+            producer.beginTransaction();
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "after"))
+                    .get();
+            producer.commitTransaction();
+
+            final Map<String, Object> settings = clientSettings("rdma");
+            settings.put("isolation.level", "read_committed");
+            try (IsthmusConsumer consumer = new IsthmusConsumer(settings)) {
+                assertThat(consumer.transport()).isEqualTo(Transport.RDMA);
+                final TopicPartition tp = new TopicPartition(topic, 0);
+                consumer.assign(List.of(tp));
+                consumer.seek(tp, 0);
+                final List<String> seen = pollUntilQuiet(consumer, committed.size(), Duration.ofSeconds(2));
+                assertThat(seen)
+                        .as("committed records only, none at or past the open transaction")
+                        .containsExactlyElementsOf(committed);
+                assertThat(consumer.rdmaTransport().accessRequests())
+                        .as("the consumer followed the aborted-transaction array when it grew")
+                        .isGreaterThan(1);
+
+                open.commitTransaction();
+                assertThat(pollUntilQuiet(consumer, 2, Duration.ofSeconds(1))).containsExactly("held", "after");
+            }
+        }
+    }
+
+    private static org.apache.kafka.clients.producer.KafkaProducer<String, String> kafkaTransactional(
+            final Properties base, final String transactionalId) {
+        final Properties props = new Properties();
+        props.putAll(base);
+        props.put("transactional.id", transactionalId);
+        final org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                new org.apache.kafka.clients.producer.KafkaProducer<>(props);
+        producer.initTransactions();
+        return producer;
+    }
+
+    /** Values polled until {@code expected} arrived (or the deadline), then a quiet {@code linger} more. */
+    private static List<String> pollUntilQuiet(
+            final IsthmusConsumer consumer, final int expected, final Duration linger) {
+        final List<String> values = new ArrayList<>();
+        final long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (values.size() < expected && System.nanoTime() < deadline) {
+            drain(consumer, values, Duration.ofMillis(100));
+        }
+        final long quietUntil = System.nanoTime() + linger.toNanos();
+        while (System.nanoTime() < quietUntil) {
+            drain(consumer, values, Duration.ofMillis(100));
+        }
+        return values;
+    }
+
+    private static void drain(final IsthmusConsumer consumer, final List<String> values, final Duration timeout) {
+        try (ConsumerBatch batch = consumer.poll(timeout)) {
+            while (batch.next()) {
+                values.add(new String(batch.record().valueAsArray(), StandardCharsets.UTF_8));
+            }
+        }
+    }
+
     @Test
     void shouldProduceOverRdmaAndReadEveryRecordOnceInOrderOverRdmaAndOverKafkaClients() {
         final String topic = "rdma-e2e";

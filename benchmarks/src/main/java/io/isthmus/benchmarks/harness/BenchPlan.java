@@ -105,11 +105,8 @@ public final class BenchPlan {
     /** Idle fetch measures the broker per fetch request, which only kafka-clients counts: kafka-clients on both. */
     private static final List<Pairing> BROKER_ONLY = List.of(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
 
-    /**
-     * Transactions: kafka-clients on both brokers. The isthmus client in this tree has no transactional producer and
-     * no read_committed consumer, so there is no isthmus stack row (its adapters refuse such settings).
-     */
-    static final List<Pairing> TRANSACTION_PAIRINGS = BROKER_ONLY;
+    /** Transactions: both stacks and kafka-clients on the isthmus broker (the stack and the broker-only ratio). */
+    static final List<Pairing> TRANSACTION_PAIRINGS = STACKS_AND_BROKER_ONLY;
 
     private List<BenchCase> build() {
         final List<BenchCase> all = new ArrayList<>();

@@ -63,6 +63,9 @@ public final class Report {
         // in transactions): the isthmus broker over Kafka's.
         summary.put("txn_produce_broker_ratio", brokerRatio("txn-produce-100B-p1", "mb_per_s"));
         summary.put("txn_consume_broker_ratio", brokerRatio("txn-consume-100B-p1", "mb_per_s"));
+        // The same, isthmus client on the isthmus broker over kafka-clients on Kafka.
+        summary.put("txn_produce_ratio", ratio("txn-produce-100B-p1", "mb_per_s"));
+        summary.put("txn_consume_ratio", ratio("txn-consume-100B-p1", "mb_per_s"));
         return summary;
     }
 
@@ -97,7 +100,8 @@ public final class Report {
                 + " broker; `consume_1k_vs_tcp_limit` is its 1 KiB consume bandwidth over the loopback TCP limit"
                 + " below; `flink_source_vs_kafkasource` is IsthmusSource over Flink's KafkaSource on the isthmus"
                 + " broker; `txn_produce_broker_ratio` and `txn_consume_broker_ratio` are broker-only ratios"
-                + " (kafka-clients on both) of transactional produce and read_committed consume."
+                + " (kafka-clients on both) of transactional produce and read_committed consume, `txn_produce_ratio`"
+                + " and `txn_consume_ratio` their stack ratios."
                 + " Every client runs in its own JVM.\n\n");
         headline(md);
         md.append(machine.markdown()).append('\n');

@@ -55,10 +55,11 @@ class BenchPlanTest {
     }
 
     @Test
-    void transactionsRunKafkaClientsOnBothBrokers() {
+    void transactionsRunBothStacksAndKafkaClientsOnTheIsthmusBroker() {
         for (final BenchCase c :
                 BenchPlan.of(false, List.of(BenchPlan.TRANSACTIONS)).cases()) {
-            assertThat(c.pairings()).containsExactly(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
+            assertThat(c.pairings())
+                    .containsExactly(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
         }
     }
 }

@@ -20,7 +20,8 @@ class ReportTest {
         assertThat(summary.get("txn_consume_broker_ratio")).isCloseTo(0.5, within(1e-9));
         assertThat(summary.get("produce_ratio")).isNull();
         assertThat(report.summaryLine("/tmp/x"))
-                .contains(" txn_produce_broker_ratio=2.000 txn_consume_broker_ratio=0.500 results=/tmp/x")
+                .contains(" txn_produce_broker_ratio=2.000 txn_consume_broker_ratio=0.500 txn_produce_ratio=n/a"
+                        + " txn_consume_ratio=n/a results=/tmp/x")
                 .contains("produce_ratio=n/a");
     }
 
@@ -28,7 +29,11 @@ class ReportTest {
     void summaryKeysAreFixedWhenNothingRan() {
         final Report report = new Report(true, "now", MACHINE, Map.of(), List.of(), List.of(), List.of());
         assertThat(report.summary())
-                .containsKeys("txn_produce_broker_ratio", "txn_consume_broker_ratio")
+                .containsKeys(
+                        "txn_produce_broker_ratio",
+                        "txn_consume_broker_ratio",
+                        "txn_produce_ratio",
+                        "txn_consume_ratio")
                 .containsEntry("txn_produce_broker_ratio", null);
     }
 

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  *   <li>a key the isthmus client knows is kept;
  *   <li>a key kafka-clients knows (its own {@code configNames()}, so the list is Kafka's, not a copy) that isthmus has
  *       no use for is dropped with one logged warning naming every such key: deserializers (records arrive as memory
- *       slices), metrics reporters, reconnect backoffs and the like;
+ *       slices), metrics reporters, reconnect backoffs and the like; so is a key of the other Kafka client (a consumer
+ *       setting given to a producer), as kafka-clients ignores it, since connectors hand one property set to both;
  *   <li>{@code security.protocol} other than {@code PLAINTEXT} is refused: isthmus has no TLS or SASL yet, and
  *       dropping the key would send the data in the clear where the user asked for encryption;
  *   <li>any other key is refused, as the isthmus client itself would.
@@ -41,6 +42,7 @@ public final class KafkaSettings {
                 settings,
                 ConsumerConfig.names(),
                 org.apache.kafka.clients.consumer.ConsumerConfig.configNames(),
+                org.apache.kafka.clients.producer.ProducerConfig.configNames(),
                 "consumer");
     }
 
@@ -50,6 +52,7 @@ public final class KafkaSettings {
                 settings,
                 ProducerConfig.names(),
                 org.apache.kafka.clients.producer.ProducerConfig.configNames(),
+                org.apache.kafka.clients.consumer.ConsumerConfig.configNames(),
                 "producer");
     }
 
@@ -57,6 +60,7 @@ public final class KafkaSettings {
             final Map<String, ?> settings,
             final Set<String> isthmusNames,
             final Set<String> kafkaNames,
+            final Set<String> otherKafkaNames,
             final String clientKind) {
         final Map<String, Object> kept = new HashMap<>();
         final Set<String> ignored = new TreeSet<>();
@@ -71,7 +75,9 @@ public final class KafkaSettings {
                             + e.getValue() + ": isthmus has no TLS or SASL yet, only PLAINTEXT");
                 }
                 ignored.add(key);
-            } else if (kafkaNames.contains(key)) {
+            } else if (kafkaNames.contains(key) || otherKafkaNames.contains(key)) {
+                // The other client's settings too: Kafka's connectors hand one property set to both clients (a SQL
+                // table's properties.*), and kafka-clients ignores what is not its own.
                 ignored.add(key);
             } else {
                 throw new IllegalArgumentException("unknown " + clientKind + " setting: key=" + key

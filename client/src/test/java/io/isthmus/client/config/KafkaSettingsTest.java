@@ -42,15 +42,29 @@ class KafkaSettingsTest {
     }
 
     @Test
+    void shouldIgnoreTheOtherClientsKafkaSettingsAsKafkaClientsDoes() {
+        // One property set for both clients, as a Flink SQL table's properties.* are.
+        final KafkaSettings.Translated producer =
+                KafkaSettings.forProducer(Map.of("bootstrap.servers", "b:1", "isolation.level", "read_committed"));
+        final KafkaSettings.Translated consumer =
+                KafkaSettings.forConsumer(Map.of("bootstrap.servers", "b:1", "transactional.id", "t"));
+
+        assertThat(producer.settings()).containsOnlyKeys("bootstrap.servers");
+        assertThat(producer.ignored()).containsExactly("isolation.level");
+        assertThat(consumer.settings()).containsOnlyKeys("bootstrap.servers");
+        assertThat(consumer.ignored()).containsExactly("transactional.id");
+    }
+
+    @Test
     void shouldRefuseATypoAsTheClientWould() {
         assertThatThrownBy(() -> KafkaSettings.forConsumer(Map.of("bootstrap.servers", "b:1", "fetch.max.wiat.ms", 5)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("key=fetch.max.wiat.ms")
                 .hasMessageContaining("neither an isthmus nor a Kafka consumer setting");
-        assertThatThrownBy(() -> KafkaSettings.forProducer(Map.of("group.id", "g")))
-                .as("a consumer key is no producer key")
+        assertThatThrownBy(() -> KafkaSettings.forProducer(Map.of("bootstrap.servers", "b:1", "lingr.ms", 5)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("key=group.id");
+                .hasMessageContaining("key=lingr.ms")
+                .hasMessageContaining("neither an isthmus nor a Kafka producer setting");
     }
 
     @Test

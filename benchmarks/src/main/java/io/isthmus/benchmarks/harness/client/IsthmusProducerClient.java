@@ -5,21 +5,18 @@ import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.ProducerConfig;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The isthmus producer over TCP, uncompressed, idempotent exactly when {@code acks=all} (as the kafka-clients adapter:
- * the producer's own default is idempotent with acks=all). {@link #send(byte[])} is the allocation-free path: {@code
+ * the producer's own default is idempotent with acks=all), transactional when the case asks for transactions. {@link #send(byte[])} is the allocation-free path: {@code
  * send(topic, key, value)} with no per-record completion, failures counted by a per-batch {@link DeliveryListener}.
  */
 final class IsthmusProducerClient implements ProducerClient {
     /** Room for several 256 KiB batches per partition in flight: what the isthmus demo gives its producer. */
     static final long BUFFER_MEMORY = 64L << 20;
-
-    /** Why a transactional run of this adapter fails: the benchmark does not pretend to run what is not there. */
-    static final String NO_TRANSACTIONS = "the isthmus producer in this tree has no transactions"
-            + " (transactional.id, initTransactions, beginTransaction, commitTransaction)";
 
     private final IsthmusProducer producer;
     private final String topic;
@@ -27,9 +24,6 @@ final class IsthmusProducerClient implements ProducerClient {
     private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
 
     IsthmusProducerClient(final ClientSettings settings, final String clientId) {
-        if (settings.transactional()) {
-            throw new UnsupportedOperationException(NO_TRANSACTIONS);
-        }
         final Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS, settings.bootstrap());
         config.put(ProducerConfig.CLIENT_ID, clientId);
@@ -43,6 +37,10 @@ final class IsthmusProducerClient implements ProducerClient {
         config.put(ProducerConfig.COMPRESSION_TYPE, "none");
         config.put(ProducerConfig.BUFFER_MEMORY, Long.toString(BUFFER_MEMORY));
         config.put(ProducerConfig.TRANSPORT, "tcp");
+        if (settings.transactional()) {
+            // One transactional id per client JVM, as the kafka-clients adapter.
+            config.put(ProducerConfig.TRANSACTIONAL_ID, clientId + "-" + UUID.randomUUID());
+        }
         final DeliveryListener countFailures = (topicName, partition, baseOffset, recordCount, error) -> {
             if (error != null) {
                 failures.addAndGet(recordCount);
@@ -51,6 +49,9 @@ final class IsthmusProducerClient implements ProducerClient {
         };
         this.producer = new IsthmusProducer(new ProducerConfig(config), countFailures);
         this.topic = settings.topic();
+        if (settings.transactional()) {
+            producer.initTransactions();
+        }
     }
 
     @Override
@@ -66,12 +67,12 @@ final class IsthmusProducerClient implements ProducerClient {
 
     @Override
     public void beginTransaction() {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        producer.beginTransaction();
     }
 
     @Override
     public void commitTransaction() {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        producer.commitTransaction();
     }
 
     @Override

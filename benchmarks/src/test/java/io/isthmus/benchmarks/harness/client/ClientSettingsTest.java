@@ -34,12 +34,4 @@ class ClientSettingsTest {
         assertThat(base.withTopic("other").isolation()).isEqualTo("read_committed");
         assertThat(base.unbatched().transactionRecords()).isEqualTo(1000);
     }
-
-    @Test
-    void theIsthmusAdaptersRefuseWhatThisTreeCannotDo() {
-        assertThatThrownBy(() -> ClientLibrary.ISTHMUS.producer(settings("all", 1000, "read_uncommitted"), "p"))
-                .isInstanceOf(UnsupportedOperationException.class);
-        assertThatThrownBy(() -> ClientLibrary.ISTHMUS.consumer(settings("1", 0, "read_committed"), "c"))
-                .isInstanceOf(UnsupportedOperationException.class);
-    }
 }

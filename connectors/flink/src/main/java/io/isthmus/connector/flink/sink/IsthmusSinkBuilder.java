@@ -1,6 +1,7 @@
 package io.isthmus.connector.flink.sink;
 
 import io.isthmus.client.config.KafkaSettings;
+import io.isthmus.client.config.Transport;
 import io.isthmus.client.producer.ProducerConfig;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,8 +17,10 @@ import org.slf4j.LoggerFactory;
  * serializer, a delivery guarantee (default {@link DeliveryGuarantee#NONE}, as Kafka's), a transactional id prefix and
  * producer properties (isthmus or Kafka names; Kafka-only ones without meaning here are dropped with a warning).
  *
- * <p>{@link DeliveryGuarantee#EXACTLY_ONCE} needs transactions in the broker, which isthmus does not have yet: asking
- * for it fails the build with that reason rather than quietly giving a weaker guarantee.
+ * <p>{@link DeliveryGuarantee#EXACTLY_ONCE} needs a transactional id prefix, unique to the job and the same across its
+ * restarts (as Kafka's), and runs over TCP: transactional produce over RDMA is not supported, so {@code transport=rdma}
+ * is refused for it rather than quietly weakened. A {@code transactional.id} property is ignored with a warning: the
+ * sink names its transactions itself.
  */
 public final class IsthmusSinkBuilder<IN> {
     private static final Logger LOG = LoggerFactory.getLogger(IsthmusSinkBuilder.class);
@@ -43,7 +46,7 @@ public final class IsthmusSinkBuilder<IN> {
         return this;
     }
 
-    /** Kept for the exactly-once mode; as Kafka's, it must stay the same across restarts of a job. */
+    /** Names the exactly-once sink's transactions ({@code prefix-subtask-checkpoint}); as Kafka's, it must be unique to the job and stay the same across its restarts. */
     public IsthmusSinkBuilder<IN> setTransactionalIdPrefix(final String prefix) {
         this.transactionalIdPrefix = Objects.requireNonNull(prefix, "transactionalIdPrefix");
         return this;
@@ -65,10 +68,10 @@ public final class IsthmusSinkBuilder<IN> {
         if (serializer == null) {
             throw new IllegalStateException("no record serializer: call setRecordSerializer");
         }
-        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
-            throw new UnsupportedOperationException("EXACTLY_ONCE needs broker transactions, which isthmus does not"
-                    + " have yet; use AT_LEAST_ONCE (every checkpoint waits for its records' acknowledgements)"
-                    + (transactionalIdPrefix == null ? "" : ", transactionalIdPrefix=" + transactionalIdPrefix));
+        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE && transactionalIdPrefix == null) {
+            throw new IllegalStateException(
+                    "EXACTLY_ONCE delivery guarantee requires a transactionalIdPrefix to be set:"
+                            + " setTransactionalIdPrefix, unique to this job and the same across its restarts");
         }
         final Map<String, Object> raw = new HashMap<>();
         for (final String key : properties.stringPropertyNames()) {
@@ -77,11 +80,14 @@ public final class IsthmusSinkBuilder<IN> {
         final Map<String, Object> settings =
                 new HashMap<>(KafkaSettings.forProducer(raw).settings());
         if (settings.remove(ProducerConfig.TRANSACTIONAL_ID) != null) {
-            // The sink's writers are not transactional (no EXACTLY_ONCE yet): a transactional producer would refuse
-            // every send outside a transaction. Dropped as before the client had transactions.
             LOG.warn(
-                    "producer setting {} is ignored: the sink sets transactional ids itself, for EXACTLY_ONCE only",
+                    "producer setting {} is ignored: the sink names its transactions itself (EXACTLY_ONCE)",
                     ProducerConfig.TRANSACTIONAL_ID);
+        }
+        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE
+                && Transport.RDMA.name().equalsIgnoreCase(String.valueOf(settings.get(ProducerConfig.TRANSPORT)))) {
+            throw new IllegalArgumentException("EXACTLY_ONCE writes transactions, and transactional produce is TCP"
+                    + " only: use transport=tcp or auto (which picks TCP for it), or AT_LEAST_ONCE over RDMA");
         }
         final Object bootstrap = settings.get(ProducerConfig.BOOTSTRAP_SERVERS);
         if (bootstrap == null || bootstrap.toString().isBlank()) {
@@ -90,8 +96,8 @@ public final class IsthmusSinkBuilder<IN> {
         new ProducerConfig(settings); // refuses a bad value now, not in a task manager later
         final HashMap<String, String> producerSettings = new HashMap<>();
         settings.forEach((k, v) -> producerSettings.put(k, String.valueOf(v)));
-        final String clientIdPrefix =
+        final String prefix =
                 transactionalIdPrefix != null ? transactionalIdPrefix : "IsthmusSink-" + UUID.randomUUID();
-        return new IsthmusSink<>(producerSettings, deliveryGuarantee, serializer, clientIdPrefix);
+        return new IsthmusSink<>(producerSettings, deliveryGuarantee, serializer, prefix);
     }
 }

@@ -112,12 +112,14 @@ public final class IsthmusConnectorOptions {
                     "sink.delivery-guarantee")
             .enumType(DeliveryGuarantee.class)
             .defaultValue(DeliveryGuarantee.AT_LEAST_ONCE)
-            .withDescription("none or at-least-once (exactly-once needs broker transactions).");
+            .withDescription("none, at-least-once or exactly-once (a transaction per checkpoint; needs"
+                    + " sink.transactional-id-prefix).");
 
     public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX = ConfigOptions.key("sink.transactional-id-prefix")
             .stringType()
             .noDefaultValue()
-            .withDescription("Kept for exactly-once; must stay the same across restarts.");
+            .withDescription("Names the exactly-once sink's transactions; unique to the job, the same across its"
+                    + " restarts.");
 
     public static final ConfigOption<String> SINK_PARTITIONER = ConfigOptions.key("sink.partitioner")
             .stringType()

@@ -150,9 +150,12 @@ public final class IsthmusDynamicTableFactory implements DynamicTableSourceFacto
                     + context.getObjectIdentifier() + ", topic=" + topics);
         }
         final DeliveryGuarantee guarantee = options.get(DELIVERY_GUARANTEE);
-        if (guarantee == DeliveryGuarantee.EXACTLY_ONCE) {
-            throw new ValidationException("'sink.delivery-guarantee' = 'exactly-once' needs broker transactions, which"
-                    + " isthmus does not have yet; use 'at-least-once': table=" + context.getObjectIdentifier());
+        if (guarantee == DeliveryGuarantee.EXACTLY_ONCE
+                && options.getOptional(TRANSACTIONAL_ID_PREFIX).isEmpty()) {
+            // Kafka's SQL connector asks the same: transaction names must be stable across the job's restarts.
+            throw new ValidationException("'sink.delivery-guarantee' = 'exactly-once' needs"
+                    + " 'sink.transactional-id-prefix', unique to the job and the same across its restarts: table="
+                    + context.getObjectIdentifier());
         }
         final String partitioner = options.get(SINK_PARTITIONER);
         if (!partitioner.equals("default") && !partitioner.equals("fixed")) {

@@ -149,15 +149,32 @@ class IsthmusSinkJobTest {
     }
 
     @Test
-    void shouldRefuseExactlyOnceUntilTheBrokerHasTransactions() {
+    void shouldAskExactlyOnceForATransactionalIdPrefixAndTcp() {
+        assertThatThrownBy(() -> IsthmusSink.<String>builder()
+                        .setBootstrapServers("localhost:9092")
+                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                        .setRecordSerializer((e, c, t) -> null)
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("requires a transactionalIdPrefix");
         assertThatThrownBy(() -> IsthmusSink.<String>builder()
                         .setBootstrapServers("localhost:9092")
                         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                         .setTransactionalIdPrefix("job")
+                        .setProperty("transport", "rdma")
                         .setRecordSerializer((e, c, t) -> null)
                         .build())
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("EXACTLY_ONCE needs broker transactions");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TCP only");
+        final IsthmusSink<String> sink = IsthmusSink.<String>builder()
+                .setBootstrapServers("localhost:9092")
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix("job")
+                .setProperty("transactional.id", "ignored")
+                .setRecordSerializer((e, c, t) -> null)
+                .build();
+        assertThat(sink.deliveryGuarantee()).isEqualTo(DeliveryGuarantee.EXACTLY_ONCE);
+        assertThat(sink.producerSettings()).doesNotContainKey("transactional.id");
     }
 
     @Test

@@ -257,4 +257,87 @@ class RecoveryUnderFailureTest {
         assertThat(seen.cardinality()).as("distinct records in the output").isEqualTo(records);
         assertThat(written).as("records written, replays included").isGreaterThanOrEqualTo(records);
     }
+
+    /**
+     * The exactly-once sink under the same two failures: the records a failed run wrote after its last checkpoint were
+     * in a transaction the restart aborts, so a read_committed consumer of the output reads every input record exactly
+     * once, while the log itself (read_uncommitted) still holds the aborted copies.
+     */
+    @Test
+    void shouldWriteEveryRecordExactlyOnceAcrossTwoRestarts() throws Exception {
+        final int records = 200_000;
+        writeLongs("eos-in", records);
+        BROKER.createTopic("eos-out", PARTITIONS);
+        final StreamExecutionEnvironment env = restarting();
+        env.fromSource(
+                        IsthmusSource.<Long>builder()
+                                .setBootstrapServers(BROKER.bootstrapServers())
+                                .setTopics("eos-in")
+                                .setBounded(OffsetsInitializer.latest())
+                                .setDeserializer(new Longs())
+                                .build(),
+                        WatermarkStrategy.noWatermarks(),
+                        "isthmus")
+                .map(new FailTwice(records))
+                .sinkTo(IsthmusSink.<Long>builder()
+                        .setBootstrapServers(BROKER.bootstrapServers())
+                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                        .setTransactionalIdPrefix("eos-job")
+                        .setRecordSerializer((value, context, timestamp) -> new ProducerRecord<>(
+                                "eos-out",
+                                null,
+                                null,
+                                java.nio.ByteBuffer.allocate(8).putLong(value).array()))
+                        .build());
+        env.execute("exactly-once sink");
+        assertThat(FAILURES.get()).as("injected failures").isEqualTo(2);
+
+        final long[] committed = readLongs("eos-out", "read_committed", records);
+        final BitSet seen = new BitSet(records);
+        for (final long value : committed) {
+            assertThat(seen.get((int) value)).as("record %s once", value).isFalse();
+            seen.set((int) value);
+        }
+        assertThat(seen.cardinality()).as("distinct records in the output").isEqualTo(records);
+        assertThat(readLongs("eos-out", "read_uncommitted", records).length)
+                .as("the log still holds what the failed runs wrote and their restarts aborted")
+                .isGreaterThan(records);
+    }
+
+    /** Every value of {@code topic} a consumer at {@code isolation} reads to the partitions' ends. */
+    private static long[] readLongs(final String topic, final String isolation, final int expectedAtLeast) {
+        final List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            partitions.add(new TopicPartition(topic, p));
+        }
+        final long[] values = new long[expectedAtLeast * 3];
+        int count = 0;
+        try (IsthmusConsumer consumer = new IsthmusConsumer(Map.of(
+                "bootstrap.servers", BROKER.bootstrapServers(), "transport", "tcp", "isolation.level", isolation))) {
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() - deadline < 0 && !reachedEnds(consumer, ends)) {
+                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(200))) {
+                    for (final ConsumedRecord record : batch) {
+                        values[count++] = record.segment().get(BIG_ENDIAN_LONG, record.valueOffset());
+                    }
+                }
+            }
+            assertThat(reachedEnds(consumer, ends))
+                    .as("%s read to the end", isolation)
+                    .isTrue();
+        }
+        return java.util.Arrays.copyOf(values, count);
+    }
+
+    private static boolean reachedEnds(final IsthmusConsumer consumer, final Map<TopicPartition, Long> ends) {
+        for (final Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+            if (consumer.position(end.getKey()) < end.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

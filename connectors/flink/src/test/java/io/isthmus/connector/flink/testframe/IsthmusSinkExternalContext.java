@@ -20,6 +20,7 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.testframe.external.ExternalSystemDataReader;
 import org.apache.flink.connector.testframe.external.sink.DataStreamSinkV2ExternalContext;
 import org.apache.flink.connector.testframe.external.sink.TestingSinkSettings;
+import org.apache.flink.streaming.api.CheckpointingMode;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -42,9 +43,11 @@ final class IsthmusSinkExternalContext implements DataStreamSinkV2ExternalContex
 
     @Override
     public Sink<String> createSink(final TestingSinkSettings settings) {
+        final boolean exactlyOnce = settings.getCheckpointingMode() == CheckpointingMode.EXACTLY_ONCE;
         return IsthmusSink.<String>builder()
                 .setBootstrapServers(bootstrapServers)
-                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .setDeliveryGuarantee(exactlyOnce ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE)
+                .setTransactionalIdPrefix(topic)
                 .setRecordSerializer(IsthmusRecordSerializationSchema.<String>builder()
                         .setTopic(topic)
                         .setValueSerializationSchema(new SimpleStringSchema())
@@ -54,7 +57,10 @@ final class IsthmusSinkExternalContext implements DataStreamSinkV2ExternalContex
 
     @Override
     public ExternalSystemDataReader<String> createSinkDataReader(final TestingSinkSettings settings) {
-        final Reader reader = new Reader();
+        final Reader reader = new Reader(
+                settings.getCheckpointingMode() == CheckpointingMode.EXACTLY_ONCE
+                        ? "read_committed"
+                        : "read_uncommitted");
         readers.add(reader);
         return reader;
     }
@@ -85,15 +91,16 @@ final class IsthmusSinkExternalContext implements DataStreamSinkV2ExternalContex
 
     @Override
     public String toString() {
-        return "isthmus sink, at least once";
+        return "isthmus sink";
     }
 
     /** Reads the topic from the beginning with the isthmus consumer. */
     private final class Reader implements ExternalSystemDataReader<String> {
         private final IsthmusConsumer consumer;
 
-        Reader() {
-            consumer = new IsthmusConsumer(Map.of("bootstrap.servers", bootstrapServers, "transport", "tcp"));
+        Reader(final String isolation) {
+            consumer = new IsthmusConsumer(
+                    Map.of("bootstrap.servers", bootstrapServers, "transport", "tcp", "isolation.level", isolation));
             final List<TopicPartition> partitions = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
                 partitions.add(new TopicPartition(topic, p));

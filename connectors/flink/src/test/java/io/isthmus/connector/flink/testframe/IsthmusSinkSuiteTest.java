@@ -11,8 +11,8 @@ import org.apache.flink.core.execution.CheckpointingMode;
 
 /**
  * Flink's own sink test suite ({@code flink-connector-test-utils} 2.3.0), unchanged, against the isthmus sink and
- * broker: basic writing, restart from a savepoint, scale up and down, metrics. Only at-least-once: that is what the
- * sink promises until the broker has transactions.
+ * broker: basic writing, restart from a savepoint, scale up and down, metrics, each with exactly-once checkpointing (the
+ * sink's EXACTLY_ONCE guarantee, read back read_committed) and at-least-once.
  */
 class IsthmusSinkSuiteTest extends SinkTestSuiteBase<String> {
     @TestEnv
@@ -26,5 +26,5 @@ class IsthmusSinkSuiteTest extends SinkTestSuiteBase<String> {
             testName -> new IsthmusSinkExternalContext(broker.bootstrapServers());
 
     @TestSemantics
-    CheckpointingMode[] semantics = {CheckpointingMode.AT_LEAST_ONCE};
+    CheckpointingMode[] semantics = {CheckpointingMode.EXACTLY_ONCE, CheckpointingMode.AT_LEAST_ONCE};
 }
