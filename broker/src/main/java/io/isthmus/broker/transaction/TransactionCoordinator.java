@@ -269,9 +269,7 @@ public final class TransactionCoordinator implements AutoCloseable {
             final TransactionMetadata current = transactions.get(transactionalId);
             if (current.state() != TransactionState.ONGOING
                     || !current.partitions().containsAll(requested)) {
-                final TransactionMetadata grown = current.withPartitions(requested, clock.millis());
-                persist(grown);
-                open.open(grown);
+                persistOpen(current.withPartitions(requested, clock.millis()));
             }
             return uniform(requested, Errors.NONE);
         } finally {
@@ -298,9 +296,7 @@ public final class TransactionCoordinator implements AutoCloseable {
             final TransactionMetadata current = transactions.get(transactionalId);
             if (current.state() != TransactionState.ONGOING
                     || !current.pendingOffsets().containsKey(groupId)) {
-                final TransactionMetadata grown = current.withGroup(groupId, clock.millis());
-                persist(grown);
-                open.open(grown);
+                persistOpen(current.withGroup(groupId, clock.millis()));
             }
             return Errors.NONE;
         } finally {
@@ -505,6 +501,12 @@ public final class TransactionCoordinator implements AutoCloseable {
         stateLog.write(next);
         transactions.put(next.transactionalId(), next);
         stateLog.compactIfDue(transactions.values());
+    }
+
+    /** Persists an open transaction that grew, and lets its partitions take its data. */
+    private void persistOpen(final TransactionMetadata grown) {
+        persist(grown);
+        open.open(grown);
     }
 
     /** Decides the transaction's outcome: durable from here, and no new data may enter its partitions. */
