@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The isthmus transactional producer and {@code read_committed} consumer against the isthmus broker's own transaction
- * coordinator (the client module proves the same against Apache Kafka): commits and aborts in turn, fencing, offsets in
- * a consume-transform-produce loop, and a transaction finished by handle by a new producer.
+ * coordinator (the client module proves the same against Apache Kafka): commits and aborts in turn, an open transaction
+ * holding read_committed back, fencing, the broker aborting a transaction past its timeout, offsets in a
+ * consume-transform-produce loop, and a transaction finished by handle by a new producer.
  */
 class IsthmusTransactionsEndToEndTest {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
@@ -43,7 +44,7 @@ class IsthmusTransactionsEndToEndTest {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = EmbeddedBroker.start(logDir);
+        broker = EmbeddedBroker.start(logDir, "transaction.abort.timed.out.transaction.cleanup.interval.ms=200");
         admin = new IsthmusAdmin(broker.bootstrapServers());
     }
 
@@ -150,6 +151,84 @@ class IsthmusTransactionsEndToEndTest {
         all.addAll(values("second-", 0, 3));
         all.addAll(values("third-", 0, 3));
         assertThat(read(topic, "read_uncommitted")).isEqualTo(all);
+    }
+
+    @Test
+    void shouldHoldReadCommittedBackWhileATransactionIsOpen() {
+        final String topic = "txn-e2e-open";
+        admin.createTopic(topic, 1, (short) 1);
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        try (IsthmusProducer open = transactional("open");
+                IsthmusProducer later = transactional("later");
+                IsthmusConsumer consumer = new IsthmusConsumer(consumerSettings("read_committed"))) {
+            open.initTransactions();
+            later.initTransactions();
+            open.beginTransaction();
+            send(open, topic, "open-0");
+            open.flush();
+            later.beginTransaction();
+            send(later, topic, "later-0");
+            later.commitTransaction();
+
+            assertThat(consumer.endOffsets(List.of(tp))).containsEntry(tp, 0L);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            final List<String> seen = new ArrayList<>();
+            final long quiet = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+            while (System.nanoTime() < quiet) {
+                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(100))) {
+                    for (final ConsumedRecord record : batch) {
+                        seen.add(record.valueAsString());
+                    }
+                }
+            }
+            assertThat(seen)
+                    .as("nothing past the open transaction's first record")
+                    .isEmpty();
+
+            open.commitTransaction();
+            final long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (seen.size() < 2 && System.nanoTime() < deadline) {
+                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(100))) {
+                    for (final ConsumedRecord record : batch) {
+                        seen.add(record.valueAsString());
+                    }
+                }
+            }
+            assertThat(seen).containsExactly("open-0", "later-0");
+        }
+    }
+
+    @Test
+    void shouldAbortATransactionPastItsTimeoutAndFenceItsProducer() {
+        final String topic = "txn-e2e-timeout";
+        admin.createTopic(topic, 1, (short) 1);
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        try (IsthmusProducer producer = new IsthmusProducer(Map.of(
+                "bootstrap.servers",
+                broker.bootstrapServers(),
+                "transport",
+                "tcp",
+                "transactional.id",
+                "timeout",
+                "transaction.timeout.ms",
+                1_000))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            send(producer, topic, "late-0");
+            producer.flush();
+            final long deadline = System.nanoTime() + DEADLINE.toNanos();
+            try (IsthmusConsumer consumer = new IsthmusConsumer(consumerSettings("read_committed"))) {
+                while (consumer.endOffsets(List.of(tp)).get(tp) == 0) {
+                    assertThat(System.nanoTime())
+                            .as("the broker aborted the transaction")
+                            .isLessThan(deadline);
+                }
+            }
+            assertThatThrownBy(producer::commitTransaction).isInstanceOf(ProducerFencedException.class);
+        }
+        assertThat(read(topic, "read_committed")).isEmpty();
+        assertThat(read(topic, "read_uncommitted")).containsExactly("late-0");
     }
 
     @Test

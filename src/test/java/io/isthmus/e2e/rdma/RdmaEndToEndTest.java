@@ -250,21 +250,28 @@ class RdmaEndToEndTest {
         props.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
         props.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
         props.put("linger.ms", "0");
-        final List<String> committed = new ArrayList<>();
         final int aborts = 300;
+        final List<String> committed = new ArrayList<>();
+        final Map<String, Object> settings = clientSettings("rdma");
+        settings.put("isolation.level", "read_committed");
         try (org.apache.kafka.clients.producer.KafkaProducer<String, String> open = kafkaTransactional(props, "open");
                 org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
-                        kafkaTransactional(props, "rounds")) {
-            for (int round = 0; round < aborts + 20; round++) {
-                producer.beginTransaction();
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "r" + round));
-                producer.flush();
-                if (round % 16 == 0 || round >= aborts) {
-                    producer.commitTransaction();
-                    committed.add("r" + round);
-                } else {
-                    producer.abortTransaction();
-                }
+                        kafkaTransactional(props, "rounds");
+                IsthmusConsumer consumer = new IsthmusConsumer(settings)) {
+            assertThat(consumer.transport()).isEqualTo(Transport.RDMA);
+            final TopicPartition tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, 0);
+            final List<String> seen = new ArrayList<>();
+            // A few rounds first, read at once: the broker's array for the partition starts small, with the consumer.
+            int round = 0;
+            for (; round < 20; round++) {
+                transactionRound(producer, topic, round, round % 16 == 0, committed);
+            }
+            seen.addAll(pollUntilQuiet(consumer, committed.size(), Duration.ofMillis(500)));
+            // Then more aborted transactions than that array holds: the consumer must follow it to a larger one.
+            for (; round < aborts + 20; round++) {
+                transactionRound(producer, topic, round, round % 16 == 0 || round >= aborts, committed);
             }
             open.beginTransaction();
             open.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "held"))
@@ -274,24 +281,34 @@ class RdmaEndToEndTest {
                     .get();
             producer.commitTransaction();
 
-            final Map<String, Object> settings = clientSettings("rdma");
-            settings.put("isolation.level", "read_committed");
-            try (IsthmusConsumer consumer = new IsthmusConsumer(settings)) {
-                assertThat(consumer.transport()).isEqualTo(Transport.RDMA);
-                final TopicPartition tp = new TopicPartition(topic, 0);
-                consumer.assign(List.of(tp));
-                consumer.seek(tp, 0);
-                final List<String> seen = pollUntilQuiet(consumer, committed.size(), Duration.ofSeconds(2));
-                assertThat(seen)
-                        .as("committed records only, none at or past the open transaction")
-                        .containsExactlyElementsOf(committed);
-                assertThat(consumer.rdmaTransport().accessRequests())
-                        .as("the consumer followed the aborted-transaction array when it grew")
-                        .isGreaterThan(1);
+            seen.addAll(pollUntilQuiet(consumer, committed.size() - seen.size(), Duration.ofSeconds(2)));
+            assertThat(seen)
+                    .as("committed records only, none at or past the open transaction")
+                    .containsExactlyElementsOf(committed);
+            assertThat(consumer.rdmaTransport().abortedArraysOutgrown())
+                    .as("the consumer followed the aborted-transaction array when it grew")
+                    .isPositive();
+            assertThat(consumer.rdmaTransport().abortedReads()).isPositive();
 
-                open.commitTransaction();
-                assertThat(pollUntilQuiet(consumer, 2, Duration.ofSeconds(1))).containsExactly("held", "after");
-            }
+            open.commitTransaction();
+            assertThat(pollUntilQuiet(consumer, 2, Duration.ofSeconds(1))).containsExactly("held", "after");
+        }
+    }
+
+    private static void transactionRound(
+            final org.apache.kafka.clients.producer.KafkaProducer<String, String> producer,
+            final String topic,
+            final int round,
+            final boolean commit,
+            final List<String> committed) {
+        producer.beginTransaction();
+        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "r" + round));
+        producer.flush();
+        if (commit) {
+            producer.commitTransaction();
+            committed.add("r" + round);
+        } else {
+            producer.abortTransaction();
         }
     }
 

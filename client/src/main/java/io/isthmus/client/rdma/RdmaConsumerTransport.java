@@ -84,6 +84,8 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     private long slotReads;
     private long dataReads;
     private long accessRequests;
+    private long abortedReads;
+    private long abortedArraysOutgrown;
     private int rotation;
 
     /** A connection to one broker with its slot READ target. */
@@ -364,6 +366,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             return true;
         }
         if (published > r.abortedBase + r.abortedCapacity) {
+            abortedArraysOutgrown++;
             r.needsAccess = true;
             return false;
         }
@@ -371,6 +374,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             final long first = r.abortedKnown - r.abortedBase;
             final int entries = (int)
                     Math.min(published - r.abortedKnown, ABORTED_BYTES / AbortedTransactionsDescriptor.ENTRY_LENGTH);
+            abortedReads++;
             link.connection.postRead(
                     0,
                     link.abortedRegion,
@@ -485,6 +489,19 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     /** Segment data READs so far. */
     public long dataReads() {
         return dataReads;
+    }
+
+    /** READs of aborted-transaction entries so far (read_committed; one per new batch of entries a slot counts). */
+    public long abortedReads() {
+        return abortedReads;
+    }
+
+    /**
+     * Times a slot counted more aborted transactions than the reader's array holds, so that the reader asked for access
+     * again to learn the broker's larger array.
+     */
+    public long abortedArraysOutgrown() {
+        return abortedArraysOutgrown;
     }
 
     /** CONSUME_ACCESS requests so far (first reads, sealed segments, revocations, seeks). */
