@@ -133,11 +133,11 @@ class BrokerConfigTest {
     @Test
     void shouldParseSeveralListenersAndAdvertisedListeners() {
         final BrokerConfig config = BrokerConfig.of(Map.of(
-                BrokerConfig.LISTENERS, "PLAINTEXT://0.0.0.0:0,SSL://[::1]:9093",
+                BrokerConfig.LISTENERS, "PLAINTEXT://0.0.0.0:0,INTERNAL://[::1]:9093",
                 BrokerConfig.ADVERTISED_LISTENERS, "PLAINTEXT://broker.example:19092"));
 
         assertThat(config.listeners())
-                .containsExactly(new Endpoint("PLAINTEXT", "0.0.0.0", 0), new Endpoint("SSL", "::1", 9093));
+                .containsExactly(new Endpoint("PLAINTEXT", "0.0.0.0", 0), new Endpoint("INTERNAL", "::1", 9093));
         assertThat(config.advertisedListeners()).containsExactly(new Endpoint("PLAINTEXT", "broker.example", 19092));
     }
 
