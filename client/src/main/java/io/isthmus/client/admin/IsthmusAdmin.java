@@ -167,7 +167,16 @@ public final class IsthmusAdmin implements AutoCloseable {
      * record at or after it).
      */
     public synchronized Map<TopicPartition, OffsetAndTime> listOffsets(final Map<TopicPartition, Long> query) {
-        return OffsetLookup.lookup(connections, query, (byte) 0);
+        return listOffsets(query, false);
+    }
+
+    /**
+     * As {@link #listOffsets(Map)}, at an isolation level: for {@code readCommitted} the latest offset is the last stable
+     * offset (the end a {@code read_committed} consumer reads to), as Kafka's {@code ListOffsetsOptions(READ_COMMITTED)}.
+     */
+    public synchronized Map<TopicPartition, OffsetAndTime> listOffsets(
+            final Map<TopicPartition, Long> query, final boolean readCommitted) {
+        return OffsetLookup.lookup(connections, query, readCommitted ? (byte) 1 : (byte) 0);
     }
 
     /** The end offset (high watermark) of every partition of a topic. */

@@ -112,6 +112,14 @@ public final class ConsumedRecord {
         return record.headerCount();
     }
 
+    /**
+     * Header {@code index} as a reused flyweight, valid until the next call: its key and value offsets are into {@link
+     * #segment()}, so both can be read in place, allocating nothing.
+     */
+    public Header header(final int index) {
+        return record.header(index);
+    }
+
     /** The key of header {@code index}, decoded as UTF-8. */
     public String headerKey(final int index) {
         final Header header = record.header(index);
