@@ -97,12 +97,15 @@ run_launcher_suite() {
     fi
 }
 
-# The class path of every module's tests and main classes, for the in-guest JUnit launcher.
+# The class path of the tests and main classes of every module with RDMA tests, for the in-guest
+# JUnit launcher. Only those: the Flink and Spark connectors' class paths clash (Kryo, slf4j), and
+# they may share one JVM only while one of them has no RDMA test.
 all_test_classpath() {
     local dir cp=""
     while read -r dir; do
         local target="$ISTHMUS_HOME/$dir/target"
         [ -d "$target/test-classes" ] || continue
+        grep -rqs --include='*.java' --exclude-dir=target '@Tag("rdma")' "$ISTHMUS_HOME/$dir" || continue
         cp="$cp:$target/test-classes:$target/classes:$(cat "$target/test.classpath")"
     done < <(maven_module_dirs)
     echo "${cp#:}"
