@@ -32,7 +32,7 @@ public final class BenchMain implements Callable<Integer> {
             split = ",",
             description =
                     "Only these groups: produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out, flink,"
-                            + " transactions, limits.")
+                            + " spark, transactions, limits.")
     private List<String> only = new ArrayList<>();
 
     @Option(

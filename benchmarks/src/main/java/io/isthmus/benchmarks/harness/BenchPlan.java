@@ -1,6 +1,7 @@
 package io.isthmus.benchmarks.harness;
 
 import io.isthmus.benchmarks.harness.client.ClientLibrary;
+import io.isthmus.benchmarks.harness.client.ClientRunnerMain;
 import io.isthmus.benchmarks.harness.client.ClientSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +14,7 @@ import java.util.Set;
  * The cases of a run: {@code --quick} (a smoke run under three minutes on two cores: fewer records, fewer
  * configurations) or the full run the README reports. Groups, as {@code --only} names them: {@value #PRODUCE},
  * {@value #CONSUME}, {@value #PRODUCE_LATENCY}, {@value #E2E_LATENCY}, {@value #IDLE_FETCH}, {@value #FAN_OUT},
- * {@value #FLINK}, {@value #TRANSACTIONS}, and {@value #LIMITS} (the physical probes, which run in the harness
+ * {@value #FLINK}, {@value #SPARK}, {@value #TRANSACTIONS}, and {@value #LIMITS} (the physical probes, which run in the harness
  * itself).
  */
 public final class BenchPlan {
@@ -25,9 +26,10 @@ public final class BenchPlan {
     public static final String FAN_OUT = "fan-out";
     public static final String LIMITS = "limits";
     public static final String FLINK = "flink";
+    public static final String SPARK = "spark";
     public static final String TRANSACTIONS = "transactions";
-    public static final List<String> GROUPS =
-            List.of(PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, FLINK, TRANSACTIONS, LIMITS);
+    public static final List<String> GROUPS = List.of(
+            PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, FLINK, SPARK, TRANSACTIONS, LIMITS);
 
     /** Records per transaction in the {@value #TRANSACTIONS} group: a commit (and its markers) per 1,000 records. */
     public static final int TRANSACTION_RECORDS = 1_000;
@@ -135,6 +137,9 @@ public final class BenchPlan {
             for (final int partitions : partitionCounts) {
                 all.add(throughputCase(FLINK, "flink-source", 100, partitions, "1", throughputRecords(100)));
             }
+        }
+        if (groups.contains(SPARK)) {
+            all.add(sparkCase());
         }
         if (groups.contains(TRANSACTIONS)) {
             // Transactional produce, and read_committed consume of a topic preloaded transactionally.
@@ -320,6 +325,32 @@ public final class BenchPlan {
                 preload,
                 Duration.ofSeconds(300),
                 TRANSACTION_PAIRINGS);
+    }
+
+    /**
+     * The {@value #SPARK} case: the same Structured Streaming query (read, count by key) with {@code format("isthmus")}
+     * and with Spark's {@code format("kafka")} over one preloaded topic of 100 B records (10,000,000 in a full run), on
+     * the same broker; and Spark's Kafka source on Kafka, for the stack ratio.
+     */
+    private BenchCase sparkCase() {
+        final int size = 100;
+        final long records = quick ? 200_000 : 10_000_000;
+        final Map<String, Object> params = new LinkedHashMap<>();
+        params.put("record_bytes", size);
+        params.put("partitions", 1);
+        params.put("records", records);
+        params.put("micro_batches", 20);
+        final List<String> args = List.of("--record-bytes", Integer.toString(size), "--partitions", "1", "--acks", "1");
+        return new BenchCase(
+                SPARK + "-" + sizeLabel(size) + "-p1",
+                SPARK,
+                ClientRunnerMain.SPARK_QUERY,
+                params,
+                1,
+                args,
+                records,
+                Duration.ofSeconds(quick ? 300 : 900),
+                STACKS_AND_BROKER_ONLY);
     }
 
     /** About 20-64 MB per case in a quick run, 200-650 MB in a full one. */

@@ -239,6 +239,13 @@ public final class BenchRun {
                         + " for the isthmus client, Flink's KafkaSource (flink-connector-kafka, its defaults, a"
                         + " deserializer reading them from kafka-clients' byte[]) for kafka-clients; records are counted"
                         + " in the map, the first tenth is warmup.",
+                "Spark: a local Spark 4.2 (local[2]) in a client JVM of the benchmarks-spark module's class path"
+                        + " runs readStream -> groupBy(key).count() -> noop sink in update mode over the preloaded topic"
+                        + " with Trigger.AvailableNow and maxOffsetsPerTrigger of a twentieth of the records (the preload"
+                        + " has null keys: one group); format(\"isthmus\") (transport=tcp, max.partition.fetch.bytes=4"
+                        + " MiB) for the isthmus client, Spark's format(\"kafka\") (spark-sql-kafka-0-10 4.2.0, its"
+                        + " defaults) for kafka-clients. The first micro-batch is warmup; records/s runs from its end"
+                        + " to the last one's, and the micro-batch time is the median trigger time of the others.",
                 "Transactions: kafka-clients' transactional producer (a transactional.id of its own per client JVM,"
                         + " initTransactions() before the warmup, acks=all, so idempotent) commits a transaction per "
                         + BenchPlan.TRANSACTION_RECORDS + " records: beginTransaction(), "

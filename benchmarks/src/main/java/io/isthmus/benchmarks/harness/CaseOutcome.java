@@ -115,6 +115,7 @@ public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>>
             case BenchPlan.IDLE_FETCH -> new String[] {"fetches_per_s", "broker_cpu_s_per_100k_fetches"};
             case BenchPlan.FAN_OUT -> new String[] {"aggregate_mb_per_s", "broker_cpu_s_per_gb"};
             case BenchPlan.FLINK -> new String[] {"records_per_s", "broker_cpu_s_per_gb"};
+            case BenchPlan.SPARK -> new String[] {"records_per_s", "batch_latency_p50_ms", "broker_cpu_s_per_gb"};
             case BenchPlan.TRANSACTIONS ->
                 new String[] {"records_per_s", "mb_per_s", "broker_cpu_s_per_gb", "commit_p50_us"};
             default -> new String[0];

@@ -151,7 +151,13 @@ final class CaseRunner implements AutoCloseable {
                 String.format("%03d-%s-%s-%s.log", ++runs, broker.kind().label(), client.label(), name));
         final Map<String, Object> result;
         try (ChildJvm jvm = ChildJvm.start(
-                name, BrokerSettings.clientJvmOptions(), ClientRunnerMain.class.getName(), args, log, phase::onLine)) {
+                name,
+                WorkloadClassPath.of(workload),
+                BrokerSettings.clientJvmOptions(),
+                ClientRunnerMain.class.getName(),
+                args,
+                log,
+                phase::onLine)) {
             final CompletableFuture<String> line = jvm.expectLine(ClientRunnerMain.RESULT_PREFIX);
             final String resultLine = jvm.awaitLine(line, timeout.plusSeconds(60));
             jvm.waitForExit(Duration.ofSeconds(60));

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.ObjLongConsumer;
 
 /**
- * A JVM child process running one main class of this module's class path with the harness's own {@code java}. Its
+ * A JVM child process running one main class of this module's class path (or another one's) with the harness's own
+ * {@code java}. Its
  * output goes to a log file; a reader thread hands every line, with the child's pid, to a listener first (the harness
  * samples broker and client CPU on a client's phase markers there) and completes the futures of {@link #awaitLine}.
  */
@@ -43,11 +44,24 @@ public final class ChildJvm implements AutoCloseable {
             final Path logFile,
             final ObjLongConsumer<String> listener)
             throws IOException {
+        return start(name, System.getProperty("java.class.path"), jvmOptions, mainClass, args, logFile, listener);
+    }
+
+    /** As {@link #start(String, List, String, List, Path, ObjLongConsumer)}, on another class path. */
+    public static ChildJvm start(
+            final String name,
+            final String classPath,
+            final List<String> jvmOptions,
+            final String mainClass,
+            final List<String> args,
+            final Path logFile,
+            final ObjLongConsumer<String> listener)
+            throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(mainClass);
         command.addAll(args);
         Files.createDirectories(logFile.getParent());

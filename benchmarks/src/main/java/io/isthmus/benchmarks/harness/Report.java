@@ -37,8 +37,10 @@ public final class Report {
      * The summary figures, keys fixed: every ratio is the isthmus stack (isthmus client on the isthmus broker) over the
      * Kafka stack (kafka-clients on Kafka) for 100 B records and 1 partition unless its name says otherwise; the
      * consumer figures are the isthmus zero-copy consumer's on the isthmus broker; null where the run did not measure
-     * it. Two kinds of ratio say in their names what they compare instead: {@code flink_source_vs_kafkasource}
-     * (IsthmusSource over Flink's KafkaSource, both on the isthmus broker) and the {@code txn_*_broker_ratio}s
+     * it. Three kinds of ratio say in their names what they compare instead: {@code flink_source_vs_kafkasource}
+     * (IsthmusSource over Flink's KafkaSource, both on the isthmus broker), {@code spark_source_vs_kafka_source} and
+     * {@code spark_batch_latency_ratio} (the same Spark query with format("isthmus") over format("kafka"), both on the
+     * isthmus broker: records/s, and the median micro-batch time) and the {@code txn_*_broker_ratio}s
      * (transactions, kafka-clients on both brokers: the isthmus broker over Kafka's).
      */
     public Map<String, Double> summary() {
@@ -54,11 +56,10 @@ public final class Report {
         final Double tcp = limits.get("tcp_loopback_gb_per_s") instanceof Number n ? n.doubleValue() : null;
         summary.put("consume_1k_vs_tcp_limit", consume1k == null || tcp == null ? null : consume1k / (tcp * 1000));
         // The same job and broker, IsthmusSource over Flink's KafkaSource.
-        final Double isthmusSource = figure("flink-100B-p1", Pairing.ISTHMUS_STACK, "records_per_s");
-        final Double kafkaSource = figure("flink-100B-p1", Pairing.KAFKA_CLIENTS_ON_ISTHMUS, "records_per_s");
-        summary.put(
-                "flink_source_vs_kafkasource",
-                isthmusSource == null || kafkaSource == null ? null : isthmusSource / kafkaSource);
+        summary.put("flink_source_vs_kafkasource", clientRatio("flink-100B-p1", "records_per_s"));
+        // The same Spark query and broker, format("isthmus") over Spark's format("kafka").
+        summary.put("spark_source_vs_kafka_source", clientRatio("spark-100B-p1", "records_per_s"));
+        summary.put("spark_batch_latency_ratio", clientRatio("spark-100B-p1", "batch_latency_p50_ms"));
         // Transactions, kafka-clients on both brokers (transactional produce; read_committed consume of data written
         // in transactions): the isthmus broker over Kafka's.
         summary.put("txn_produce_broker_ratio", brokerRatio("txn-produce-100B-p1", "mb_per_s"));
@@ -99,7 +100,9 @@ public final class Report {
                 + " `consumer_heap_bytes_per_record` is the isthmus zero-copy consumer's polling thread on the isthmus"
                 + " broker; `consume_1k_vs_tcp_limit` is its 1 KiB consume bandwidth over the loopback TCP limit"
                 + " below; `flink_source_vs_kafkasource` is IsthmusSource over Flink's KafkaSource on the isthmus"
-                + " broker; `txn_produce_broker_ratio` and `txn_consume_broker_ratio` are broker-only ratios"
+                + " broker; `spark_source_vs_kafka_source` is the same Spark query's records/s with format(\"isthmus\")"
+                + " over Spark's format(\"kafka\") on the isthmus broker, `spark_batch_latency_ratio` its median"
+                + " micro-batch time's; `txn_produce_broker_ratio` and `txn_consume_broker_ratio` are broker-only ratios"
                 + " (kafka-clients on both) of transactional produce and read_committed consume, `txn_produce_ratio`"
                 + " and `txn_consume_ratio` their stack ratios."
                 + " Every client runs in its own JVM.\n\n");
@@ -177,6 +180,18 @@ public final class Report {
                 new String[] {"record_bytes", "partitions"},
                 new Column[] {
                     new Column("records/s", "records_per_s", 0, true),
+                    new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true)
+                });
+        section(
+                md,
+                BenchPlan.SPARK,
+                "Spark Structured Streaming query, read → count by key → noop sink (local Spark, Trigger.AvailableNow,"
+                        + " 20 micro-batches): the isthmus client rows run format(\"isthmus\"), the kafka-clients rows"
+                        + " Spark's format(\"kafka\") (spark-sql-kafka-0-10)",
+                new String[] {"record_bytes", "partitions"},
+                new Column[] {
+                    new Column("records/s", "records_per_s", 0, true),
+                    new Column("micro-batch p50 ms", "batch_latency_p50_ms", 0, true),
                     new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true)
                 });
         section(
@@ -389,6 +404,12 @@ public final class Report {
     private Double brokerRatio(final String caseId, final String key) {
         final CaseOutcome outcome = outcome(caseId);
         return outcome == null ? null : outcome.brokerRatio(key);
+    }
+
+    /** The isthmus client over kafka-clients (for the engines: over their Kafka source), both on the isthmus broker. */
+    private Double clientRatio(final String caseId, final String key) {
+        final CaseOutcome outcome = outcome(caseId);
+        return outcome == null ? null : outcome.clientRatio(key);
     }
 
     private Double figure(final String caseId, final Pairing pairing, final String key) {

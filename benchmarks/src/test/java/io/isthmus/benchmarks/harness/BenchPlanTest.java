@@ -62,4 +62,18 @@ class BenchPlanTest {
                     .containsExactly(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
         }
     }
+
+    @Test
+    void sparkRunsOneQueryOverTenMillionRecordsWithBothSourcesOnTheIsthmusBroker() {
+        final List<BenchCase> full =
+                BenchPlan.of(false, List.of(BenchPlan.SPARK)).cases();
+        assertThat(full).extracting(BenchCase::id).containsExactly("spark-100B-p1");
+        final BenchCase spark = full.get(0);
+        assertThat(spark.workload()).isEqualTo("spark-query");
+        assertThat(spark.preloadRecords()).isEqualTo(10_000_000);
+        assertThat(spark.pairings())
+                .contains(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
+        assertThat(BenchPlan.of(true, List.of(BenchPlan.SPARK)).cases().get(0).preloadRecords())
+                .isEqualTo(200_000);
+    }
 }

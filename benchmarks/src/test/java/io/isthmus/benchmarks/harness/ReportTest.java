@@ -26,6 +26,32 @@ class ReportTest {
     }
 
     @Test
+    void sparkRatiosAreTheIsthmusSourceOverSparksKafkaSourceOnTheIsthmusBroker() {
+        final BenchCase spark =
+                BenchPlan.of(true, List.of(BenchPlan.SPARK)).cases().get(0);
+        final Map<Pairing, Map<String, Object>> results = new LinkedHashMap<>();
+        results.put(Pairing.ISTHMUS_STACK, sparkResult(3.0e6, 40));
+        results.put(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, sparkResult(1.0e6, 160));
+        results.put(Pairing.KAFKA_STACK, sparkResult(0.5e6, 320));
+        final Report report = new Report(
+                true, "now", MACHINE, Map.of(), List.of(new CaseOutcome(spark, results)), List.of(), List.of());
+        assertThat(report.summary().get("spark_source_vs_kafka_source")).isCloseTo(3.0, within(1e-9));
+        assertThat(report.summary().get("spark_batch_latency_ratio")).isCloseTo(0.25, within(1e-9));
+        assertThat(report.markdown("/tmp/x")).contains("Spark Structured Streaming query");
+    }
+
+    private static Map<String, Object> sparkResult(final double recordsPerS, final long batchMs) {
+        final Map<String, Object> result = new LinkedHashMap<>();
+        result.put("records", 190_000L);
+        result.put("record_bytes", 100);
+        result.put("records_per_s", recordsPerS);
+        result.put("mb_per_s", recordsPerS * 100 / 1e6);
+        result.put("batch_latency_p50_ms", batchMs);
+        result.put("broker_cpu_s", 1.0);
+        return result;
+    }
+
+    @Test
     void summaryKeysAreFixedWhenNothingRan() {
         final Report report = new Report(true, "now", MACHINE, Map.of(), List.of(), List.of(), List.of());
         assertThat(report.summary())

@@ -22,7 +22,8 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Option(
             names = "--workload",
             required = true,
-            description = "produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out, flink-source")
+            description =
+                    "produce, consume, produce-latency, e2e-latency, idle-fetch, fan-out, flink-source, spark-query")
     private String workload;
 
     @Option(
@@ -142,7 +143,26 @@ public final class ClientRunnerMain implements Callable<Integer> {
             case "idle-fetch" -> new IdleFetchWorkload();
             case "fan-out" -> new FanOutWorkload();
             case "flink-source" -> new FlinkSourceWorkload();
+            case SPARK_QUERY -> sparkWorkload();
             default -> throw new IllegalArgumentException("unknown workload: " + name);
         };
+    }
+
+    /** The Spark workload's name; it runs in a JVM of the benchmarks-spark module's class path (see below). */
+    public static final String SPARK_QUERY = "spark-query";
+
+    /**
+     * The Spark workload lives in the benchmarks-spark module, which depends on this one: Spark and Flink clash on
+     * Kryo and slf4j, so the harness starts the Spark cases' client JVM with that module's class path, and this
+     * runner finds the workload there by name.
+     */
+    private static Workload sparkWorkload() {
+        final String name = "io.isthmus.benchmarks.harness.client.SparkQueryWorkload";
+        try {
+            return (Workload) Class.forName(name).getDeclaredConstructor().newInstance();
+        } catch (final ReflectiveOperationException e) {
+            throw new IllegalStateException(
+                    name + " is not on this JVM's class path (the benchmarks-spark module's)", e);
+        }
     }
 }

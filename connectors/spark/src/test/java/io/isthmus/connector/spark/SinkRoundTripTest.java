@@ -100,6 +100,40 @@ class SinkRoundTripTest {
     }
 
     @Test
+    void aStreamingQueryCopiesATopicThroughTheSink(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
+            throws Exception {
+        isthmus.createTopic("stream-copy-from", 2);
+        isthmus.createTopic("stream-copy-to", 2);
+        isthmus.produce("stream-copy-from", 2, 0, 2_000, 1_700_000_000_000L);
+        final org.apache.spark.sql.streaming.StreamingQuery query = spark.readStream()
+                .format("isthmus")
+                .option("isthmus.bootstrap.servers", isthmus.bootstrapServers())
+                .option("subscribe", "stream-copy-from")
+                .option("startingOffsets", "earliest")
+                .option("maxOffsetsPerTrigger", "500")
+                .load()
+                .select("key", "value", "partition")
+                .writeStream()
+                .format("isthmus")
+                .option("isthmus.bootstrap.servers", isthmus.bootstrapServers())
+                .option("topic", "stream-copy-to")
+                .option("checkpointLocation", dir.toString())
+                .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow())
+                .start();
+        query.awaitTermination();
+        assertThat(query.exception().isEmpty()).isTrue();
+        final Dataset<Row> copy = spark.read()
+                .format("isthmus")
+                .option("isthmus.bootstrap.servers", isthmus.bootstrapServers())
+                .option("subscribe", "stream-copy-to")
+                .load()
+                .selectExpr("CAST(key AS STRING)", "CAST(value AS STRING)", "partition");
+        final Set<String> rows = new HashSet<>();
+        copy.collectAsList().forEach(r -> rows.add(r.getString(0) + "|" + r.getString(1) + "|" + r.getInt(2)));
+        assertThat(rows).hasSize(2_000).contains("key-0|value-0|0", "key-1999|value-1999|1");
+    }
+
+    @Test
     void aWriteWithoutValueOrTopicIsRefusedNamingTheColumn() {
         assertThatThrownBy(() -> spark.sql("SELECT 'x' AS key FROM range(1)")
                         .write()
