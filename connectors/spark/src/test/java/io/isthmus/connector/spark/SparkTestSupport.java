@@ -37,6 +37,9 @@ public final class SparkTestSupport implements AutoCloseable {
                 .master("local[2]")
                 .appName("isthmus-connector-spark-test")
                 .config("spark.ui.enabled", "false")
+                // Loopback only: the driver binds where the broker listens.
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.driver.host", "127.0.0.1")
                 .config("spark.sql.shuffle.partitions", "2")
                 .config("spark.sql.streaming.forceDeleteTempCheckpointLocation", "true")
                 .getOrCreate();

@@ -95,6 +95,11 @@ public final class SparkDemo implements Callable<Integer> {
                 .master("local[2]")
                 .appName("isthmus spark-demo")
                 .config("spark.ui.enabled", "false")
+                // Loopback only: the driver binds where the broker listens.
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.driver.host", "127.0.0.1")
+                // Adaptive execution does not apply to a streaming aggregation; say so once, here, not in a warning.
+                .config("spark.sql.adaptive.enabled", "false")
                 .config("spark.sql.shuffle.partitions", Integer.toString(partitions))
                 .getOrCreate();
         try (IsthmusAdmin admin = new IsthmusAdmin(broker.bootstrapServers())) {

@@ -30,6 +30,9 @@ public final class SparkQueryWorkload implements Workload {
                 .master("local[2]")
                 .appName("bench spark-query")
                 .config("spark.ui.enabled", "false")
+                // Loopback only: the driver binds where the broker listens.
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.driver.host", "127.0.0.1")
                 .config("spark.sql.shuffle.partitions", "2")
                 .getOrCreate();
         final Progress progress = new Progress(context);

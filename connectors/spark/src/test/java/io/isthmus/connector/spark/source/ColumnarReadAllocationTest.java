@@ -83,7 +83,9 @@ class ColumnarReadAllocationTest {
             measuredRows = rows - measuredRows;
         }
         assertThat(rows).isEqualTo(RECORDS);
-        System.out.printf("columnar read: %.3f heap bytes per record over %d records%n", (double) allocated / measuredRows, measuredRows);
+        System.out.printf(
+                "columnar read: %.3f heap bytes per record over %d records%n",
+                (double) allocated / measuredRows, measuredRows);
         // Per fetch and per batch there are a few objects; per record, none (one object would be 16 bytes or more).
         assertThat((double) allocated / measuredRows)
                 .as("heap bytes per record")
