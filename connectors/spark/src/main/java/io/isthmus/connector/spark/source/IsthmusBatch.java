@@ -9,6 +9,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * A batch read, {@code spark.read.format("isthmus")}: the offsets between the starting and the ending options, both
@@ -16,9 +17,11 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
  */
 final class IsthmusBatch implements Batch {
     private final ReadOptions options;
+    private final StructType schema;
 
-    IsthmusBatch(final ReadOptions options) {
+    IsthmusBatch(final ReadOptions options, final StructType schema) {
         this.options = options;
+        this.schema = schema;
     }
 
     @Override
@@ -40,7 +43,7 @@ final class IsthmusBatch implements Batch {
                 ranges.add(new OffsetRange(partition, start, end));
             }
         }
-        return InputPartitions.of(OffsetRangePlanner.plan(ranges, options.minPartitions()), options);
+        return InputPartitions.of(OffsetRangePlanner.plan(ranges, options.minPartitions()), options, schema);
     }
 
     @Override

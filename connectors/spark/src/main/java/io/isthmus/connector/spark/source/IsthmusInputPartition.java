@@ -2,6 +2,7 @@ package io.isthmus.connector.spark.source;
 
 import java.util.Map;
 import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * One Spark task's work: a range of one partition and how to read it. Serialized from the driver to an executor.
@@ -10,13 +11,13 @@ import org.apache.spark.sql.connector.read.InputPartition;
  * @param consumerSettings the consumer's settings (the executor's cached consumer for the same settings and partition
  *     is reused)
  * @param failOnDataLoss whether offsets of the range that are gone fail the task
- * @param includeHeaders whether rows carry headers
+ * @param schema the record columns the query reads (Kafka's row schema, pruned)
  * @param pollTimeoutMs how long to wait for records the range says exist
  */
 public record IsthmusInputPartition(
         OffsetRange range,
         Map<String, String> consumerSettings,
         boolean failOnDataLoss,
-        boolean includeHeaders,
+        StructType schema,
         long pollTimeoutMs)
         implements InputPartition {}

@@ -23,6 +23,7 @@ import org.apache.spark.sql.connector.read.streaming.ReadMaxRows;
 import org.apache.spark.sql.connector.read.streaming.ReadMinRows;
 import org.apache.spark.sql.connector.read.streaming.ReportsSourceMetrics;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,7 @@ final class IsthmusMicroBatchStream implements MicroBatchStream, SupportsTrigger
     private static final Logger LOG = LoggerFactory.getLogger(IsthmusMicroBatchStream.class);
 
     private final ReadOptions options;
+    private final StructType schema;
     private final String checkpointLocation;
     private final PartitionOffsetReader reader;
     /** The latest offsets the last trigger saw: what the lag metrics compare against. */
@@ -46,8 +48,9 @@ final class IsthmusMicroBatchStream implements MicroBatchStream, SupportsTrigger
 
     private long lastTriggerMillis = System.currentTimeMillis();
 
-    IsthmusMicroBatchStream(final ReadOptions options, final String checkpointLocation) {
+    IsthmusMicroBatchStream(final ReadOptions options, final StructType schema, final String checkpointLocation) {
         this.options = options;
+        this.schema = schema;
         this.checkpointLocation = checkpointLocation;
         this.reader = new PartitionOffsetReader(options);
     }
@@ -194,7 +197,7 @@ final class IsthmusMicroBatchStream implements MicroBatchStream, SupportsTrigger
                 ranges.add(new OffsetRange(partition, from, until));
             }
         });
-        return InputPartitions.of(OffsetRangePlanner.plan(ranges, options.minPartitions()), options);
+        return InputPartitions.of(OffsetRangePlanner.plan(ranges, options.minPartitions()), options, schema);
     }
 
     private void reportDataLoss(final String what) {

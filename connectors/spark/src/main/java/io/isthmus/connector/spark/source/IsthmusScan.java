@@ -6,7 +6,10 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
 
-/** A read of the log: as one batch ({@code spark.read}) or as micro-batches ({@code spark.readStream}). */
+/**
+ * A read of the log: as one batch ({@code spark.read}) or as micro-batches ({@code spark.readStream}), of the record
+ * columns the query uses.
+ */
 final class IsthmusScan implements Scan {
     private final ReadOptions options;
     private final StructType schema;
@@ -28,7 +31,7 @@ final class IsthmusScan implements Scan {
 
     @Override
     public Batch toBatch() {
-        return new IsthmusBatch(options);
+        return new IsthmusBatch(options, schema);
     }
 
     @Override
@@ -38,6 +41,6 @@ final class IsthmusScan implements Scan {
                     + IsthmusOptions.ENDING_OFFSETS_BY_TIMESTAMP + "' and '" + IsthmusOptions.ENDING_TIMESTAMP
                     + "' are for batch reads; a streaming query runs on (use Trigger.AvailableNow to stop at the end)");
         }
-        return new IsthmusMicroBatchStream(options, checkpointLocation);
+        return new IsthmusMicroBatchStream(options, schema, checkpointLocation);
     }
 }

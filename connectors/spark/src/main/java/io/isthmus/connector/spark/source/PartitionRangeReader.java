@@ -1,8 +1,11 @@
 package io.isthmus.connector.spark.source;
 
+import io.isthmus.client.consumer.ConsumedRecord;
+import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.connector.spark.IsthmusOptions;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
@@ -12,8 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one {@link OffsetRange} into column batches with the executor's cached consumer of the partition. Records
- * reach the columns from the consumer's handler poll, in place (see {@link RecordColumns}).
+ * Reads one {@link OffsetRange} into column batches with the executor's cached consumer of the partition. The rows
+ * are the polled records in place (see {@link RecordColumns}): the consumer batches they lie in stay open until Spark
+ * asks for the next column batch, and are closed then.
  *
  * <p><b>Data loss.</b> The consumer never resets on its own ({@code auto.offset.reset=none}). Where the range's next
  * offset is below the log start (retention deleted it), or past the log's end (the topic was deleted and made again),
@@ -34,7 +38,13 @@ final class PartitionRangeReader implements PartitionReader<ColumnarBatch> {
     private final TopicPartition partition;
     private final ConsumerPool.Key key;
     private final RecordColumns columns;
+    /** Consumer batches the current column batch's rows lie in; the last one may have records left. */
+    private final ArrayDeque<ConsumerBatch> held = new ArrayDeque<>();
+
     private IsthmusConsumer consumer;
+    /** Where the consumer stood after the poll of the newest held batch: past all of its records. */
+    private long positionAfterPoll;
+
     private long next;
     private boolean failed;
 
@@ -43,7 +53,7 @@ final class PartitionRangeReader implements PartitionReader<ColumnarBatch> {
         this.range = input.range();
         this.partition = range.partition();
         this.key = new ConsumerPool.Key(input.consumerSettings(), partition);
-        this.columns = new RecordColumns(partition.topic(), partition.partition(), BATCH_ROWS, input.includeHeaders());
+        this.columns = new RecordColumns(partition.topic(), partition.partition(), BATCH_ROWS, input.schema());
         this.next = range.from();
     }
 
@@ -58,7 +68,8 @@ final class PartitionRangeReader implements PartitionReader<ColumnarBatch> {
     }
 
     private boolean fill() {
-        columns.reset(range.until());
+        columns.reset();
+        releaseConsumedBatches();
         if (next >= range.until()) {
             return false;
         }
@@ -67,17 +78,27 @@ final class PartitionRangeReader implements PartitionReader<ColumnarBatch> {
         }
         long stalledSince = System.nanoTime();
         while (columns.room() > 0 && next < range.until()) {
+            final ConsumerBatch batch = held.peekLast();
+            if (batch != null && take(batch)) {
+                continue; // the column batch is full, or the range is read
+            }
             final long before = next;
+            final ConsumerBatch polled;
             try {
-                final int limit = (int) Math.min(columns.room(), range.until() - next);
-                consumer.poll(columns, limit, POLL_STEP);
+                polled = consumer.poll(POLL_STEP);
             } catch (final OffsetOutOfRangeException e) {
                 if (!skipLostOffsets()) {
                     break;
                 }
                 continue;
             }
-            next = consumer.position(partition);
+            positionAfterPoll = consumer.position(partition);
+            final int rowsBefore = columns.rows();
+            if (!take(polled) && columns.rows() == rowsBefore) {
+                polled.close(); // nothing of it in the columns: no need to hold it
+            } else {
+                held.addLast(polled);
+            }
             if (next != before) {
                 stalledSince = System.nanoTime();
             } else if (System.nanoTime() - stalledSince > input.pollTimeoutMs() * 1_000_000L) {
@@ -88,6 +109,36 @@ final class PartitionRangeReader implements PartitionReader<ColumnarBatch> {
             }
         }
         return columns.rows() > 0 || next < range.until();
+    }
+
+    /**
+     * Adds the batch's records to the columns until they are full or the range ends.
+     *
+     * @return false when the batch has no record left (then {@code next} is where the consumer stood after it, so that
+     *     offsets without records, transaction markers and aborted batches, are passed too)
+     */
+    private boolean take(final ConsumerBatch batch) {
+        while (columns.room() > 0) {
+            if (!batch.next()) {
+                next = Math.max(next, Math.min(positionAfterPoll, range.until()));
+                return false;
+            }
+            final ConsumedRecord record = batch.record();
+            if (record.offset() >= range.until()) {
+                next = range.until(); // the rest is the next range's
+                return true;
+            }
+            columns.add(record);
+            next = record.offset() + 1;
+        }
+        return true;
+    }
+
+    /** Closes the consumer batches whose rows Spark has read, keeping the newest if records are left in it. */
+    private void releaseConsumedBatches() {
+        while (held.size() > 1 || (!held.isEmpty() && next >= range.until())) {
+            held.pollFirst().close();
+        }
     }
 
     /**
@@ -148,6 +199,9 @@ final class PartitionRangeReader implements PartitionReader<ColumnarBatch> {
     @Override
     public void close() {
         try {
+            while (!held.isEmpty()) {
+                held.pollFirst().close();
+            }
             if (consumer != null) {
                 ConsumerPool.executor().giveBack(key, consumer, !failed);
                 consumer = null;

@@ -1,64 +1,90 @@
 package io.isthmus.connector.spark.source;
 
 import io.isthmus.client.consumer.ConsumedRecord;
-import io.isthmus.client.consumer.ConsumerRecordHandler;
-import io.isthmus.connector.spark.KafkaRecordSchema;
 import io.isthmus.protocol.record.Header;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.spark.sql.execution.vectorized.ConstantColumnVector;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Records of one partition written into a {@link ColumnarBatch} of Kafka's record columns, in off-heap column vectors:
- * keys, values and headers are copied once, from the slice the record was read in to the column's native memory, and
- * nothing is allocated per record. The batch is reused: {@link #reset()} empties it for the next fill.
+ * Records of one partition as a {@link ColumnarBatch} of the record columns a query reads (Kafka's row schema; pruned
+ * to the used columns where Spark prunes, in batch reads). Nothing is allocated per record, and keys and values are not
+ * copied at all: their columns are slices of the buffers the records arrived in ({@link SliceColumnVector}), which
+ * Spark copies from only for the rows and columns its plan reads. Topic and partition are constants; offset,
+ * timestamp and timestamp type are written into heap vectors; headers, a nested type, are copied into off-heap
+ * vectors. The batch is reused: {@link #reset()} empties it for the next fill.
  */
-final class RecordColumns implements ConsumerRecordHandler, AutoCloseable {
-    private final OffHeapColumnVector[] vectors;
+final class RecordColumns implements AutoCloseable {
+    private static final List<String> NAMES =
+            List.of("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers");
+
+    private final ColumnVector[] vectors;
     private final ColumnarBatch batch;
     private final int capacity;
-    private final boolean includeHeaders;
-    private final OffHeapBytes keys;
-    private final OffHeapBytes values;
-    private final OffHeapBytes topics;
-    private final MemorySegment topicName;
+    /** The vector of each column, null where the query does not read it. */
+    private final SliceColumnVector key;
+
+    private final SliceColumnVector value;
+    private final WritableColumnVector offset;
+    private final WritableColumnVector timestamp;
+    private final WritableColumnVector timestampType;
     private final WritableColumnVector headers;
     private final WritableColumnVector headerEntries;
     private final WritableColumnVector headerKeys;
     private final WritableColumnVector headerValues;
     private final OffHeapBytes headerKeyBytes;
     private final OffHeapBytes headerValueBytes;
-    private final int partition;
-    private long until;
     private int rows;
 
     /**
      * @param topic the topic every record comes from
      * @param partition the partition every record comes from
      * @param capacity rows per batch
+     * @param schema the columns to fill: Kafka's record columns, any subset, in any order
      */
-    RecordColumns(final String topic, final int partition, final int capacity, final boolean includeHeaders) {
+    RecordColumns(final String topic, final int partition, final int capacity, final StructType schema) {
         this.capacity = capacity;
-        this.includeHeaders = includeHeaders;
-        this.partition = partition;
-        this.vectors = OffHeapColumnVector.allocateColumns(capacity, KafkaRecordSchema.schema(includeHeaders));
+        final StructField[] fields = schema.fields();
+        this.vectors = new ColumnVector[fields.length];
+        final ColumnVector[] byName = new ColumnVector[NAMES.size()];
+        for (int i = 0; i < fields.length; i++) {
+            final int column = NAMES.indexOf(fields[i].name());
+            if (column < 0) {
+                close(i);
+                throw new IllegalArgumentException(
+                        "no record column '" + fields[i].name() + "': the columns are " + NAMES);
+            }
+            vectors[i] = switch (column) {
+                case 0, 1 -> new SliceColumnVector(capacity);
+                case 2 -> constant(capacity, fields[i], UTF8String.fromString(topic), 0);
+                case 3 -> constant(capacity, fields[i], null, partition);
+                case 7 -> new OffHeapColumnVector(capacity, fields[i].dataType());
+                default -> new OnHeapColumnVector(capacity, fields[i].dataType());
+            };
+            byName[column] = vectors[i];
+        }
         this.batch = new ColumnarBatch(vectors);
-        this.keys = new OffHeapBytes(vectors[KafkaRecordSchema.KEY]);
-        this.values = new OffHeapBytes(vectors[KafkaRecordSchema.VALUE]);
-        this.topics = new OffHeapBytes(vectors[KafkaRecordSchema.TOPIC]);
-        this.topicName = MemorySegment.ofArray(topic.getBytes(StandardCharsets.UTF_8));
-        if (includeHeaders) {
-            headers = vectors[KafkaRecordSchema.HEADERS];
+        this.key = (SliceColumnVector) byName[0];
+        this.value = (SliceColumnVector) byName[1];
+        this.offset = (WritableColumnVector) byName[4];
+        this.timestamp = (WritableColumnVector) byName[5];
+        this.timestampType = (WritableColumnVector) byName[6];
+        this.headers = (WritableColumnVector) byName[7];
+        if (headers != null) {
             headerEntries = headers.arrayData();
             headerKeys = (WritableColumnVector) headerEntries.getChild(0);
             headerValues = (WritableColumnVector) headerEntries.getChild(1);
             headerKeyBytes = new OffHeapBytes(headerKeys);
             headerValueBytes = new OffHeapBytes(headerValues);
         } else {
-            headers = null;
             headerEntries = null;
             headerKeys = null;
             headerValues = null;
@@ -67,11 +93,25 @@ final class RecordColumns implements ConsumerRecordHandler, AutoCloseable {
         }
     }
 
-    /** Empties the batch; records at or past {@code until} are not written from now on. */
-    void reset(final long until) {
-        this.until = until;
+    private static ColumnVector constant(
+            final int capacity, final StructField field, final UTF8String string, final int number) {
+        final ConstantColumnVector constant = new ConstantColumnVector(capacity, field.dataType());
+        if (string != null) {
+            constant.setUtf8String(string);
+        } else {
+            constant.setInt(number);
+        }
+        return constant;
+    }
+
+    /** Empties the batch. */
+    void reset() {
         for (final ColumnVector vector : vectors) {
-            ((WritableColumnVector) vector).reset();
+            if (vector instanceof SliceColumnVector slices) {
+                slices.reset();
+            } else if (vector instanceof WritableColumnVector writable) {
+                writable.reset();
+            }
         }
         rows = 0;
     }
@@ -90,31 +130,27 @@ final class RecordColumns implements ConsumerRecordHandler, AutoCloseable {
         return batch;
     }
 
-    @Override
-    public void onRecord(final ConsumedRecord record) {
-        if (record.offset() >= until) {
-            return; // past the range: the next range's task reads it
-        }
+    /** Adds a record as the next row; its slices must stay readable until {@link #reset()}. */
+    void add(final ConsumedRecord record) {
         final int row = rows;
         final MemorySegment segment = record.segment();
-        if (record.keySize() < 0) {
-            vectors[KafkaRecordSchema.KEY].putNull(row);
-        } else {
-            keys.put(vectors[KafkaRecordSchema.KEY], row, segment, record.keyOffset(), record.keySize());
+        if (key != null) {
+            key.append(segment, record.keyOffset(), record.keySize());
         }
-        if (record.valueSize() < 0) {
-            vectors[KafkaRecordSchema.VALUE].putNull(row);
-        } else {
-            values.put(vectors[KafkaRecordSchema.VALUE], row, segment, record.valueOffset(), record.valueSize());
+        if (value != null) {
+            value.append(segment, record.valueOffset(), record.valueSize());
         }
-        topics.put(vectors[KafkaRecordSchema.TOPIC], row, topicName, 0, (int) topicName.byteSize());
-        vectors[KafkaRecordSchema.PARTITION].putInt(row, partition);
-        vectors[KafkaRecordSchema.OFFSET].putLong(row, record.offset());
-        // Spark's timestamps are microseconds since the epoch; Kafka's are milliseconds.
-        vectors[KafkaRecordSchema.TIMESTAMP].putLong(row, record.timestamp() * 1_000L);
-        vectors[KafkaRecordSchema.TIMESTAMP_TYPE].putInt(
-                row, record.timestampType().id());
-        if (includeHeaders) {
+        if (offset != null) {
+            offset.putLong(row, record.offset());
+        }
+        if (timestamp != null) {
+            // Spark's timestamps are microseconds since the epoch; Kafka's are milliseconds.
+            timestamp.putLong(row, record.timestamp() * 1_000L);
+        }
+        if (timestampType != null) {
+            timestampType.putInt(row, record.timestampType().id());
+        }
+        if (headers != null) {
             writeHeaders(record, row, segment);
         }
         rows = row + 1;
@@ -136,6 +172,12 @@ final class RecordColumns implements ConsumerRecordHandler, AutoCloseable {
             }
         }
         headers.putArray(row, first, count);
+    }
+
+    private void close(final int made) {
+        for (int i = 0; i < made; i++) {
+            vectors[i].close();
+        }
     }
 
     @Override

@@ -40,7 +40,7 @@ class ColumnarReadAllocationTest {
                 new OffsetRange(new TopicPartition(TOPIC, 0), from, until),
                 Map.of("bootstrap.servers", isthmus.bootstrapServers(), "group.id", "allocation-test"),
                 true,
-                headers,
+                KafkaRecordSchema.schema(headers),
                 30_000);
     }
 
