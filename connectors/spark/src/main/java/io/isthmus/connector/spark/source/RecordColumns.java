@@ -1,6 +1,7 @@
 package io.isthmus.connector.spark.source;
 
 import io.isthmus.client.consumer.ConsumedRecord;
+import io.isthmus.connector.spark.KafkaRecordSchema;
 import io.isthmus.protocol.record.Header;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -23,8 +24,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * vectors. The batch is reused: {@link #reset()} empties it for the next fill.
  */
 final class RecordColumns implements AutoCloseable {
+    /** Every record column's name, at its position in Kafka's row (the ordinals of {@link KafkaRecordSchema}). */
     private static final List<String> NAMES =
-            List.of("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers");
+            List.of(KafkaRecordSchema.schema(true).fieldNames());
 
     private final ColumnVector[] vectors;
     private final ColumnarBatch batch;
@@ -63,21 +65,21 @@ final class RecordColumns implements AutoCloseable {
                         "no record column '" + fields[i].name() + "': the columns are " + NAMES);
             }
             vectors[i] = switch (column) {
-                case 0, 1 -> new SliceColumnVector(capacity);
-                case 2 -> constant(capacity, fields[i], UTF8String.fromString(topic), 0);
-                case 3 -> constant(capacity, fields[i], null, partition);
-                case 7 -> new OffHeapColumnVector(capacity, fields[i].dataType());
+                case KafkaRecordSchema.KEY, KafkaRecordSchema.VALUE -> new SliceColumnVector(capacity);
+                case KafkaRecordSchema.TOPIC -> constant(capacity, fields[i], UTF8String.fromString(topic), 0);
+                case KafkaRecordSchema.PARTITION -> constant(capacity, fields[i], null, partition);
+                case KafkaRecordSchema.HEADERS -> new OffHeapColumnVector(capacity, fields[i].dataType());
                 default -> new OnHeapColumnVector(capacity, fields[i].dataType());
             };
             byName[column] = vectors[i];
         }
         this.batch = new ColumnarBatch(vectors);
-        this.key = (SliceColumnVector) byName[0];
-        this.value = (SliceColumnVector) byName[1];
-        this.offset = (WritableColumnVector) byName[4];
-        this.timestamp = (WritableColumnVector) byName[5];
-        this.timestampType = (WritableColumnVector) byName[6];
-        this.headers = (WritableColumnVector) byName[7];
+        this.key = (SliceColumnVector) byName[KafkaRecordSchema.KEY];
+        this.value = (SliceColumnVector) byName[KafkaRecordSchema.VALUE];
+        this.offset = (WritableColumnVector) byName[KafkaRecordSchema.OFFSET];
+        this.timestamp = (WritableColumnVector) byName[KafkaRecordSchema.TIMESTAMP];
+        this.timestampType = (WritableColumnVector) byName[KafkaRecordSchema.TIMESTAMP_TYPE];
+        this.headers = (WritableColumnVector) byName[KafkaRecordSchema.HEADERS];
         if (headers != null) {
             headerEntries = headers.arrayData();
             headerKeys = (WritableColumnVector) headerEntries.getChild(0);
