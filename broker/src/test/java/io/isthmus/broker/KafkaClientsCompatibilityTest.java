@@ -1,6 +1,7 @@
 package io.isthmus.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -85,6 +87,28 @@ class KafkaClientsCompatibilityTest {
             assertThat(count).isEqualTo(RECORDS);
         }
         assertIdentical(sent, received);
+    }
+
+    @Test
+    void aDecompressionBombGetsMessageTooLargeAndTheBrokerServesOn() throws Exception {
+        final String topic = "decompression-bomb";
+        createTopic(topic, 1);
+        final Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "gzip");
+        // Past the client's own check (it measures the record uncompressed): the broker must be the one to refuse.
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(64 << 20));
+        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Integer.toString(128 << 20));
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            // 32 MiB of zeros: a batch of a few KiB on the wire, 32 MiB once decompressed, over message.max.bytes.
+            final var bomb = producer.send(new ProducerRecord<>(topic, 0, null, new byte[32 << 20]));
+            assertThatThrownBy(bomb::get).hasCauseInstanceOf(RecordTooLargeException.class);
+            final RecordMetadata after = producer.send(
+                            new ProducerRecord<>(topic, 0, null, "after".getBytes(StandardCharsets.UTF_8)))
+                    .get();
+            assertThat(after.offset()).isZero();
+        }
     }
 
     @Test

@@ -28,6 +28,9 @@ import java.util.Map;
  * @param preallocate {@code log.preallocate}.
  * @param preTouchBytes {@code isthmus.log.pretouch.bytes}: how far ahead of an active segment's tail its pages are
  *     faulted in by a background thread (0: not at all); see {@link SegmentPreToucher}.
+ * @param messageMaxBytes {@code message.max.bytes}: the largest record batch accepted, as sent (compressed or not), as
+ *     in Kafka; isthmus also refuses a compressed batch whose records decompress to more (a decompression bomb
+ *     costs at most this much memory, and the buffer is given back after the append).
  */
 public record LogConfig(
         int segmentBytes,
@@ -41,7 +44,8 @@ public record LogConfig(
         long flushMs,
         long flushSchedulerIntervalMs,
         boolean preallocate,
-        long preTouchBytes) {
+        long preTouchBytes,
+        int messageMaxBytes) {
 
     public static final String SEGMENT_BYTES = "log.segment.bytes";
     public static final String ROLL_MS = "log.roll.ms";
@@ -57,6 +61,8 @@ public record LogConfig(
     /** isthmus only (Kafka has no such setting): see {@link SegmentPreToucher}. */
     public static final String PRETOUCH_BYTES = "isthmus.log.pretouch.bytes";
 
+    public static final String MESSAGE_MAX_BYTES = "message.max.bytes";
+
     public static final int DEFAULT_SEGMENT_BYTES = 1 << 30;
     public static final long DEFAULT_ROLL_MS = 7L * 24 * 60 * 60 * 1000;
     public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
@@ -69,6 +75,8 @@ public record LogConfig(
     public static final long DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS = 1000L;
     public static final boolean DEFAULT_PREALLOCATE = true;
     public static final long DEFAULT_PRETOUCH_BYTES = 16L * 1024 * 1024;
+    /** Kafka's default: 1 MiB and the 12 bytes of a batch's offset and length fields. */
+    public static final int DEFAULT_MESSAGE_MAX_BYTES = 1024 * 1024 + 12;
 
     /** Smallest legal segment: room for a few small batches (tests use segments this small to force rolls). */
     public static final int MIN_SEGMENT_BYTES = 1024;
@@ -88,6 +96,7 @@ public record LogConfig(
         requireAtLeast(FLUSH_MS, flushMs, 0);
         requireAtLeast(FLUSH_SCHEDULER_INTERVAL_MS, flushSchedulerIntervalMs, 1);
         requireAtLeast(PRETOUCH_BYTES, preTouchBytes, 0);
+        requireAtLeast(MESSAGE_MAX_BYTES, messageMaxBytes, 1);
     }
 
     /** All defaults. */
@@ -113,7 +122,8 @@ public record LogConfig(
                 longValue(props, FLUSH_MS, DEFAULT_FLUSH_MS),
                 longValue(props, FLUSH_SCHEDULER_INTERVAL_MS, DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS),
                 booleanValue(props, PREALLOCATE, DEFAULT_PREALLOCATE),
-                longValue(props, PRETOUCH_BYTES, DEFAULT_PRETOUCH_BYTES));
+                longValue(props, PRETOUCH_BYTES, DEFAULT_PRETOUCH_BYTES),
+                intValue(props, MESSAGE_MAX_BYTES, DEFAULT_MESSAGE_MAX_BYTES));
     }
 
     /** True when neither {@code flush.messages} nor {@code flush.ms} asks for explicit flushes. */

@@ -76,7 +76,8 @@ public final class PartitionLog implements AutoCloseable {
     private final InstantSource clock;
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     private final ReentrantLock appendLock = new ReentrantLock();
-    private final BatchDecompressor decompressor = new BatchDecompressor();
+    /** Bounded by {@code message.max.bytes} and given back after each append (see {@link #validate}). */
+    private final BatchDecompressor decompressor;
     /** The batches of the append in progress, validated once (append lock). */
     private final ValidatedBatches validated = new ValidatedBatches();
     /** Idempotent producers' last batches, checked on every append whatever the transport (append lock). */
@@ -110,6 +111,9 @@ public final class PartitionLog implements AutoCloseable {
         this.ids = ids;
         this.clock = clock;
         this.preToucher = preToucher;
+        this.decompressor = new BatchDecompressor(
+                Math.min(BatchDecompressor.DEFAULT_INITIAL_CAPACITY, config.messageMaxBytes()),
+                config.messageMaxBytes());
         for (final LogSegment segment : recovered) {
             segments.put(segment.baseOffset(), segment);
         }
@@ -300,7 +304,8 @@ public final class PartitionLog implements AutoCloseable {
      * one.
      *
      * @throws InvalidRecordBatchException if any batch is invalid (nothing is appended)
-     * @throws RecordBatchTooLargeException if one batch is larger than a segment (nothing is appended)
+     * @throws RecordBatchTooLargeException if one batch is larger than {@code message.max.bytes} or a segment, or
+     *     decompresses to more than {@code message.max.bytes} (nothing is appended)
      * @throws ProducerRejectedException on a sequence gap or a fenced epoch (nothing is appended)
      */
     public AppendInfo append(final MemorySegment batches, final int leaderEpoch) {
@@ -319,14 +324,7 @@ public final class PartitionLog implements AutoCloseable {
         appendLock.lock();
         try {
             ensureOpen();
-            validated.validate(batches, 0, size, decompressor);
-            for (int i = 0; i < validated.count(); i++) {
-                final long batchSize = validated.get(i).sizeInBytes();
-                if (batchSize > config.segmentBytes()) {
-                    throw new RecordBatchTooLargeException("batch larger than a segment: partition=" + name
-                            + " batchSize=" + batchSize + " log.segment.bytes=" + config.segmentBytes());
-                }
-            }
+            validate(batches, 0, size);
             final AppendInfo duplicate = admit(validated, false, origin);
             if (duplicate != null) {
                 return duplicate;
@@ -478,6 +476,44 @@ public final class PartitionLog implements AutoCloseable {
         return segment;
     }
 
+    /**
+     * Validates the whole batches in {@code [from, limit)} of {@code memory} into {@link #validated}, then gives the
+     * decompressor's buffer back if a batch grew it: a large batch costs its memory for its own append only.
+     *
+     * @throws InvalidRecordBatchException for an invalid batch
+     * @throws RecordBatchTooLargeException for a batch over {@code message.max.bytes} (as sent or decompressed) or over
+     *     a segment (no roll can make it fit)
+     */
+    private void validate(final MemorySegment memory, final long from, final long limit) {
+        try {
+            validated.validate(memory, from, limit, decompressor);
+        } catch (final InvalidRecordBatchException ex) {
+            if (ex.reason() == InvalidRecordBatchException.Reason.DECOMPRESSED_TOO_LARGE) {
+                throw new RecordBatchTooLargeException("batch decompresses to more than message.max.bytes="
+                        + config.messageMaxBytes() + ": partition=" + name + " (" + ex.getMessage() + ")");
+            }
+            throw ex;
+        } finally {
+            decompressor.release();
+        }
+        for (int i = 0; i < validated.count(); i++) {
+            final long batchSize = validated.get(i).sizeInBytes();
+            if (batchSize > config.messageMaxBytes()) {
+                throw new RecordBatchTooLargeException("batch larger than message.max.bytes: partition=" + name
+                        + " batchSize=" + batchSize + " message.max.bytes=" + config.messageMaxBytes());
+            }
+            if (batchSize > config.segmentBytes()) {
+                throw new RecordBatchTooLargeException("batch larger than a segment: partition=" + name + " batchSize="
+                        + batchSize + " log.segment.bytes=" + config.segmentBytes());
+            }
+        }
+    }
+
+    /** The decompressor's buffer now, for tests: back at its initial size between appends. */
+    long decompressorCapacity() {
+        return decompressor.capacity();
+    }
+
     private AppendInfo commitWrittenLocked(
             final LogSegment segment,
             final long position,
@@ -485,8 +521,8 @@ public final class PartitionLog implements AutoCloseable {
             final int leaderEpoch,
             final boolean sequencesReserved) {
         try {
-            validated.validate(segment.mapping(), position, position + length, decompressor);
-        } catch (final InvalidRecordBatchException ex) {
+            validate(segment.mapping(), position, position + length);
+        } catch (final InvalidRecordBatchException | RecordBatchTooLargeException ex) {
             segment.zeroUncommitted(position, length);
             LOG.warn(
                     "rejected batches written in place: partition={} segmentId={} position={} length={} reason={}",
@@ -495,6 +531,16 @@ public final class PartitionLog implements AutoCloseable {
                     position,
                     length,
                     ex.getMessage());
+            if (ex instanceof RecordBatchTooLargeException tooLarge) {
+                // The in-place writers treat every refused batch alike: invalid, zeroed, the writer's access revoked.
+                throw new InvalidRecordBatchException(
+                        InvalidRecordBatchException.Reason.BATCH_PAST_LIMIT,
+                        -1,
+                        position,
+                        "batch",
+                        "at most message.max.bytes=" + config.messageMaxBytes() + " bytes, as written and decompressed",
+                        tooLarge.getMessage());
+            }
             throw ex;
         }
         final AppendInfo duplicate;

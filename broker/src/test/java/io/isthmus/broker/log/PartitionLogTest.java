@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.common.compress.Compression;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -215,6 +216,45 @@ class PartitionLogTest {
         assertThatThrownBy(() -> log.append(TestBatches.segment(huge), 0))
                 .isInstanceOf(RecordBatchTooLargeException.class)
                 .hasMessageContaining("log.segment.bytes=8192");
+        assertThat(log.logEndOffset()).isZero();
+    }
+
+    @Test
+    void aDecompressionBombIsRefusedAtMessageMaxBytesAndCostsNoMore() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.MESSAGE_MAX_BYTES, Integer.toString(64 * 1024))));
+        // 4 MiB of zeros, gzip: a batch of a few KiB whose records decompress to 4 MiB.
+        final byte[] bomb = TestBatches.compressedZeros(Compression.gzip().build(), 4 << 20, T0);
+        assertThat(bomb.length).isLessThan(8192);
+
+        assertThatThrownBy(() -> log.append(TestBatches.segment(bomb), 0))
+                .isInstanceOf(RecordBatchTooLargeException.class)
+                .hasMessageContaining("message.max.bytes=65536");
+        assertThat(log.logEndOffset()).isZero();
+        assertThat(log.decompressorCapacity()).isLessThanOrEqualTo(64 * 1024);
+        appendSequential(log, 1, 3, T0); // and the log goes on
+        assertThat(readAll(log, 0, 1 << 20)).containsExactly("value-0", "value-1", "value-2");
+    }
+
+    @Test
+    void aLargeCompressedBatchWithinTheLimitIsAppendedAndItsBufferGivenBack() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.MESSAGE_MAX_BYTES, Integer.toString(8 << 20))));
+        final long before = log.decompressorCapacity();
+        final byte[] large = TestBatches.compressedZeros(Compression.gzip().build(), 2 << 20, T0);
+
+        assertThat(log.append(TestBatches.segment(large), 0).lastOffset()).isZero();
+        // The 2 MiB decompression buffer the batch needed is not kept for the next, small one.
+        assertThat(log.decompressorCapacity()).isEqualTo(before).isLessThanOrEqualTo(64 * 1024);
+    }
+
+    @Test
+    void aBatchOverMessageMaxBytesAsSentIsRefused() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.MESSAGE_MAX_BYTES, "1024")));
+        final byte[] batch = TestBatches.batch(0, 100, T0);
+        assertThat(batch.length).isGreaterThan(1024).isLessThan(8192);
+
+        assertThatThrownBy(() -> log.append(TestBatches.segment(batch), 0))
+                .isInstanceOf(RecordBatchTooLargeException.class)
+                .hasMessageContaining("message.max.bytes=1024");
         assertThat(log.logEndOffset()).isZero();
     }
 

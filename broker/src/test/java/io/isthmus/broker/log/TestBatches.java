@@ -37,6 +37,17 @@ final class TestBatches {
         return bytes;
     }
 
+    /** One batch compressed with {@code compression} holding one record whose value is {@code valueBytes} zeros. */
+    static byte[] compressedZeros(final Compression compression, final int valueBytes, final long timestamp) {
+        final ByteBuffer buffer = ByteBuffer.allocate(valueBytes + 1024);
+        final MemoryRecordsBuilder builder = MemoryRecords.builder(buffer, compression, TimestampType.CREATE_TIME, 0L);
+        builder.append(timestamp, null, new byte[valueBytes]);
+        final ByteBuffer built = builder.build().buffer();
+        final byte[] bytes = new byte[built.remaining()];
+        built.get(bytes);
+        return bytes;
+    }
+
     static MemorySegment segment(final byte[] bytes) {
         return MemorySegment.ofArray(bytes);
     }

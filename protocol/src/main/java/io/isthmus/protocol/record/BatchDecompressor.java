@@ -1,6 +1,7 @@
 package io.isthmus.protocol.record;
 
 import static io.isthmus.protocol.record.InvalidRecordBatchException.Reason.CORRUPT_COMPRESSED_DATA;
+import static io.isthmus.protocol.record.InvalidRecordBatchException.Reason.DECOMPRESSED_TOO_LARGE;
 
 import com.github.luben.zstd.ZstdDecompressCtx;
 import java.lang.foreign.Arena;
@@ -41,8 +42,10 @@ import org.xerial.snappy.Snappy;
  * record slice into it then fails with {@link IllegalStateException} rather than reading reused memory.
  *
  * <p>Corrupt input of any kind raises {@link InvalidRecordBatchException} with reason {@link
- * InvalidRecordBatchException.Reason#CORRUPT_COMPRESSED_DATA}. Output beyond {@link #maxDecompressedSize()} is
- * treated as corrupt too (a guard against decompression bombs).
+ * InvalidRecordBatchException.Reason#CORRUPT_COMPRESSED_DATA}. Output beyond {@link #maxDecompressedSize()} raises it
+ * with reason {@link InvalidRecordBatchException.Reason#DECOMPRESSED_TOO_LARGE} as soon as the output passes the limit
+ * (a guard against decompression bombs: the buffer never grows past the limit). {@link #release()} gives a buffer
+ * grown past the initial capacity back, so that one large batch does not pin its memory for the owner's lifetime.
  *
  * <p>Not thread-safe. {@link #close()} frees the buffer and the native codec contexts.
  */
@@ -63,6 +66,7 @@ public final class BatchDecompressor implements AutoCloseable {
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final boolean autoArena;
+    private final long initialCapacity;
     private final long maxDecompressedSize;
     private Arena arena;
     private MemorySegment buffer;
@@ -88,9 +92,10 @@ public final class BatchDecompressor implements AutoCloseable {
                     "capacity " + initialCapacity + ", max decompressed size " + maxDecompressedSize);
         }
         this.autoArena = autoArena;
+        this.initialCapacity = Math.min(initialCapacity, maxDecompressedSize);
         this.maxDecompressedSize = maxDecompressedSize;
         this.arena = newArena();
-        this.buffer = arena.allocate(Math.min(initialCapacity, maxDecompressedSize), 8);
+        this.buffer = arena.allocate(this.initialCapacity, 8);
     }
 
     /**
@@ -166,6 +171,16 @@ public final class BatchDecompressor implements AutoCloseable {
                 case LZ4 -> unlz4(src, pos, pos + length);
                 case ZSTD -> unzstd(src, pos, pos + length);
             };
+        } catch (final TooLargeException e) {
+            throw new InvalidRecordBatchException(
+                    DECOMPRESSED_TOO_LARGE,
+                    batchOffset,
+                    offset + (e.position - pos),
+                    "records (" + type.configName() + ")",
+                    "at most " + maxDecompressedSize + " bytes decompressed",
+                    e.getMessage(),
+                    false,
+                    null);
         } catch (final CorruptException e) {
             throw corrupt(batchOffset, offset + (e.position - pos), type, e.getMessage(), null);
         } catch (final InvalidRecordBatchException | IllegalStateException e) {
@@ -198,13 +213,22 @@ public final class BatchDecompressor implements AutoCloseable {
     }
 
     /** Thrown internally with the position in the compressed input. */
-    private static final class CorruptException extends RuntimeException {
+    private static class CorruptException extends RuntimeException {
         private static final long serialVersionUID = 1L;
         final long position;
 
         CorruptException(final long position, final String message) {
             super(message, null, false, false);
             this.position = position;
+        }
+    }
+
+    /** The output would pass {@link #maxDecompressedSize()}. */
+    private static final class TooLargeException extends CorruptException {
+        private static final long serialVersionUID = 1L;
+
+        TooLargeException(final long position, final String message) {
+            super(position, message);
         }
     }
 
@@ -225,7 +249,7 @@ public final class BatchDecompressor implements AutoCloseable {
             return;
         }
         if (required > maxDecompressedSize) {
-            throw new CorruptException(
+            throw new TooLargeException(
                     position, "decompressed size exceeds the limit of " + maxDecompressedSize + " bytes");
         }
         final long newCapacity = Math.min(maxDecompressedSize, Math.max(required, buffer.byteSize() * 2));
@@ -499,15 +523,30 @@ public final class BatchDecompressor implements AutoCloseable {
                     throw new CorruptException(pos, "lz4 block checksum mismatch");
                 }
             }
-            if (out + maxBlockSize > buffer.byteSize()) {
-                ensureCapacity(out + maxBlockSize, out, pos);
+            // Room for a whole block, but never past the limit: a last block that fits is decompressed into what is
+            // left, one that does not fails as too large.
+            final long room = Math.min(maxBlockSize, maxDecompressedSize - out);
+            if (room <= 0 || (stored && blockSize > room)) {
+                throw new TooLargeException(
+                        pos, "decompressed size exceeds the limit of " + maxDecompressedSize + " bytes");
+            }
+            if (out + room > buffer.byteSize()) {
+                ensureCapacity(out + room, out, pos);
                 dst = buffer.asByteBuffer();
             }
             if (stored) {
                 MemorySegment.copy(src, pos, buffer, out, blockSize);
                 out += blockSize;
             } else {
-                out += Lz4.DECOMPRESSOR.decompress(in, (int) (pos - start), blockSize, dst, (int) out, maxBlockSize);
+                try {
+                    out += Lz4.DECOMPRESSOR.decompress(in, (int) (pos - start), blockSize, dst, (int) out, (int) room);
+                } catch (final net.jpountz.lz4.LZ4Exception e) {
+                    if (room < maxBlockSize) {
+                        throw new TooLargeException(
+                                pos, "decompressed size exceeds the limit of " + maxDecompressedSize + " bytes");
+                    }
+                    throw e;
+                }
             }
             pos += blockSize + (blockChecksum ? 4 : 0);
         }
@@ -544,6 +583,23 @@ public final class BatchDecompressor implements AutoCloseable {
                 throw new CorruptException(start + in.position(), "truncated zstd frame");
             }
         }
+    }
+
+    /**
+     * Gives back a buffer grown past the initial capacity, replacing it with one of the initial size: after a large
+     * batch, its memory is not kept for the next, usually small, one. Any slice into the old buffer then fails.
+     */
+    public void release() {
+        if (closed || buffer.byteSize() <= initialCapacity) {
+            return;
+        }
+        final Arena newArena = newArena();
+        final MemorySegment newBuffer = newArena.allocate(initialCapacity, 8);
+        if (!autoArena) {
+            arena.close();
+        }
+        arena = newArena;
+        buffer = newBuffer;
     }
 
     @Override

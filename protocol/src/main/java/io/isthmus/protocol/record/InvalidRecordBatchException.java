@@ -45,7 +45,12 @@ public final class InvalidRecordBatchException extends RuntimeException {
         /** The records do not fill the batch exactly (bytes missing or left over). */
         RECORDS_SIZE_MISMATCH,
         /** The compressed records section cannot be decompressed. */
-        CORRUPT_COMPRESSED_DATA
+        CORRUPT_COMPRESSED_DATA,
+        /**
+         * The compressed records section decompresses to more than the decompressor's limit (a decompression bomb, or
+         * a batch over the broker's {@code message.max.bytes}).
+         */
+        DECOMPRESSED_TOO_LARGE
     }
 
     private final Reason reason;

@@ -63,13 +63,61 @@ class BatchDecompressorTest {
         }
     }
 
-    @Test
-    void shouldRejectOutputBeyondDecompressionLimit() {
-        final MemorySegment s = build(CompressionType.ZSTD, 2000);
+    @ParameterizedTest
+    @EnumSource(
+            value = CompressionType.class,
+            names = {"NONE"},
+            mode = EnumSource.Mode.EXCLUDE)
+    void shouldRejectOutputBeyondDecompressionLimitWithoutGrowingPastIt(final CompressionType compression) {
+        final MemorySegment s = build(compression, 2000);
         try (BatchDecompressor decompressor = new BatchDecompressor(64, 1024)) {
             assertThatThrownBy(() -> new RecordBatch().wrap(s, 0).forEachRecord(r -> {}, decompressor))
                     .isInstanceOfSatisfying(InvalidRecordBatchException.class, e -> assertThat(e.reason())
-                            .isEqualTo(InvalidRecordBatchException.Reason.CORRUPT_COMPRESSED_DATA));
+                            .isEqualTo(InvalidRecordBatchException.Reason.DECOMPRESSED_TOO_LARGE));
+            assertThat(decompressor.capacity()).isLessThanOrEqualTo(1024);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = CompressionType.class,
+            names = {"NONE"},
+            mode = EnumSource.Mode.EXCLUDE)
+    void aDecompressionBombCostsAtMostTheLimit(final CompressionType compression) {
+        // 4 MiB of zeros compresses to a few KiB: the records section would decompress to 4 MiB.
+        final MemorySegment bomb;
+        try (RecordBatchBuilder builder = new RecordBatchBuilder().compression(compression)) {
+            final MemorySegment segment = arena.allocate(8 << 20, 8);
+            builder.begin(segment, 0, segment.byteSize(), 0L);
+            builder.append(1000L, (byte[]) null, new byte[4 << 20]);
+            bomb = segment.asSlice(0, builder.finish());
+        }
+        assertThat(bomb.byteSize()).isLessThan(1 << 20);
+        try (BatchDecompressor decompressor = new BatchDecompressor(4096, 256 * 1024)) {
+            assertThatThrownBy(() -> new RecordBatch().wrap(bomb, 0).forEachRecord(r -> {}, decompressor))
+                    .isInstanceOfSatisfying(InvalidRecordBatchException.class, e -> assertThat(e.reason())
+                            .isEqualTo(InvalidRecordBatchException.Reason.DECOMPRESSED_TOO_LARGE));
+            assertThat(decompressor.capacity()).isLessThanOrEqualTo(256 * 1024);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(CompressionType.class)
+    void releaseGivesAGrownBufferBackAndTheDecompressorStaysUsable(final CompressionType compression) {
+        final MemorySegment large = build(compression, 20_000);
+        final MemorySegment small = build(compression, 3);
+        try (BatchDecompressor decompressor = new BatchDecompressor(4096, 1 << 26)) {
+            assertThat(new RecordBatch().wrap(large, 0).forEachRecord(r -> {}, decompressor))
+                    .isEqualTo(20_000);
+            if (compression != CompressionType.NONE) {
+                assertThat(decompressor.capacity()).isGreaterThan(4096);
+            }
+            decompressor.release();
+            assertThat(decompressor.capacity()).isEqualTo(4096);
+            assertThat(new RecordBatch().wrap(small, 0).forEachRecord(r -> {}, decompressor))
+                    .isEqualTo(3);
+            assertThat(new RecordBatch().wrap(large, 0).forEachRecord(r -> {}, decompressor))
+                    .isEqualTo(20_000);
         }
     }
 
