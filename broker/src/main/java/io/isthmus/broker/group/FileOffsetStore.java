@@ -1,12 +1,12 @@
 package io.isthmus.broker.group;
 
+import io.isthmus.broker.storage.CrashSafeFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
@@ -20,10 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Committed offsets, one file per group, each commit replacing the group's file atomically (write a
- * temporary file, rename it over the old one). The rename completes before the commit is acknowledged, so
- * an acknowledged commit survives a crash of the broker process; files stay as small as the group's
- * partition count, however often it commits.
+ * Committed offsets, one file per group, each commit replacing the group's file durably ({@link CrashSafeFile}: the
+ * new contents forced to disk, renamed over the old, the directory forced) before the commit is acknowledged, so an
+ * acknowledged commit survives a crash of the process or the machine; files stay as small as the group's partition
+ * count, however often it commits. A group file that cannot be read (torn by an older version's unsynced write, or
+ * damaged) is set aside with an error naming it, and the broker starts without that group's offsets (its consumers
+ * then start where {@code auto.offset.reset} says), rather than not at all.
  *
  * <p>File format: a first line {@code group<TAB><group id in Base64>}, then one partition per line,
  * tab-separated: topic, partition, offset, leader epoch, commit time, metadata in Base64. File names are the
@@ -46,9 +48,21 @@ public final class FileOffsetStore implements OffsetStore {
         final FileOffsetStore store = new FileOffsetStore(directory);
         try {
             Files.createDirectories(directory);
+            CrashSafeFile.removeLeftovers(directory, "*" + SUFFIX);
             try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + SUFFIX)) {
                 for (final Path file : files) {
-                    store.load(file);
+                    try {
+                        store.load(file);
+                    } catch (final IllegalStateException
+                            | IllegalArgumentException
+                            | java.nio.charset.CharacterCodingException corrupt) {
+                        LOG.error(
+                                "committed offsets file={} cannot be read ({}); kept as {}, its group starts without"
+                                        + " committed offsets",
+                                file,
+                                corrupt.getMessage(),
+                                CrashSafeFile.setAside(file));
+                    }
                 }
             }
         } catch (final IOException e) {
@@ -132,10 +146,8 @@ public final class FileOffsetStore implements OffsetStore {
                 .append('\n'));
         final String fileName = fileNameOf(groupId);
         final Path file = directory.resolve(fileName);
-        final Path temporary = directory.resolve(fileName + ".tmp");
         try {
-            Files.writeString(temporary, text, StandardCharsets.UTF_8);
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            CrashSafeFile.replace(file, text);
         } catch (final IOException e) {
             throw new UncheckedIOException(
                     "cannot store committed offsets of group=" + groupId + " in file=" + file, e);

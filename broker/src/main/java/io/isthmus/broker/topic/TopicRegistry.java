@@ -1,13 +1,11 @@
 package io.isthmus.broker.topic;
 
+import io.isthmus.broker.storage.CrashSafeFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -177,16 +175,8 @@ public final class TopicRegistry {
                     .append(topic.name())
                     .append('\n');
         }
-        final Path temporary = file.resolveSibling(FILE_NAME + ".tmp");
         try {
-            Files.writeString(temporary, text, StandardCharsets.UTF_8);
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-                channel.force(true);
-            }
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-                directory.force(true);
-            }
+            CrashSafeFile.replace(file, text);
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot write topic registry file=" + file, e);
         }

@@ -130,4 +130,39 @@ class FileOffsetStoreTest {
 
         assertThat(before).containsOnlyKeys(ORDERS_0);
     }
+
+    @Test
+    void aTornGroupFileIsSetAsideAndTheOtherGroupsLoad() throws Exception {
+        final FileOffsetStore store = FileOffsetStore.open(tmp);
+        store.commit("good", Map.of(new TopicPartition("t", 0), new CommittedOffset(42, 1, "m", 1000)));
+        store.commit("torn", Map.of(new TopicPartition("t", 0), new CommittedOffset(7, 1, "m", 1000)));
+        store.close();
+        final Path torn;
+        try (Stream<Path> files = Files.list(tmp)) {
+            torn = files.filter(p -> {
+                        try {
+                            return Files.readString(p).contains("dG9ybg=="); // "torn" in Base64
+                        } catch (final java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .findFirst()
+                    .orElseThrow();
+        }
+        Files.writeString(torn, "group\tdG9ybg==\nt\t0\t7"); // cut off mid-line, as a torn write leaves it
+        Files.writeString(tmp.resolve("empty.offsets"), ""); // and an empty one
+
+        final FileOffsetStore reopened = FileOffsetStore.open(tmp);
+
+        assertThat(reopened.committed("good"))
+                .containsEntry(new TopicPartition("t", 0), new CommittedOffset(42, 1, "m", 1000));
+        assertThat(reopened.committed("torn")).isEmpty();
+        try (Stream<Path> files = Files.list(tmp)) {
+            assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.contains(".corrupt-")))
+                    .hasSize(2);
+        }
+        // The group commits again, into a fresh file.
+        reopened.commit("torn", Map.of(new TopicPartition("t", 0), new CommittedOffset(8, 1, "", 2000)));
+        assertThat(FileOffsetStore.open(tmp).committed("torn")).containsKey(new TopicPartition("t", 0));
+    }
 }

@@ -1,12 +1,12 @@
 package io.isthmus.broker.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,12 +52,32 @@ class ProducerIdAllocatorTest {
     }
 
     @Test
-    void shouldNameTheFileWhenItIsCorrupt() throws Exception {
+    void anEmptyOrTornFileIsSetAsideAndIdsGoOnAboveTheClockFloor() throws Exception {
+        // What an older version's unsynced write could leave after a power loss: the rename, not the data.
         final Path file = tmp.resolve("isthmus-producer-ids");
-        Files.writeString(file, "not-a-number");
+        Files.writeString(file, "");
+        final long before = System.currentTimeMillis() * ProducerIdAllocator.CLOCK_FLOOR_IDS_PER_MS;
 
-        assertThatThrownBy(() -> ProducerIdAllocator.open(tmp))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(file.toString());
+        final long first = ProducerIdAllocator.open(tmp).nextId();
+
+        assertThat(first).isGreaterThanOrEqualTo(before);
+        try (Stream<Path> files = Files.list(tmp)) {
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .anyMatch(name -> name.startsWith("isthmus-producer-ids.corrupt-"));
+        }
+        // The block reserved after the recovery is on disk: a restart goes on above it.
+        assertThat(ProducerIdAllocator.open(tmp).nextId()).isGreaterThan(first);
+
+        Files.writeString(file, "12x4");
+        assertThat(ProducerIdAllocator.open(tmp).nextId()).isGreaterThanOrEqualTo(before);
+    }
+
+    @Test
+    void aReplacementACrashLeftHalfWayIsRemovedAndTheOldBlockStands() throws Exception {
+        ProducerIdAllocator.open(tmp).nextId(); // reserves [0, 1000)
+        Files.writeString(tmp.resolve("isthmus-producer-ids.tmp"), "20"); // a later write that never got renamed
+
+        assertThat(ProducerIdAllocator.open(tmp).nextId()).isEqualTo(ProducerIdAllocator.BLOCK_SIZE);
+        assertThat(tmp.resolve("isthmus-producer-ids.tmp")).doesNotExist();
     }
 }
