@@ -103,7 +103,9 @@ public final class FetchHandler implements ApiHandler {
 
     private Attempt read(final FetchRequestData data, final boolean byTopicId) {
         final Attempt attempt = new Attempt();
-        final long maxBytes = data.maxBytes() <= 0 ? Integer.MAX_VALUE : data.maxBytes();
+        // A limit of 0 or less is a limit, not "unlimited": the response then holds the one batch KIP-74 always
+        // allows, as Kafka answers it.
+        final long maxBytes = Math.max(0, data.maxBytes());
         for (final FetchRequestData.FetchTopic fetchTopic : data.topics()) {
             final Optional<TopicInfo> topic =
                     byTopicId ? topics.resolve(null, fetchTopic.topicId()) : topics.resolve(fetchTopic.topic(), null);
@@ -151,17 +153,19 @@ public final class FetchHandler implements ApiHandler {
             final long maxBytes,
             final boolean committedOnly) {
         final long remaining = maxBytes - attempt.bytes;
-        if (remaining <= 0) {
+        if (remaining <= 0 && attempt.bytes > 0) {
             // Over the response budget: the partition is reported without records and asked for again.
             setOffsets(response, partition);
             return;
         }
-        final int partitionMax =
-                fetchPartition.partitionMaxBytes() <= 0 ? Integer.MAX_VALUE : fetchPartition.partitionMaxBytes();
+        // As the response's limit, a partition limit of 0 or less means one batch at most, never "unlimited".
+        final int partitionMax = Math.max(0, fetchPartition.partitionMaxBytes());
         final LogReadResult result;
         try {
+            // The log returns at least one whole batch however small the limit (KIP-74); the first partition with data
+            // keeps it, later ones only if it fits.
             result = partition.read(
-                    fetchPartition.fetchOffset(), (int) Math.min(partitionMax, remaining), committedOnly);
+                    fetchPartition.fetchOffset(), (int) Math.max(1, Math.min(partitionMax, remaining)), committedOnly);
         } catch (final OffsetOutOfRangeException e) {
             response.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
             setOffsets(response, partition);

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class FetchHandlerTest {
     private static final short BY_NAME = 12;
@@ -200,6 +202,32 @@ class FetchHandlerTest {
                 fetch(BY_NAME, withPartitions(request(0, 1, 10), "orders", Uuid.ZERO_UUID, 0, 0, 1));
 
         assertThat(values(partitionData(body, 0))).hasSize(10);
+    }
+
+    @ParameterizedTest(name = "maxBytes={0}")
+    @ValueSource(ints = {0, -1, Integer.MIN_VALUE})
+    void aNonPositiveMaxBytesIsOneBatchNotUnlimited(final int maxBytes) throws Exception {
+        append(0, KafkaBatches.plain("a", 5, 1L));
+        append(0, KafkaBatches.plain("b", 5, 1L));
+        append(1, KafkaBatches.plain("c", 5, 1L));
+
+        final FetchResponseData body =
+                fetch(BY_NAME, withPartitions(request(0, 1, maxBytes), "orders", Uuid.ZERO_UUID, 0, 0, 1));
+
+        // The first batch of the first partition (KIP-74), nothing more.
+        assertThat(values(partitionData(body, 0))).hasSize(5);
+        assertThat(partitionData(body, 1).records().sizeInBytes()).isZero();
+        assertThat(partitionData(body, 1).highWatermark()).isEqualTo(5);
+    }
+
+    @Test
+    void aNonPositivePartitionMaxBytesIsOneBatchNotUnlimited() throws Exception {
+        append(0, KafkaBatches.plain("a", 5, 1L));
+        append(0, KafkaBatches.plain("b", 5, 1L));
+        final FetchRequestData data = withPartitions(request(0, 1, 1 << 20), "orders", Uuid.ZERO_UUID, 0, 0);
+        data.topics().getFirst().partitions().getFirst().setPartitionMaxBytes(0);
+
+        assertThat(values(partitionData(fetch(BY_NAME, data), 0))).hasSize(5);
     }
 
     @Test
