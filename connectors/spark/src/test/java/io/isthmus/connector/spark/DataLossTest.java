@@ -89,9 +89,15 @@ class DataLossTest {
         final TopicPartition partition = new TopicPartition(topic, 0);
         try (IsthmusAdmin admin = isthmus.admin()) {
             int produced = 100;
+            final long deadline =
+                    System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
             while (logStart(admin, partition) <= 100) {
+                assertThat(System.nanoTime() - deadline)
+                        .as("retention deleting offset 100")
+                        .isNegative();
                 isthmus.produce(topic, 1, produced, 500, System.currentTimeMillis());
                 produced += 500;
+                // Retention runs every 100 ms (log.retention.check.interval.ms): give it a turn before writing more.
                 Thread.sleep(200);
             }
             return logStart(admin, partition);

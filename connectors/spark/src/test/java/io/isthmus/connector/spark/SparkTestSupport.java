@@ -45,6 +45,22 @@ public final class SparkTestSupport implements AutoCloseable {
                 .getOrCreate();
     }
 
+    /**
+     * Polls {@code condition} every 20 ms until it holds; fails naming {@code what} after {@code timeout}, so that a
+     * query that stops making progress fails the test instead of hanging it.
+     */
+    public static void await(
+            final String what, final java.time.Duration timeout, final java.util.function.BooleanSupplier condition)
+            throws InterruptedException {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("not within " + timeout + ": " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     public String bootstrapServers() {
         return broker.bootstrapServers();
     }

@@ -110,9 +110,10 @@ class StreamingReadTest {
             if (run < 3) {
                 // Stop in the middle: after some micro-batches, while more records wait.
                 final int batchesBefore = BATCHES.get(topic).size();
-                while (BATCHES.get(topic).size() < batchesBefore + 2 && query.isActive()) {
-                    Thread.sleep(20);
-                }
+                SparkTestSupport.await(
+                        "two more micro-batches",
+                        java.time.Duration.ofSeconds(60),
+                        () -> BATCHES.get(topic).size() >= batchesBefore + 2 || !query.isActive());
                 query.stop();
                 isthmus.produce(topic, 3, produced, 1_000, BASE_TIME);
                 produced += 1_000;
@@ -198,9 +199,10 @@ class StreamingReadTest {
                 .trigger(Trigger.ProcessingTime(0))
                 .start();
         try {
-            while (query.lastProgress() == null || query.lastProgress().numInputRows() == 0) {
-                Thread.sleep(20);
-            }
+            SparkTestSupport.await(
+                    "a micro-batch with input",
+                    java.time.Duration.ofSeconds(60),
+                    () -> query.lastProgress() != null && query.lastProgress().numInputRows() > 0);
             final Map<String, String> metrics =
                     query.lastProgress().sources()[0].metrics();
             assertThat(metrics)
