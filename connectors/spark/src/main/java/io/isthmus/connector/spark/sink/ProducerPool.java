@@ -1,15 +1,13 @@
 package io.isthmus.connector.spark.sink;
 
 import io.isthmus.client.producer.IsthmusProducer;
+import io.isthmus.connector.spark.ExecutorSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.SparkConf;
-import org.apache.spark.SparkEnv;
-import org.apache.spark.network.util.JavaUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,7 +93,7 @@ final class ProducerPool {
     }
 
     private List<IsthmusProducer> evictIdle(final long now) {
-        final long timeoutNanos = timeoutMs() * 1_000_000L;
+        final long timeoutNanos = ExecutorSettings.durationMs(TIMEOUT, "10m") * 1_000_000L;
         final List<IsthmusProducer> expired = new ArrayList<>();
         final Iterator<Entry> entries = current.values().iterator();
         while (entries.hasNext()) {
@@ -107,12 +105,6 @@ final class ProducerPool {
             }
         }
         return expired;
-    }
-
-    private static long timeoutMs() {
-        final SparkEnv env = SparkEnv.get();
-        final SparkConf conf = env == null ? null : env.conf();
-        return JavaUtils.timeStringAsMs(conf == null ? "10m" : conf.get(TIMEOUT, "10m"));
     }
 
     private static void closeQuietly(final IsthmusProducer producer) {

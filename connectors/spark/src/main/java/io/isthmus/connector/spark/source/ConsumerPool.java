@@ -2,6 +2,7 @@ package io.isthmus.connector.spark.source;
 
 import io.isthmus.client.consumer.ConsumerConfig;
 import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.connector.spark.ExecutorSettings;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -9,9 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.spark.SparkConf;
-import org.apache.spark.SparkEnv;
-import org.apache.spark.network.util.JavaUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +85,7 @@ final class ConsumerPool {
             closing = evictExpired(System.nanoTime());
             idle.computeIfAbsent(key, k -> new ArrayDeque<>()).addFirst(new Idle(consumer, System.nanoTime()));
             idleCount++;
-            final int capacity = capacity();
+            final int capacity = ExecutorSettings.integer(CAPACITY, 64);
             final Iterator<Map.Entry<Key, ArrayDeque<Idle>>> eldest =
                     idle.entrySet().iterator();
             while (idleCount > capacity && eldest.hasNext()) {
@@ -105,7 +103,7 @@ final class ConsumerPool {
     }
 
     private List<IsthmusConsumer> evictExpired(final long now) {
-        final long timeoutNanos = timeoutMs() * 1_000_000L;
+        final long timeoutNanos = ExecutorSettings.durationMs(TIMEOUT, "5m") * 1_000_000L;
         final List<IsthmusConsumer> expired = new java.util.ArrayList<>();
         final Iterator<ArrayDeque<Idle>> all = idle.values().iterator();
         while (all.hasNext()) {
@@ -124,21 +122,6 @@ final class ConsumerPool {
     /** Idle consumers now, for tests and metrics. */
     synchronized int idleCount() {
         return idleCount;
-    }
-
-    private static int capacity() {
-        final SparkConf conf = conf();
-        return conf == null ? 64 : conf.getInt(CAPACITY, 64);
-    }
-
-    private static long timeoutMs() {
-        final SparkConf conf = conf();
-        return JavaUtils.timeStringAsMs(conf == null ? "5m" : conf.get(TIMEOUT, "5m"));
-    }
-
-    private static SparkConf conf() {
-        final SparkEnv env = SparkEnv.get();
-        return env == null ? null : env.conf();
     }
 
     private static void closeQuietly(final IsthmusConsumer consumer) {
