@@ -145,8 +145,7 @@ public final class Broker implements AutoCloseable {
             server = KafkaServer.start(
                     config.listeners(),
                     config.networkThreads(),
-                    config.socketRequestMaxBytes(),
-                    config.maxInflightRequestsPerConnection(),
+                    config.connectionLimits(),
                     router.get(),
                     router.get(),
                     rdma.controlHandler());

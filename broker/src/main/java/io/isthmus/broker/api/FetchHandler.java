@@ -238,8 +238,29 @@ public final class FetchHandler implements ApiHandler {
         }
 
         CompletableFuture<Response> start() {
+            // The connection cancels the answer when its client goes: stop listening at once instead of at the
+            // deadline, which the client chose and may be far away. Run on the delayed-fetch thread, after any attempt
+            // in progress, so listeners that attempt registers are removed too.
+            result.whenComplete((answer, failure) -> {
+                if (result.isCancelled()) {
+                    try {
+                        delayed.execute(this::stopWaiting);
+                    } catch (final RejectedExecutionException shuttingDown) {
+                        // The broker is closing, and its partitions with it.
+                    }
+                }
+            });
             delayed.execute(this::attempt);
             return result;
+        }
+
+        private void stopWaiting() {
+            for (final Waiting waiting : waitingOn) {
+                waiting.partition().removeAppendListener(wake);
+            }
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
         }
 
         private void attempt() {

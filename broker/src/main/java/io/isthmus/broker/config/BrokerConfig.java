@@ -3,6 +3,8 @@ package io.isthmus.broker.config;
 import io.isthmus.broker.producer.ProducerStateTable;
 import java.io.IOException;
 import java.io.Reader;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,6 +41,11 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String MAX_INFLIGHT_REQUESTS_PER_CONNECTION = "isthmus.max.inflight.requests.per.connection";
+    public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
+    public static final String REQUEST_READ_TIMEOUT_MS = "isthmus.request.read.timeout.ms";
+    public static final String MAX_CONNECTIONS = "max.connections";
+    public static final String MAX_CONNECTIONS_PER_IP = "max.connections.per.ip";
+    public static final String MAX_CONNECTIONS_PER_IP_OVERRIDES = "max.connections.per.ip.overrides";
     public static final String TRANSACTION_MAX_TIMEOUT_MS = "transaction.max.timeout.ms";
     public static final String TRANSACTIONAL_ID_EXPIRATION_MS = "transactional.id.expiration.ms";
     public static final String TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS =
@@ -177,6 +184,41 @@ public final class BrokerConfig extends AbstractConfig {
                     Range.atLeast(1),
                     Importance.LOW,
                     "Requests one connection may have in flight before the broker stops reading from it.")
+            .define(
+                    CONNECTIONS_MAX_IDLE_MS,
+                    Type.LONG,
+                    ConnectionLimits.DEFAULT_IDLE_TIMEOUT_MS,
+                    Importance.MEDIUM,
+                    "Close a connection after this long with nothing read or written and no request waiting for its"
+                            + " answer; 0 or less never. Connections carrying an RDMA session are exempt.")
+            .define(
+                    REQUEST_READ_TIMEOUT_MS,
+                    Type.LONG,
+                    ConnectionLimits.DEFAULT_REQUEST_READ_TIMEOUT_MS,
+                    Importance.LOW,
+                    "How long a request frame may take from its first byte to its last while the broker reads;"
+                            + " a slower one closes the connection as bad input. 0 or less: no limit.")
+            .define(
+                    MAX_CONNECTIONS,
+                    Type.INT,
+                    Integer.MAX_VALUE,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Connections open at once on all listeners; one more is closed as soon as it is accepted.")
+            .define(
+                    MAX_CONNECTIONS_PER_IP,
+                    Type.INT,
+                    Integer.MAX_VALUE,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Connections open at once from one address; one more is closed as soon as it is accepted.")
+            .define(
+                    MAX_CONNECTIONS_PER_IP_OVERRIDES,
+                    Type.STRING,
+                    "",
+                    Importance.LOW,
+                    "Per-address exceptions to max.connections.per.ip, as host-or-ip:count pairs separated by"
+                            + " commas, e.g. 127.0.0.1:200,client.example.com:50.")
             .define(
                     RDMA_ENABLED,
                     Type.BOOLEAN,
@@ -370,6 +412,55 @@ public final class BrokerConfig extends AbstractConfig {
 
     public int maxInflightRequestsPerConnection() {
         return getInt(MAX_INFLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    /**
+     * The network layer's limits.
+     *
+     * @throws ConfigException if an entry of {@code max.connections.per.ip.overrides} is malformed or its host does not
+     *     resolve
+     */
+    public ConnectionLimits connectionLimits() {
+        return new ConnectionLimits(
+                socketRequestMaxBytes(),
+                maxInflightRequestsPerConnection(),
+                getLong(CONNECTIONS_MAX_IDLE_MS),
+                getLong(REQUEST_READ_TIMEOUT_MS),
+                getInt(MAX_CONNECTIONS),
+                getInt(MAX_CONNECTIONS_PER_IP),
+                perIpOverrides(getString(MAX_CONNECTIONS_PER_IP_OVERRIDES)));
+    }
+
+    private static Map<InetAddress, Integer> perIpOverrides(final String spec) {
+        final Map<InetAddress, Integer> overrides = new HashMap<>();
+        for (final String entry : spec.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            final int colon = entry.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new ConfigException(
+                        MAX_CONNECTIONS_PER_IP_OVERRIDES, spec, "expected host:count, got '" + entry + "'");
+            }
+            final String host = entry.substring(0, colon).trim();
+            final int count;
+            try {
+                count = Integer.parseInt(entry.substring(colon + 1).trim());
+            } catch (final NumberFormatException e) {
+                throw new ConfigException(
+                        MAX_CONNECTIONS_PER_IP_OVERRIDES, spec, "the count of '" + entry + "' is not a number");
+            }
+            if (count < 1) {
+                throw new ConfigException(
+                        MAX_CONNECTIONS_PER_IP_OVERRIDES, spec, "the count of '" + entry + "' must be at least 1");
+            }
+            try {
+                overrides.put(InetAddress.getByName(host), count);
+            } catch (final UnknownHostException e) {
+                throw new ConfigException(MAX_CONNECTIONS_PER_IP_OVERRIDES, spec, "cannot resolve host '" + host + "'");
+            }
+        }
+        return overrides;
     }
 
     public boolean rdmaEnabled() {

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -37,6 +38,16 @@ import org.slf4j.LoggerFactory;
  * <p>Isthmus control requests (API keys outside Kafka's range) are recognised by their key before Kafka's header
  * parser sees them and go to the {@link ControlRequestHandler}; their answers keep their place in the response order.
  *
+ * <p>Backpressure: the connection is read only while fewer than {@code maxInflight} requests wait for their answers
+ * and the channel is writable, that is while the answers already written but not yet taken by the peer stay under the
+ * channel's write-buffer high-water mark. A client that pipelines requests and never reads its answers therefore stops
+ * being read, instead of growing the broker's outbound buffer (and the segment leases its fetch answers hold) without
+ * bound. When the client goes, its long-poll fetches are cancelled rather than left waiting for their timeout.
+ *
+ * <p>Idleness ({@code connections.max.idle.ms}, signalled by an {@link IdleStateEvent} from the pipeline) closes a
+ * connection only when no request of it is waiting for an answer and it never carried an isthmus control request: an
+ * RDMA session is bound to its TCP connection and moves its data over the NIC, so a quiet socket says nothing about it.
+ *
  * <p>Confined to the channel's event loop; futures completing elsewhere hop back onto it.
  */
 final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -51,7 +62,8 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private final int maxInflight;
     private final ArrayDeque<PendingResponse> pending = new ArrayDeque<>();
     private final ControlRequestHeader controlHeader = new ControlRequestHeader();
-    private boolean readingPaused;
+    /** Whether this connection carried a control request, and so may hold an RDMA session: never closed as idle. */
+    private boolean carriesControlSession;
 
     KafkaConnectionHandler(
             final RequestDispatcher dispatcher,
@@ -90,7 +102,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(final ChannelHandlerContext ctx) {
         metrics.connectionClosed();
         for (final PendingResponse response : pending) {
-            response.discard();
+            response.abandon();
         }
         pending.clear();
         controlRequests.connectionClosed(connectionId);
@@ -133,6 +145,9 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             frame.retain(); // produce records are views of the frame until the handler is done with them
             try {
                 future = dispatcher.dispatch(context, request);
+                if (header.apiKey() == ApiKeys.FETCH) {
+                    response.longPoll = future;
+                }
             } catch (final RuntimeException e) {
                 frame.release();
                 response.failed = true;
@@ -157,10 +172,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                     ctx.executor().execute(() -> complete(ctx, response, outcome));
                 }
             });
-            if (pending.size() >= maxInflight && !readingPaused) {
-                readingPaused = true;
-                ctx.channel().config().setAutoRead(false);
-            }
+            updateReading(ctx);
         } finally {
             ReferenceCountUtil.release(frame);
         }
@@ -187,6 +199,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             closeForBadInput(ctx, "unparseable control request header: " + e.getMessage());
             return;
         }
+        carriesControlSession = true;
         final PendingResponse response = new PendingResponse(receivedNanos);
         pending.addLast(response);
         frame.retain(); // the body is a view of the frame until the request is answered
@@ -219,10 +232,40 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         } catch (final RuntimeException e) {
             exchange.fail(e);
         }
-        if (pending.size() >= maxInflight && !readingPaused) {
-            readingPaused = true;
-            ctx.channel().config().setAutoRead(false);
+        updateReading(ctx);
+    }
+
+    /**
+     * Reads from the peer only while it has fewer than {@code maxInflight} requests unanswered and takes its answers as
+     * fast as it asks for them (the channel is writable).
+     */
+    private void updateReading(final ChannelHandlerContext ctx) {
+        final boolean read = pending.size() < maxInflight && ctx.channel().isWritable();
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
         }
+    }
+
+    @Override
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx) {
+        updateReading(ctx);
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object event) {
+        if (event instanceof IdleStateEvent) {
+            if (pending.isEmpty() && !carriesControlSession) {
+                metrics.connectionClosedIdle();
+                LOG.debug(
+                        "closing connection {} from {}: idle for connections.max.idle.ms",
+                        connectionId,
+                        ctx.channel().remoteAddress());
+                ctx.close();
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     private RequestHeader parseHeader(final ChannelHandlerContext ctx, final ByteBuffer buffer) {
@@ -300,10 +343,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         if (wrote) {
             ctx.flush();
         }
-        if (readingPaused && pending.size() < maxInflight) {
-            readingPaused = false;
-            ctx.channel().config().setAutoRead(true);
-        }
+        updateReading(ctx);
     }
 
     private void write(final ChannelHandlerContext ctx, final PendingResponse response) {
@@ -346,6 +386,8 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
         if (cause instanceof TooLongFrameException || cause instanceof CorruptedFrameException) {
             closeForBadInput(ctx, "bad frame size: " + cause.getMessage());
+        } else if (cause instanceof RequestFrameDecoder.IncompleteFrameException) {
+            closeForBadInput(ctx, cause.getMessage());
         } else if (cause instanceof IOException) {
             LOG.debug(
                     "connection {} from {} failed: {}",
@@ -380,6 +422,8 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         ByteBuf controlFrame;
 
         boolean failed;
+        /** A fetch's answer while it may be waiting (long poll): cancelled if the client goes first. */
+        CompletableFuture<Response> longPoll;
 
         PendingResponse(final RequestHeader header, final long receivedNanos) {
             this.header = header;
@@ -394,6 +438,14 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
         boolean isReady() {
             return outcome != null || controlFrame != null;
+        }
+
+        /** The client went before this was written: stop waiting for it, and free what it holds. */
+        void abandon() {
+            if (longPoll != null && !longPoll.isDone()) {
+                longPoll.cancel(false);
+            }
+            discard();
         }
 
         void discard() {

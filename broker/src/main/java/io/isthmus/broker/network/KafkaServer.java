@@ -1,15 +1,19 @@
 package io.isthmus.broker.network;
 
+import io.isthmus.broker.config.ConnectionLimits;
 import io.isthmus.broker.config.Endpoint;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,10 +26,17 @@ import org.slf4j.LoggerFactory;
  * The TCP side of the broker: Kafka's wire protocol on every configured listener, served by Netty.
  *
  * <p>One boss thread accepts; {@code num.network.threads} event loops decode frames, run the dispatcher's
- * synchronous work and write responses. Each connection is confined to one event loop.
+ * synchronous work and write responses. Each connection is confined to one event loop. What one client may cost
+ * (connections, frame size and time, requests in flight, idleness) is bounded by the {@link ConnectionLimits}.
  */
 public final class KafkaServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaServer.class);
+    /**
+     * Answers written and not yet taken by the peer, in bytes (file regions of fetch answers included), above which the
+     * connection stops being read and below which it is read again: enough for a large fetch answer in flight, and a
+     * bound on what a client that never reads can make the broker hold.
+     */
+    static final WriteBufferWaterMark OUTBOUND_WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -34,33 +45,14 @@ public final class KafkaServer implements AutoCloseable {
     private final NetworkMetrics metrics = new NetworkMetrics();
     private final AtomicLong connectionIds = new AtomicLong();
 
-    private KafkaServer(final int networkThreads) {
+    private final ConnectionLimits limits;
+    private final ConnectionAdmission admission;
+
+    private KafkaServer(final int networkThreads, final ConnectionLimits limits) {
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(networkThreads, NioIoHandler.newFactory());
-    }
-
-    /**
-     * Binds every listener and starts serving.
-     *
-     * @throws InterruptedException if interrupted while binding
-     * @throws IllegalStateException naming the listener that could not be bound
-     */
-    public static KafkaServer start(
-            final List<Endpoint> listeners,
-            final int networkThreads,
-            final int maxRequestBytes,
-            final int maxInflightPerConnection,
-            final SupportedApis supportedApis,
-            final RequestDispatcher dispatcher)
-            throws InterruptedException {
-        return start(
-                listeners,
-                networkThreads,
-                maxRequestBytes,
-                maxInflightPerConnection,
-                supportedApis,
-                dispatcher,
-                ControlRequestHandler.NONE);
+        this.limits = limits;
+        this.admission = new ConnectionAdmission(limits, metrics);
     }
 
     /**
@@ -72,22 +64,15 @@ public final class KafkaServer implements AutoCloseable {
     public static KafkaServer start(
             final List<Endpoint> listeners,
             final int networkThreads,
-            final int maxRequestBytes,
-            final int maxInflightPerConnection,
+            final ConnectionLimits limits,
             final SupportedApis supportedApis,
             final RequestDispatcher dispatcher,
             final ControlRequestHandler controlRequests)
             throws InterruptedException {
-        final KafkaServer server = new KafkaServer(networkThreads);
+        final KafkaServer server = new KafkaServer(networkThreads, limits);
         try {
             for (final Endpoint listener : listeners) {
-                server.bind(
-                        listener,
-                        maxRequestBytes,
-                        maxInflightPerConnection,
-                        supportedApis,
-                        dispatcher,
-                        controlRequests);
+                server.bind(listener, supportedApis, dispatcher, controlRequests);
             }
         } catch (final RuntimeException | InterruptedException e) {
             server.close();
@@ -98,8 +83,6 @@ public final class KafkaServer implements AutoCloseable {
 
     private void bind(
             final Endpoint listener,
-            final int maxRequestBytes,
-            final int maxInflight,
             final SupportedApis supportedApis,
             final RequestDispatcher dispatcher,
             final ControlRequestHandler controlRequests)
@@ -110,11 +93,21 @@ public final class KafkaServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.MESSAGE_SIZE_ESTIMATOR, ResponseSizeEstimator.INSTANCE)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, OUTBOUND_WATER_MARK)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel channel) {
-                        channel.pipeline()
-                                .addLast("frames", new RequestFrameDecoder(maxRequestBytes))
+                        final ChannelPipeline pipeline = channel.pipeline();
+                        pipeline.addLast("admission", admission.gate());
+                        if (limits.idleTimeoutMs() > 0) {
+                            pipeline.addLast(
+                                    "idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
+                        }
+                        pipeline.addLast(
+                                        "frames",
+                                        new RequestFrameDecoder(
+                                                limits.maxRequestBytes(), limits.requestReadTimeoutMs()))
                                 .addLast(
                                         "kafka",
                                         new KafkaConnectionHandler(
@@ -124,7 +117,7 @@ public final class KafkaServer implements AutoCloseable {
                                                 metrics,
                                                 listener.listenerName(),
                                                 connectionIds.incrementAndGet(),
-                                                maxInflight));
+                                                limits.maxInflightRequests()));
                     }
                 });
         final Channel channel;

@@ -18,6 +18,8 @@ public final class NetworkMetrics {
     private final LongAdder bytesOut = new LongAdder();
     private final AtomicLong connections = new AtomicLong();
     private final LongAdder connectionsClosedForBadInput = new LongAdder();
+    private final LongAdder connectionsRefused = new LongAdder();
+    private final LongAdder connectionsClosedIdle = new LongAdder();
 
     void recordRequest(final ApiKeys apiKey, final long latencyNanos, final boolean error) {
         requests[apiKey.id].increment();
@@ -47,6 +49,14 @@ public final class NetworkMetrics {
         connectionsClosedForBadInput.increment();
     }
 
+    void connectionRefused() {
+        connectionsRefused.increment();
+    }
+
+    void connectionClosedIdle() {
+        connectionsClosedIdle.increment();
+    }
+
     /** Requests of this API handled since start. */
     public long requests(final ApiKeys apiKey) {
         return requests[apiKey.id].sum();
@@ -72,6 +82,16 @@ public final class NetworkMetrics {
 
     public long connections() {
         return connections.get();
+    }
+
+    /** Connections closed on arrival because {@code max.connections} or {@code max.connections.per.ip} was reached. */
+    public long connectionsRefused() {
+        return connectionsRefused.sum();
+    }
+
+    /** Connections closed after {@code connections.max.idle.ms} without traffic. */
+    public long connectionsClosedIdle() {
+        return connectionsClosedIdle.sum();
     }
 
     public long connectionsClosedForBadInput() {

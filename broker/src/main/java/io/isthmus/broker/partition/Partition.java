@@ -205,6 +205,11 @@ public final class Partition implements AutoCloseable {
         appendListeners.remove(listener);
     }
 
+    /** Listeners waiting for an append here: long-poll fetches, mostly. */
+    public int appendListenerCount() {
+        return appendListeners.size();
+    }
+
     /**
      * Makes {@code owner} the RDMA writer of this partition: an exclusive RDMA producer (TCP produce is refused) or a
      * {@link SharedAppender} (TCP produce goes through it), until {@link #releaseWriter}. Taken under the append lock,

@@ -277,6 +277,33 @@ class FetchHandlerTest {
     }
 
     @Test
+    void aCancelledLongPollStopsListeningAtOnceNotAtItsDeadline() throws Exception {
+        final CompletableFuture<Response> waiting = fetchAsync(
+                BY_NAME, withPartitions(request(Integer.MAX_VALUE, 1, 1 << 20), "orders", Uuid.ZERO_UUID, 0, 0, 1));
+        awaitListeners(1);
+        assertThat(waiting).isNotDone();
+
+        waiting.cancel(false); // what the connection does when its client goes
+
+        awaitListeners(0);
+        append(0, KafkaBatches.plain("after", 1, 1L)); // nobody is woken, and nothing breaks
+        assertThat(partition(0).appendListenerCount()).isZero();
+    }
+
+    /** Waits until each of the two partitions has {@code count} listeners (the delayed-fetch thread registers them). */
+    private void awaitListeners(final int count) throws InterruptedException {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (partition(0).appendListenerCount() != count || partition(1).appendListenerCount() != count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(
+                        "append listeners: partition 0 has " + partition(0).appendListenerCount() + ", partition 1 has "
+                                + partition(1).appendListenerCount() + ", expected " + count);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
     void shouldCompleteALongPollEmptyAtMaxWait() throws Exception {
         final Response response = Requests.await(
                 fetchAsync(BY_NAME, withPartitions(request(50, 1, 1 << 20), "orders", Uuid.ZERO_UUID, 0, 0, 1)));

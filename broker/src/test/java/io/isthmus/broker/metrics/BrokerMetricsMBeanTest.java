@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.broker.api.ApiVersionsHandler;
 import io.isthmus.broker.api.RequestRouter;
+import io.isthmus.broker.config.ConnectionLimits;
 import io.isthmus.broker.config.Endpoint;
+import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.broker.network.KafkaServer;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.testkit.KafkaBatches;
@@ -49,7 +51,12 @@ class BrokerMetricsMBeanTest {
         router.set(new RequestRouter(
                 List.of(new ApiVersionsHandler(() -> router.get().apiVersions()))));
         kafka = KafkaServer.start(
-                List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0)), 1, 1024 * 1024, 8, router.get(), router.get());
+                List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0)),
+                1,
+                ConnectionLimits.of(1024 * 1024, 8),
+                router.get(),
+                router.get(),
+                ControlRequestHandler.NONE);
         bean = BrokerMetricsMBean.register(kafka.metrics(), partitions);
         name = new ObjectName(BrokerMetricsMBean.OBJECT_NAME);
     }

@@ -12,6 +12,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -36,6 +39,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -178,6 +182,18 @@ class KafkaConnectionHandlerTest {
         return frame;
     }
 
+    private static FetchRequest fetch() {
+        return new FetchRequest.Builder(
+                        ApiKeys.FETCH.latestVersion(),
+                        ApiKeys.FETCH.latestVersion(),
+                        -1,
+                        -1,
+                        Integer.MAX_VALUE,
+                        1,
+                        new java.util.LinkedHashMap<>())
+                .build(ApiKeys.FETCH.latestVersion());
+    }
+
     private static MetadataRequest metadata(final short version) {
         return new MetadataRequest.Builder(new MetadataRequestData().setTopics(null)).build(version);
     }
@@ -241,6 +257,88 @@ class KafkaConnectionHandlerTest {
         assertThat(clusterIds).containsExactly("one", "two", "three");
         assertThat(metrics.requests(ApiKeys.METADATA)).isEqualTo(3);
         assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void aFetchStillWaitingWhenItsClientGoesIsCancelledOtherRequestsAreNot() {
+        channel(16);
+        channel.writeInbound(frame(fetch(), 1));
+        channel.writeInbound(frame(metadata(METADATA_VERSION), 2));
+        final CompletableFuture<Response> fetch = dispatcher.futures.get(1);
+        final CompletableFuture<Response> metadata = dispatcher.futures.get(2);
+
+        channel.close();
+
+        assertThat(fetch).isCancelled();
+        assertThat(metadata).isNotDone();
+    }
+
+    @Test
+    void anIdleEventClosesAQuietConnectionButNotOneWithARequestWaiting() {
+        channel(16);
+        channel.writeInbound(frame(fetch(), 1));
+
+        channel.pipeline().fireUserEventTriggered(IdleStateEvent.ALL_IDLE_STATE_EVENT);
+        assertThat(channel.isOpen()).as("a long poll is waiting").isTrue();
+
+        dispatcher.futures.get(1).complete(Response.of(new FetchResponseData()));
+        ReferenceCountUtil.release(channel.readOutbound());
+        channel.pipeline().fireUserEventTriggered(IdleStateEvent.ALL_IDLE_STATE_EVENT);
+
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(metrics.connectionsClosedIdle()).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionThatCarriedAControlRequestIsNeverClosedAsIdle() {
+        controlChannel();
+        channel.writeInbound(releaseFrame(1, "events", 0));
+        final ControlExchange exchange = control.exchanges.getFirst();
+        exchange.answer(new ReleaseAccessResponse(), ReleaseAccessResponse.LENGTH)
+                .errorCode(ControlErrorCodes.NONE);
+        exchange.complete();
+        ReferenceCountUtil.release(channel.readOutbound());
+
+        channel.pipeline().fireUserEventTriggered(IdleStateEvent.ALL_IDLE_STATE_EVENT);
+
+        assertThat(channel.isOpen()).as("it may hold an RDMA session").isTrue();
+    }
+
+    @Test
+    void aFrameThatStopsHalfwayClosesTheConnectionAfterTheReadTimeout() throws Exception {
+        channel = new EmbeddedChannel(
+                new RequestFrameDecoder(MAX_FRAME, 50),
+                new KafkaConnectionHandler(dispatcher, new FakeApis(), metrics, "PLAINTEXT", 7, 16));
+        final ByteBuf whole = frame(metadata(METADATA_VERSION), 1);
+        channel.writeInbound(whole.readRetainedSlice(10));
+
+        Thread.sleep(100);
+        channel.runPendingTasks();
+
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(metrics.connectionsClosedForBadInput()).isEqualTo(1);
+        assertThat(dispatcher.contexts).isEmpty();
+        whole.release();
+    }
+
+    @Test
+    void aFrameThatArrivesInPiecesWithinTheReadTimeoutIsServed() throws Exception {
+        channel = new EmbeddedChannel(
+                new RequestFrameDecoder(MAX_FRAME, 200),
+                new KafkaConnectionHandler(dispatcher, new FakeApis(), metrics, "PLAINTEXT", 7, 16));
+        final ByteBuf first = frame(metadata(METADATA_VERSION), 1);
+        final ByteBuf second = frame(metadata(METADATA_VERSION), 2);
+        // The first frame and the start of the second, then the rest of the second: each frame gets its own clock.
+        channel.writeInbound(Unpooled.wrappedBuffer(first, second.readRetainedSlice(5)));
+        Thread.sleep(120);
+        channel.runPendingTasks();
+        channel.writeInbound(second);
+        Thread.sleep(120);
+        channel.runPendingTasks();
+
+        assertThat(channel.isOpen()).isTrue();
+        assertThat(dispatcher.contexts).hasSize(2);
+        assertThat(metrics.connectionsClosedForBadInput()).isZero();
     }
 
     @Test
