@@ -94,7 +94,8 @@ public final class Broker implements AutoCloseable {
         logSettings.put(BrokerConfig.LOG_DIRS, String.join(",", config.getList(BrokerConfig.LOG_DIRS)));
         final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
         final Path metadataDir = config.logDirs().getFirst();
-        final PartitionManager partitions = PartitionManager.start(logs, TopicRegistry.open(metadataDir));
+        final PartitionManager partitions =
+                PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
         final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
         final ProducerIdAllocator producerIds = ProducerIdAllocator.open(metadataDir);
         final GroupCoordinator coordinator = new GroupCoordinator(

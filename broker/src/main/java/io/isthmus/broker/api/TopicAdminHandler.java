@@ -14,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
-import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -35,9 +34,15 @@ import org.slf4j.LoggerFactory;
  * CreateTopics, CreatePartitions and DeleteTopics. A single broker holds one replica of everything: a replication
  * factor other than 1 (or -1, the broker's default), or an assignment to another broker, is refused, and so are
  * per-topic configs, which the log does not keep per topic yet.
+ *
+ * <p>One request may create at most {@link #MAX_PARTITIONS_PER_REQUEST} partitions in all, Kafka's controller limit:
+ * a larger one is refused whole, every topic in it answered POLICY_VIOLATION, before anything is created. The broker's
+ * own bound, {@code max.broker.partitions}, is the {@link PartitionManager}'s.
  */
 public final class TopicAdminHandler implements ApiHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TopicAdminHandler.class);
+    /** Kafka's controller refuses a CreateTopics or CreatePartitions that would add more partitions than this. */
+    public static final int MAX_PARTITIONS_PER_REQUEST = 10_000;
 
     private final PartitionManager partitions;
     private final OffsetStore offsets;
@@ -71,27 +76,37 @@ public final class TopicAdminHandler implements ApiHandler {
                 }));
     }
 
+    private int partitionCount(final CreateTopicsRequestData.CreatableTopic requested) {
+        return !requested.assignments().isEmpty()
+                ? requested.assignments().size()
+                : requested.numPartitions() == -1 ? defaultPartitions : requested.numPartitions();
+    }
+
     private CreateTopicsResponseData create(final CreateTopicsRequestData data) {
         final CreateTopicsResponseData response = new CreateTopicsResponseData();
+        long requestedPartitions = 0;
+        for (final CreateTopicsRequestData.CreatableTopic requested : data.topics()) {
+            requestedPartitions += Math.max(0, partitionCount(requested));
+        }
+        final ApiError tooLarge = requestedPartitions > MAX_PARTITIONS_PER_REQUEST
+                ? new ApiError(
+                        Errors.POLICY_VIOLATION,
+                        "excessively large number of partitions per request: " + requestedPartitions
+                                + " in all, at most " + MAX_PARTITIONS_PER_REQUEST)
+                : null;
         for (final CreateTopicsRequestData.CreatableTopic requested : data.topics()) {
             final CreateTopicsResponseData.CreatableTopicResult result =
                     new CreateTopicsResponseData.CreatableTopicResult().setName(requested.name());
             response.topics().add(result);
-            final int partitionCount = !requested.assignments().isEmpty()
-                    ? requested.assignments().size()
-                    : requested.numPartitions() == -1 ? defaultPartitions : requested.numPartitions();
-            final ApiError refusal = refusal(requested, partitionCount);
+            final int partitionCount = partitionCount(requested);
+            final ApiError refusal = tooLarge != null ? tooLarge : refusal(requested, partitionCount);
             if (refusal != null) {
                 result.setErrorCode(refusal.error().code()).setErrorMessage(refusal.message());
                 continue;
             }
             try {
                 if (data.validateOnly()) {
-                    Topic.validate(requested.name());
-                    if (partitions.topics().byName(requested.name()).isPresent()) {
-                        throw new org.apache.kafka.common.errors.TopicExistsException(
-                                "topic '" + requested.name() + "' already exists");
-                    }
+                    partitions.checkCreateTopic(requested.name(), partitionCount);
                     result.setNumPartitions(partitionCount).setReplicationFactor((short) 1);
                 } else {
                     final TopicInfo created = partitions.createTopic(requested.name(), partitionCount);
@@ -101,6 +116,9 @@ public final class TopicAdminHandler implements ApiHandler {
                 }
             } catch (final ApiException e) {
                 result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            } catch (final RuntimeException e) {
+                LOG.error("CreateTopics failed: topic={}, partitions={}", requested.name(), partitionCount, e);
+                result.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()).setErrorMessage(e.getMessage());
             }
         }
         return response;
@@ -136,6 +154,15 @@ public final class TopicAdminHandler implements ApiHandler {
         for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
             occurrences.merge(topic.name(), 1, Integer::sum);
         }
+        long adding = 0;
+        for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
+            final int current = partitions
+                    .topics()
+                    .byName(topic.name())
+                    .map(TopicInfo::partitions)
+                    .orElse(0);
+            adding += Math.max(0, topic.count() - current);
+        }
         final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
         for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
             final Integer times = occurrences.remove(topic.name());
@@ -149,6 +176,12 @@ public final class TopicAdminHandler implements ApiHandler {
                 result.setErrorCode(Errors.INVALID_REQUEST.code())
                         .setErrorMessage("duplicate topic name: topic '" + topic.name() + "' appears " + times
                                 + " times in the request");
+                continue;
+            }
+            if (adding > MAX_PARTITIONS_PER_REQUEST) {
+                result.setErrorCode(Errors.POLICY_VIOLATION.code())
+                        .setErrorMessage("excessively large number of partitions per request: " + adding
+                                + " new ones in all, at most " + MAX_PARTITIONS_PER_REQUEST);
                 continue;
             }
             try {

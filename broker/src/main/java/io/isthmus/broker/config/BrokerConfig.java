@@ -34,6 +34,7 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String LOG_DIRS = "log.dirs";
     public static final String NUM_PARTITIONS = "num.partitions";
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
+    public static final String MAX_BROKER_PARTITIONS = "max.broker.partitions";
     public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
     public static final String NUM_NETWORK_THREADS = "num.network.threads";
     public static final String CLUSTER_ID = "cluster.id";
@@ -98,6 +99,17 @@ public final class BrokerConfig extends AbstractConfig {
                     true,
                     Importance.MEDIUM,
                     "Create a topic when a client asks for metadata of a topic that does not exist.")
+            .define(
+                    MAX_BROKER_PARTITIONS,
+                    Type.INT,
+                    4000,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "The most partitions this broker holds (KIP-578's name); creating topics or partitions past it is"
+                            + " refused with POLICY_VIOLATION. Each partition maps its segments and their indexes for"
+                            + " their whole life, three mappings a segment against the kernel's vm.max_map_count"
+                            + " (65530 by default), and uses segment ids, of which a broker has 65536; 4000 is"
+                            + " Kafka's own advice per broker.")
             .define(
                     SOCKET_REQUEST_MAX_BYTES,
                     Type.INT,
@@ -364,6 +376,10 @@ public final class BrokerConfig extends AbstractConfig {
 
     public boolean autoCreateTopics() {
         return getBoolean(AUTO_CREATE_TOPICS_ENABLE);
+    }
+
+    public int maxBrokerPartitions() {
+        return getInt(MAX_BROKER_PARTITIONS);
     }
 
     public int socketRequestMaxBytes() {

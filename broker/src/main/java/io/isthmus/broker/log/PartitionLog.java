@@ -870,8 +870,10 @@ public final class PartitionLog implements AutoCloseable {
             return old;
         }
         final long newBase = logEndOffset();
-        old.seal();
+        // The new segment first: if it cannot be had (no segment id, no mapping), the old one stays active and
+        // unsealed, so appends that fit it go on and the next roll tries again.
         final LogSegment fresh = LogSegment.create(dir, newBase, ids, config.segmentBytes(), config);
+        old.seal();
         preToucher.aheadOf(fresh);
         segments.put(newBase, fresh);
         active = fresh;

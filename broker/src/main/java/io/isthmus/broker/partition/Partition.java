@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,6 +113,10 @@ public final class Partition implements AutoCloseable {
             return new ProduceOutcome(Errors.MESSAGE_TOO_LARGE, -1, e.getMessage());
         } catch (final ProducerRejectedException e) {
             return new ProduceOutcome(e.error(), -1, e.getMessage());
+        } catch (final KafkaStorageException e) {
+            // A roll that could not get a segment: nothing was written, and the producer retries.
+            LOG.warn("{}: cannot append: {}", topicPartition, e.getMessage());
+            return new ProduceOutcome(Errors.KAFKA_STORAGE_ERROR, -1, e.getMessage());
         }
         if (!info.duplicate()) {
             notifyAppendListeners();

@@ -16,15 +16,21 @@ import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Every partition of this broker: the {@link TopicRegistry} says which topics exist, the {@link LogManager}
- * holds their logs. Topic creation registers the topic first, then creates its logs; deletion unregisters
- * first, then deletes them; adding partitions creates their logs first, then registers the new count. A crash
- * between the two steps is repaired at start: a registered partition without a log gets an empty one, and a
- * log no registered topic owns is deleted.
+ * holds their logs. Creating a topic or adding partitions creates the logs first and then registers them, so a failure
+ * in between (no segment id, no mapping, no disk) leaves the registry as it was and the logs made so far are deleted
+ * again; deletion unregisters first, then deletes the logs. A crash between the two steps is repaired at start: a log
+ * no registered topic owns is deleted (and a registered partition without a log, from an older broker, gets an empty
+ * one).
+ *
+ * <p>{@code max.broker.partitions} bounds the partitions this broker holds: each maps a segment and two indexes for
+ * its whole life, so partitions without bound exhaust the kernel's mappings and the segment ids. Creations past it are
+ * refused with POLICY_VIOLATION; partitions already there (say, after the limit was lowered) keep being served.
  */
 public final class PartitionManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionManager.class);
@@ -32,18 +38,30 @@ public final class PartitionManager implements AutoCloseable {
     private final LogManager logs;
     private final TopicRegistry topics;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final int maxPartitions;
     /** Asked by every partition's log before transactional data enters it; the transaction coordinator sets it. */
     private volatile TransactionVerifier transactionVerifier = TransactionVerifier.ACCEPT_ALL;
 
-    private PartitionManager(final LogManager logs, final TopicRegistry topics) {
+    private PartitionManager(final LogManager logs, final TopicRegistry topics, final int maxPartitions) {
         this.logs = logs;
         this.topics = topics;
+        this.maxPartitions = maxPartitions;
     }
 
-    /** Opens (and recovers) every log, then reconciles them with the registry. */
+    /** {@link #start(LogManager, TopicRegistry, int)} without a partition limit. */
     public static PartitionManager start(final LogManager logs, final TopicRegistry topics) throws IOException {
+        return start(logs, topics, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Opens (and recovers) every log, then reconciles them with the registry.
+     *
+     * @param maxPartitions {@code max.broker.partitions}: the most partitions creations may bring this broker to
+     */
+    public static PartitionManager start(final LogManager logs, final TopicRegistry topics, final int maxPartitions)
+            throws IOException {
         logs.startup();
-        final PartitionManager manager = new PartitionManager(logs, topics);
+        final PartitionManager manager = new PartitionManager(logs, topics, maxPartitions);
         for (final TopicInfo topic : topics.topics()) {
             manager.openPartitions(topic);
         }
@@ -71,12 +89,71 @@ public final class PartitionManager implements AutoCloseable {
         return partitions.values();
     }
 
-    /** Creates a topic and its empty partitions; see {@link TopicRegistry#create} for the errors. */
+    /**
+     * Creates a topic and its empty partitions: their logs first, then the registry entry. See {@link #checkCreateTopic}
+     * for the refusals; if a log cannot be created, the ones made are deleted again, the topic does not exist, and the
+     * failure is thrown.
+     */
     public synchronized TopicInfo createTopic(final String name, final int partitionCount) {
-        final TopicInfo topic = topics.create(name, partitionCount);
-        openPartitions(topic);
+        checkCreateTopic(name, partitionCount);
+        final List<PartitionLog> created = new ArrayList<>();
+        final TopicInfo topic;
+        try {
+            for (int p = 0; p < partitionCount; p++) {
+                created.add(logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(name, p)));
+            }
+            topic = topics.create(name, partitionCount);
+        } catch (final RuntimeException e) {
+            throw deleteOrphans(
+                    e,
+                    name,
+                    0,
+                    created.size(),
+                    "cannot create topic: topic=" + name + ", partitions=" + partitionCount
+                            + ", logs created before the failure=" + created.size() + " (deleted again)");
+        }
+        for (int p = 0; p < partitionCount; p++) {
+            register(new TopicPartition(name, p), topic.id(), created.get(p));
+        }
         LOG.info("created topic={} id={} partitions={}", name, topic.id(), partitionCount);
         return topic;
+    }
+
+    /**
+     * What {@link #createTopic} would refuse, changing nothing (CreateTopics with {@code validate_only}): an invalid
+     * name, fewer than one partition, a name taken, or more partitions than {@code max.broker.partitions} leaves room
+     * for.
+     */
+    public void checkCreateTopic(final String name, final int partitionCount) {
+        topics.checkCreate(name, partitionCount);
+        checkRoomFor(partitionCount, "topic '" + name + "' with " + partitionCount + " partitions");
+    }
+
+    private void checkRoomFor(final int adding, final String what) {
+        final int held = partitions.size();
+        if ((long) held + adding > maxPartitions) {
+            throw new PolicyViolationException("cannot create " + what + ": this broker holds " + held
+                    + " partitions and max.broker.partitions is " + maxPartitions);
+        }
+    }
+
+    /**
+     * Deletes the logs {@code [from, from + count)} of {@code name}, made for partitions that were never registered,
+     * and returns what to throw for {@code failure}: an {@link ApiException} as it is, anything else wrapped with
+     * {@code context}.
+     */
+    private RuntimeException deleteOrphans(
+            final RuntimeException failure, final String name, final int from, final int count, final String context) {
+        // Nothing routes to these logs and the registry does not have them: deleting them now rather than at the next
+        // start gives their preallocated segments back, and a retry starts from empty logs.
+        for (int p = from; p < from + count; p++) {
+            try {
+                logs.deleteLog(new io.isthmus.broker.log.TopicPartition(name, p));
+            } catch (final RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+        }
+        return failure instanceof ApiException ? failure : new IllegalStateException(context, failure);
     }
 
     /**
@@ -97,25 +174,14 @@ public final class PartitionManager implements AutoCloseable {
             }
             after = topics.increasePartitions(name, partitionCount);
         } catch (final RuntimeException e) {
-            // Nothing routes to these logs and the registry still has the old count: deleting them now rather than
-            // at the next start gives their preallocated segments back, and a retry starts from empty logs.
-            for (int i = 0; i < added.size(); i++) {
-                final io.isthmus.broker.log.TopicPartition orphan =
-                        new io.isthmus.broker.log.TopicPartition(name, before.partitions() + i);
-                try {
-                    logs.deleteLog(orphan);
-                } catch (final RuntimeException cleanup) {
-                    e.addSuppressed(cleanup);
-                }
-            }
-            if (e instanceof ApiException) {
-                throw e;
-            }
-            throw new IllegalStateException(
+            throw deleteOrphans(
+                    e,
+                    name,
+                    before.partitions(),
+                    added.size(),
                     "cannot add partitions: topic=" + name + ", partitions " + before.partitions() + " -> "
                             + partitionCount + ", logs created before the failure=" + added.size()
-                            + " (deleted again; the topic keeps " + before.partitions() + " partitions)",
-                    e);
+                            + " (deleted again; the topic keeps " + before.partitions() + " partitions)");
         }
         for (int i = 0; i < added.size(); i++) {
             final TopicPartition topicPartition = new TopicPartition(name, before.partitions() + i);
@@ -128,7 +194,8 @@ public final class PartitionManager implements AutoCloseable {
     /**
      * What {@link #createPartitions} would refuse, changing nothing (CreatePartitions with {@code validate_only}):
      * {@code UnknownTopicOrPartitionException} for a missing topic, {@code InvalidPartitionsException} for a count not
-     * above the current one, then whatever {@code precondition} throws for the topic as it is.
+     * above the current one, then whatever {@code precondition} throws for the topic as it is, then {@code
+     * PolicyViolationException} if {@code max.broker.partitions} leaves no room for the new ones.
      *
      * @return the topic as it is
      */
@@ -136,6 +203,9 @@ public final class PartitionManager implements AutoCloseable {
             final String name, final int partitionCount, final Consumer<TopicInfo> precondition) {
         final TopicInfo topic = topics.checkIncrease(name, partitionCount);
         precondition.accept(topic);
+        checkRoomFor(
+                partitionCount - topic.partitions(),
+                (partitionCount - topic.partitions()) + " more partitions for topic '" + name + "'");
         return topic;
     }
 

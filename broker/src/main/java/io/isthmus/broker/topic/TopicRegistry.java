@@ -97,12 +97,13 @@ public final class TopicRegistry {
     }
 
     /**
-     * Registers a new topic durably.
+     * Refuses what {@link #create} would refuse, changing nothing.
      *
      * @throws org.apache.kafka.common.errors.InvalidTopicException for a name Kafka would refuse
+     * @throws InvalidPartitionsException for fewer than one partition
      * @throws TopicExistsException if the name is taken
      */
-    public synchronized TopicInfo create(final String name, final int partitions) {
+    public void checkCreate(final String name, final int partitions) {
         Topic.validate(name);
         if (partitions < 1) {
             throw new InvalidPartitionsException(
@@ -111,6 +112,16 @@ public final class TopicRegistry {
         if (snapshot.byName().containsKey(name)) {
             throw new TopicExistsException("topic '" + name + "' already exists");
         }
+    }
+
+    /**
+     * Registers a new topic durably.
+     *
+     * @throws org.apache.kafka.common.errors.InvalidTopicException for a name Kafka would refuse
+     * @throws TopicExistsException if the name is taken
+     */
+    public synchronized TopicInfo create(final String name, final int partitions) {
+        checkCreate(name, partitions);
         final Map<String, TopicInfo> next = new HashMap<>(snapshot.byName());
         final TopicInfo created = new TopicInfo(name, Uuid.randomUuid(), partitions);
         next.put(name, created);

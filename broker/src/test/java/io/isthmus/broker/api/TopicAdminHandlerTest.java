@@ -67,6 +67,21 @@ class TopicAdminHandlerTest {
     }
 
     @Test
+    void aRequestForMoreThanKafkasPartitionsPerRequestIsRefusedWholeBeforeAnythingIsCreated() throws Exception {
+        final CreateTopicsRequestData data = new CreateTopicsRequestData().setTimeoutMs(30_000);
+        data.topics().add(topic("small", 1, (short) 1));
+        data.topics().add(topic("huge", TopicAdminHandler.MAX_PARTITIONS_PER_REQUEST, (short) 1));
+
+        final CreateTopicsResponseData response = Requests.body(handler, ApiKeys.CREATE_TOPICS, CREATE_VERSION, data);
+
+        for (final String name : List.of("small", "huge")) {
+            assertThat(response.topics().find(name).errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code());
+            assertThat(response.topics().find(name).errorMessage()).contains("10001 in all, at most 10000");
+        }
+        assertThat(partitions.topics().topics()).isEmpty();
+    }
+
+    @Test
     void shouldCreateATopic() throws Exception {
         final CreateTopicsResponseData.CreatableTopicResult result = create(false, topic("orders", 2, (short) 1));
 

@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +101,36 @@ class PartitionLogTest {
         for (int i = 0; i < 1000; i++) {
             assertThat(values.get(i)).isEqualTo("value-" + i);
         }
+    }
+
+    @Test
+    void aRollWithoutAFreeSegmentIdFailsRetriablyAndLeavesTheLogWritable() throws IOException {
+        final SegmentIdAllocator two = new SegmentIdAllocator(2);
+        final PartitionLog log = PartitionLog.open(tmp.resolve("topic-0"), smallConfig(Map.of()), two, clock);
+        toClose.add(log);
+        final PartitionLog other = PartitionLog.open(tmp.resolve("other-0"), smallConfig(Map.of()), two, clock);
+        long offered = 0;
+        KafkaStorageException refused = null;
+        while (refused == null) {
+            try {
+                log.append(TestBatches.segment(TestBatches.batch(offered, 5, T0)), 3);
+                offered += 5;
+            } catch (final KafkaStorageException e) {
+                refused = e;
+            }
+        }
+        assertThat(refused).hasMessageContaining("no free segment id");
+        assertThat(log.logEndOffset()).isEqualTo(offered);
+        assertThat(log.segments()).hasSize(1);
+        assertThat(log.activeSegment().isSealed())
+                .as("the active segment stays open")
+                .isFalse();
+
+        other.close(); // gives its segment id back
+
+        appendSequential(log, 10, 5, T0);
+        assertThat(log.segments()).hasSize(2);
+        assertThat(readAll(log, 0, 1024)).hasSize((int) offered + 50);
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,50 @@ class PartitionManagerTest {
 
             assertThat(manager.partitions()).hasSize(1);
             assertThat(tmp.resolve("orders-1")).doesNotExist();
+        }
+    }
+
+    @Test
+    void aTopicWhoseLogCannotBeCreatedIsNotRegisteredAndTheBrokerStillStarts() throws Exception {
+        Files.writeString(tmp.resolve("doomed-1"), "a file where partition 1's directory must go");
+        try (PartitionManager manager = TestPartitions.start(tmp)) {
+            assertThatThrownBy(() -> manager.createTopic("doomed", 3))
+                    .hasMessageContaining("cannot create topic: topic=doomed")
+                    .hasMessageContaining("logs created before the failure=1");
+
+            assertThat(manager.topics().byName("doomed")).isEmpty();
+            assertThat(manager.partitions()).isEmpty();
+            assertThat(tmp.resolve("doomed-0")).doesNotExist();
+        }
+        try (PartitionManager restarted = TestPartitions.start(tmp)) {
+            assertThat(restarted.topics().topics()).isEmpty();
+            Files.delete(tmp.resolve("doomed-1"));
+            assertThat(restarted.createTopic("doomed", 3).partitions()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void creationsPastMaxBrokerPartitionsAreRefusedAndTheOnesWithinAreNot() throws Exception {
+        try (PartitionManager manager = TestPartitions.start(tmp, 5)) {
+            manager.createTopic("orders", 3);
+
+            assertThatThrownBy(() -> manager.createTopic("payments", 3))
+                    .isInstanceOf(PolicyViolationException.class)
+                    .hasMessageContaining("this broker holds 3 partitions and max.broker.partitions is 5");
+            assertThatThrownBy(() -> manager.createPartitions("orders", 6, topic -> {}))
+                    .isInstanceOf(PolicyViolationException.class);
+            assertThat(tmp.resolve("payments-0")).doesNotExist();
+            assertThat(tmp.resolve("orders-3")).doesNotExist();
+
+            manager.createPartitions("orders", 4, topic -> {});
+            manager.createTopic("payments", 1);
+            assertThat(manager.partitions()).hasSize(5);
+        }
+        try (PartitionManager lowered = TestPartitions.start(tmp, 2)) {
+            assertThat(lowered.partitions())
+                    .as("a lowered limit keeps serving what exists")
+                    .hasSize(5);
+            assertThatThrownBy(() -> lowered.createTopic("more", 1)).isInstanceOf(PolicyViolationException.class);
         }
     }
 

@@ -13,9 +13,14 @@ public final class TestPartitions {
     private TestPartitions() {}
 
     public static PartitionManager start(final Path logDir) throws IOException {
+        return start(logDir, Integer.MAX_VALUE);
+    }
+
+    /** Partitions with {@code max.broker.partitions} set to {@code maxPartitions}. */
+    public static PartitionManager start(final Path logDir, final int maxPartitions) throws IOException {
         final LogManager logs = LogManager.fromConfig(
                 Map.of(LogManager.LOG_DIRS, logDir.toString(), "log.segment.bytes", Integer.toString(1024 * 1024)),
                 InstantSource.system());
-        return PartitionManager.start(logs, TopicRegistry.open(logDir));
+        return PartitionManager.start(logs, TopicRegistry.open(logDir), maxPartitions);
     }
 }
