@@ -141,6 +141,35 @@ class ProduceHandlerTest {
     }
 
     @Test
+    void aBatchShorterThanItsHeaderIsCorruptMessageNotAServerError() throws Exception {
+        final byte[] bytes = java.util.Arrays.copyOf(KafkaBatches.bytes(KafkaBatches.plain("a", 3, 1L)), 30);
+
+        final ProduceResponseData.PartitionProduceResponse response =
+                produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)));
+
+        assertThat(response.errorCode()).isEqualTo(Errors.CORRUPT_MESSAGE.code());
+        assertThat(response.errorMessage()).contains("TRUNCATED_HEADER");
+        assertThat(partition(0).logEndOffset()).isZero();
+    }
+
+    @Test
+    void aBadLaterBatchRejectsTheWholeRequestForThePartitionAndAppendsNone() throws Exception {
+        final byte[] good = KafkaBatches.bytes(KafkaBatches.plain("a", 3, 1L));
+        final byte[] bad = KafkaBatches.bytes(KafkaBatches.plain("b", 2, 1L));
+        bad[bad.length - 2] ^= 0x01;
+        final ByteBuffer both =
+                ByteBuffer.allocate(good.length + bad.length).put(good).put(bad).flip();
+
+        final ProduceResponseData.PartitionProduceResponse response =
+                produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, MemoryRecords.readableRecords(both));
+
+        assertThat(response.errorCode()).isEqualTo(Errors.CORRUPT_MESSAGE.code());
+        assertThat(partition(0).logEndOffset())
+                .as("the good first batch is not appended either")
+                .isZero();
+    }
+
+    @Test
     void shouldAnswerNothingForAcksZeroButAppend() throws Exception {
         final Response response = Requests.handle(
                 handler,
