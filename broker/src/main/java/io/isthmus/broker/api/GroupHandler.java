@@ -59,6 +59,8 @@ import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 public final class GroupHandler implements ApiHandler {
     private static final byte GROUP_KEY_TYPE = 0;
     private static final byte TRANSACTION_KEY_TYPE = 1;
+    /** JoinGroup answers may carry a null protocol name from this version on. */
+    private static final short NULLABLE_PROTOCOL_NAME_VERSION = 7;
     /** The first TxnOffsetCommit version that knows PRODUCER_FENCED (KIP-588). */
     private static final int TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED = 3;
 
@@ -166,17 +168,24 @@ public final class GroupHandler implements ApiHandler {
                 data.protocolType(),
                 protocols,
                 context.apiVersion() >= 4);
-        return coordinator.join(request).thenApply(result -> Response.of(joinResponse(result)));
+        final short version = context.apiVersion();
+        return coordinator.join(request).thenApply(result -> Response.of(joinResponse(result, version)));
     }
 
-    private static JoinGroupResponseData joinResponse(final JoinResult result) {
+    /**
+     * The JoinGroup answer. A failed join has no protocol: versions before 7 cannot carry a null protocol name and get
+     * an empty one, as Kafka sends them, and the strings that are never null on the wire are empty when unknown.
+     */
+    private static JoinGroupResponseData joinResponse(final JoinResult result, final short version) {
+        final String protocolName =
+                result.protocolName() == null && version < NULLABLE_PROTOCOL_NAME_VERSION ? "" : result.protocolName();
         final JoinGroupResponseData response = new JoinGroupResponseData()
                 .setErrorCode(result.error().code())
                 .setGenerationId(result.generationId())
                 .setProtocolType(result.protocolType())
-                .setProtocolName(result.protocolName())
-                .setLeader(result.leaderId())
-                .setMemberId(result.memberId());
+                .setProtocolName(protocolName)
+                .setLeader(result.leaderId() == null ? "" : result.leaderId())
+                .setMemberId(result.memberId() == null ? "" : result.memberId());
         for (final JoinResult.Member member : result.members()) {
             response.members()
                     .add(new JoinGroupResponseData.JoinGroupResponseMember()

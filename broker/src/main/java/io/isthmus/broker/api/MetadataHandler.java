@@ -26,6 +26,9 @@ import org.apache.kafka.common.requests.MetadataRequest;
 public final class MetadataHandler implements ApiHandler {
     private static final int LEADER_EPOCH = 0;
 
+    /** The first Metadata version that names topics by id (and so may leave a name null). */
+    private static final short TOPIC_IDS_VERSION = 12;
+
     private final PartitionManager partitions;
     private final BrokerNode node;
     private final boolean autoCreateTopics;
@@ -69,20 +72,31 @@ public final class MetadataHandler implements ApiHandler {
         }
         final boolean mayCreate = autoCreateTopics && (context.apiVersion() < 4 || data.allowAutoTopicCreation());
         for (final MetadataRequestData.MetadataRequestTopic requested : data.topics()) {
-            response.topics().add(lookup(requested, mayCreate));
+            response.topics().add(lookup(requested, mayCreate, context.apiVersion()));
         }
         return CompletableFuture.completedFuture(Response.of(response));
     }
 
+    /**
+     * One requested topic. Topic ids are served from version 12, where a topic may be named by id alone; before it,
+     * as in Kafka, a null name or a topic id is INVALID_REQUEST for that topic (answered with an empty name, since
+     * those versions cannot carry a null one).
+     */
     private MetadataResponseData.MetadataResponseTopic lookup(
-            final MetadataRequestData.MetadataRequestTopic requested, final boolean mayCreate) {
-        final Uuid id = requested.topicId();
-        if (requested.name() == null && id != null && !Uuid.ZERO_UUID.equals(id)) {
-            return partitions
-                    .topics()
-                    .byId(id)
-                    .map(this::describe)
-                    .orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID));
+            final MetadataRequestData.MetadataRequestTopic requested, final boolean mayCreate, final short version) {
+        final Uuid id = requested.topicId() == null ? Uuid.ZERO_UUID : requested.topicId();
+        final boolean byId = !Uuid.ZERO_UUID.equals(id);
+        if (version < TOPIC_IDS_VERSION && (requested.name() == null || byId)) {
+            return error(requested.name() == null ? "" : requested.name(), Uuid.ZERO_UUID, Errors.INVALID_REQUEST);
+        }
+        if (requested.name() == null) {
+            return byId
+                    ? partitions
+                            .topics()
+                            .byId(id)
+                            .map(this::describe)
+                            .orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID))
+                    : error(null, Uuid.ZERO_UUID, Errors.INVALID_REQUEST);
         }
         final String name = requested.name();
         Optional<TopicInfo> topic = partitions.topics().byName(name);

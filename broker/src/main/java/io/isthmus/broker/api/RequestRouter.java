@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
@@ -44,9 +45,9 @@ public final class RequestRouter implements RequestDispatcher, SupportedApis {
     public CompletableFuture<Response> dispatch(final RequestContext context, final AbstractRequest request) {
         final ApiHandler handler = handlers.get(context.apiKey());
         if (handler == null) {
-            return CompletableFuture.completedFuture(
-                    Response.of(request.getErrorResponse(0, Errors.UNSUPPORTED_VERSION.exception())
-                            .data()));
+            // Thrown, not answered here: the connection answers it with the request's own error response, or closes
+            // if kafka-clients cannot build one for this request.
+            throw new UnsupportedVersionException("this broker does not serve " + context.apiKey());
         }
         return handler.handle(context, request);
     }

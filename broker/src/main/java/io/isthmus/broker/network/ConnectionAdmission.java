@@ -8,7 +8,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * does the same for the per-address limit.
  *
  * <p>One {@link Gate} per channel, at the head of its pipeline; the counts live in the {@link ConnectionAdmission}
- * shared by all of them. Refusals are counted in {@link NetworkMetrics} and logged at most once per {@link
- * #LOG_INTERVAL_NANOS}, so a connection flood does not become a log flood.
+ * shared by all of them. Refusals are counted in {@link NetworkMetrics} and logged through a {@link LogThrottle}, so a
+ * connection flood does not become a log flood.
  */
 final class ConnectionAdmission {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionAdmission.class);
@@ -29,7 +28,7 @@ final class ConnectionAdmission {
     private final NetworkMetrics metrics;
     private final AtomicInteger open = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, Integer> openByAddress = new ConcurrentHashMap<>();
-    private final AtomicLong lastRefusalLogNanos = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+    private final LogThrottle refusalLog = new LogThrottle(LOG_INTERVAL_NANOS);
 
     ConnectionAdmission(final ConnectionLimits limits, final NetworkMetrics metrics) {
         this.limits = limits;
@@ -75,15 +74,13 @@ final class ConnectionAdmission {
     }
 
     private void logRefusal(final Object peer, final String reason) {
-        final long now = System.nanoTime();
-        final long last = lastRefusalLogNanos.get();
-        if (now - last >= LOG_INTERVAL_NANOS && lastRefusalLogNanos.compareAndSet(last, now)) {
+        if (refusalLog.tryAcquire()) {
             LOG.warn(
-                    "refused connection from {}: {} (refusals so far: {}; logged at most every {} s)",
+                    "refused connection from {}: {} ({} more refused since the last line; logged at most every {} s)",
                     peer,
                     reason,
-                    metrics.connectionsRefused(),
-                    LOG_INTERVAL_NANOS / 1_000_000_000L);
+                    refusalLog.takeSuppressed(),
+                    refusalLog.intervalSeconds());
         }
     }
 

@@ -52,6 +52,8 @@ import org.slf4j.LoggerFactory;
  */
 final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaConnectionHandler.class);
+    /** One WARN line per second at most for bad input, whichever connections send it: the rest go to DEBUG. */
+    private static final LogThrottle BAD_INPUT_LOG = new LogThrottle(1_000_000_000L);
 
     private final RequestDispatcher dispatcher;
     private final ControlRequestHandler controlRequests;
@@ -151,7 +153,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             } catch (final RuntimeException e) {
                 frame.release();
                 response.failed = true;
-                complete(ctx, response, errorResponse(request, e));
+                answerFailure(ctx, response, request, e);
                 return;
             }
             future.whenComplete((result, failure) -> {
@@ -165,11 +167,13 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 response.failed = failure != null;
-                final Response outcome = failure == null ? result : errorResponse(request, unwrap(failure));
+                final Runnable answer = failure == null
+                        ? () -> complete(ctx, response, result)
+                        : () -> answerFailure(ctx, response, request, unwrap(failure));
                 if (ctx.executor().inEventLoop()) {
-                    complete(ctx, response, outcome);
+                    answer.run();
                 } else {
-                    ctx.executor().execute(() -> complete(ctx, response, outcome));
+                    ctx.executor().execute(answer);
                 }
             });
             updateReading(ctx);
@@ -281,7 +285,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                 final RequestHeader v0 = new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, "", correlationId);
                 final PendingResponse response = new PendingResponse(v0, System.nanoTime());
                 pending.addLast(response);
-                LOG.info(
+                LOG.debug(
                         "ApiVersions v{} from {} is newer than this broker serves; answering in v0",
                         version,
                         ctx.channel().remoteAddress());
@@ -312,19 +316,35 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                         + supportedApis.describe(header.apiKey()));
     }
 
-    private Response errorResponse(final AbstractRequest request, final Throwable failure) {
+    /**
+     * Answers a request whose handling failed with the request's own error response, or, when none can be built (some
+     * of kafka-clients' error responses cannot carry every valid request, a null list say), closes the connection, as
+     * Kafka does with a request it cannot serve.
+     */
+    private void answerFailure(
+            final ChannelHandlerContext ctx,
+            final PendingResponse response,
+            final AbstractRequest request,
+            final Throwable failure) {
         final Errors error = Errors.forException(failure);
         if (error == Errors.UNKNOWN_SERVER_ERROR) {
+            metrics.unexpectedFailure();
             LOG.error("{} failed on connection {}", request.apiKey(), connectionId, failure);
         } else {
             LOG.debug("{} failed on connection {}: {}", request.apiKey(), connectionId, failure.toString());
         }
+        Response answer;
         try {
-            return Response.of(request.getErrorResponse(0, failure).data());
+            answer = Response.of(request.getErrorResponse(0, failure).data());
         } catch (final UnsupportedVersionException e) {
-            return Response.of(request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception())
+            answer = Response.of(request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception())
                     .data());
+        } catch (final RuntimeException cannotBuild) {
+            closeForBadInput(
+                    ctx, "no error answer can be built for " + request.apiKey() + " (" + failure + "): " + cannotBuild);
+            return;
         }
+        complete(ctx, response, answer);
     }
 
     private void complete(final ChannelHandlerContext ctx, final PendingResponse response, final Response outcome) {
@@ -404,8 +424,22 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void closeForBadInput(final ChannelHandlerContext ctx, final String reason) {
         metrics.connectionClosedForBadInput();
-        LOG.warn(
-                "closing connection {} from {}: {}", connectionId, ctx.channel().remoteAddress(), reason);
+        if (BAD_INPUT_LOG.tryAcquire()) {
+            LOG.warn(
+                    "closing connection {} from {}: {} ({} more closed for bad input since the last line; logged at"
+                            + " most every {} s)",
+                    connectionId,
+                    ctx.channel().remoteAddress(),
+                    reason,
+                    BAD_INPUT_LOG.takeSuppressed(),
+                    BAD_INPUT_LOG.intervalSeconds());
+        } else {
+            LOG.debug(
+                    "closing connection {} from {}: {}",
+                    connectionId,
+                    ctx.channel().remoteAddress(),
+                    reason);
+        }
         ctx.close();
     }
 

@@ -19,6 +19,7 @@ public final class NetworkMetrics {
     private final AtomicLong connections = new AtomicLong();
     private final LongAdder connectionsClosedForBadInput = new LongAdder();
     private final LongAdder connectionsRefused = new LongAdder();
+    private final LongAdder unexpectedFailures = new LongAdder();
     private final LongAdder connectionsClosedIdle = new LongAdder();
 
     void recordRequest(final ApiKeys apiKey, final long latencyNanos, final boolean error) {
@@ -47,6 +48,10 @@ public final class NetworkMetrics {
 
     void connectionClosedForBadInput() {
         connectionsClosedForBadInput.increment();
+    }
+
+    void unexpectedFailure() {
+        unexpectedFailures.increment();
     }
 
     void connectionRefused() {
@@ -82,6 +87,14 @@ public final class NetworkMetrics {
 
     public long connections() {
         return connections.get();
+    }
+
+    /**
+     * Requests answered UNKNOWN_SERVER_ERROR because a handler failed in a way it did not expect: each one is a bug
+     * (bad input is answered with its own error code), logged with its stack trace.
+     */
+    public long unexpectedFailures() {
+        return unexpectedFailures.sum();
     }
 
     /** Connections closed on arrival because {@code max.connections} or {@code max.connections.per.ip} was reached. */

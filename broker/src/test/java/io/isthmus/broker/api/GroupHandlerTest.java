@@ -1,6 +1,7 @@
 package io.isthmus.broker.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.group.FileOffsetStore;
@@ -36,6 +37,7 @@ import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.MessageUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -140,6 +142,25 @@ class GroupHandlerTest {
                         .setName("range")
                         .setMetadata("subscription".getBytes(StandardCharsets.UTF_8)));
         return Requests.body(handler, ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), data);
+    }
+
+    @Test
+    void aFailedJoinAnswersInEveryVersionEvenThoseThatCannotCarryANullProtocol() throws Exception {
+        for (short version = 0; version <= ApiKeys.JOIN_GROUP.latestVersion(); version++) {
+            final JoinGroupRequestData data = new JoinGroupRequestData()
+                    .setGroupId("")
+                    .setMemberId("nobody")
+                    .setSessionTimeoutMs(30_000)
+                    .setRebalanceTimeoutMs(60_000)
+                    .setProtocolType("consumer");
+            final JoinGroupResponseData failed = Requests.body(handler, ApiKeys.JOIN_GROUP, version, data);
+
+            assertThat(failed.errorCode()).as("v%d", version).isNotEqualTo(Errors.NONE.code());
+            // Found by the fuzzer: a null protocol name made the v0-v6 answer unwritable.
+            final short written = version;
+            assertThatCode(() -> MessageUtil.toByteBufferAccessor(failed, written))
+                    .doesNotThrowAnyException();
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.isthmus.broker.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.network.RequestContext;
@@ -14,6 +15,7 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,6 +92,32 @@ class MetadataHandlerTest {
                 .hasSize(2);
         assertThat(metadata(true, (short) 1, new MetadataRequestData()).topics())
                 .isEmpty();
+    }
+
+    @Test
+    void aNullNameOrATopicIdBeforeVersion12IsInvalidRequestAndTheAnswerStillWrites() throws Exception {
+        // Found by the fuzzer: v10 and v11 requests may carry them, their answers cannot carry a null name.
+        for (final short version : new short[] {10, 11}) {
+            final MetadataRequestData data = new MetadataRequestData().setAllowAutoTopicCreation(false);
+            data.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(null));
+            data.topics()
+                    .add(new MetadataRequestData.MetadataRequestTopic()
+                            .setName("payments")
+                            .setTopicId(Uuid.randomUuid()));
+            final MetadataResponseData response = metadata(true, version, data);
+
+            assertThat(response.topics())
+                    .extracting(MetadataResponseData.MetadataResponseTopic::name)
+                    .containsExactly("", "payments");
+            assertThat(response.topics())
+                    .allSatisfy(topic -> assertThat(topic.errorCode()).isEqualTo(Errors.INVALID_REQUEST.code()));
+            assertThatCode(() -> MessageUtil.toByteBufferAccessor(response, version))
+                    .doesNotThrowAnyException();
+        }
+        final MetadataRequestData neither = new MetadataRequestData();
+        neither.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(null));
+        assertThat(metadata(true, LATEST, neither).topics().iterator().next().errorCode())
+                .isEqualTo(Errors.INVALID_REQUEST.code());
     }
 
     @Test

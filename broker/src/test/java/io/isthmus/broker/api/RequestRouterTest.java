@@ -8,9 +8,9 @@ import io.isthmus.broker.network.Response;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
-import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -51,18 +51,17 @@ class RequestRouterTest {
     }
 
     @Test
-    void shouldAnswerAnApiWithoutHandlerWithUnsupportedVersionInItsOwnResponse() throws Exception {
+    void shouldRefuseAnApiWithoutHandlerWithUnsupportedVersionForTheConnectionToAnswer() {
         final RequestRouter router = new RequestRouter(List.of(new FixedHandler(Set.of(ApiKeys.METADATA), null)));
 
-        final Response response = Requests.await(router.dispatch(
-                Requests.context(ApiKeys.HEARTBEAT, (short) 4),
-                Requests.parse(
-                        ApiKeys.HEARTBEAT,
-                        (short) 4,
-                        new HeartbeatRequestData().setGroupId("g").setMemberId("m"))));
-
-        assertThat(response.body()).isInstanceOf(HeartbeatResponseData.class);
-        assertThat(((HeartbeatResponseData) response.body()).errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThatThrownBy(() -> router.dispatch(
+                        Requests.context(ApiKeys.HEARTBEAT, (short) 4),
+                        Requests.parse(
+                                ApiKeys.HEARTBEAT,
+                                (short) 4,
+                                new HeartbeatRequestData().setGroupId("g").setMemberId("m"))))
+                .isInstanceOf(UnsupportedVersionException.class)
+                .hasMessageContaining("HEARTBEAT");
     }
 
     @Test

@@ -26,7 +26,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
@@ -39,6 +41,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
@@ -339,6 +342,40 @@ class KafkaConnectionHandlerTest {
         assertThat(channel.isOpen()).isTrue();
         assertThat(dispatcher.contexts).hasSize(2);
         assertThat(metrics.connectionsClosedForBadInput()).isZero();
+    }
+
+    @Test
+    void aRefusedRequestIsAnsweredWithItsOwnErrorResponse() {
+        channel(16);
+        dispatcher.behaviour = request -> {
+            throw new UnsupportedVersionException("this broker does not serve " + request.apiKey());
+        };
+
+        channel.writeInbound(frame(heartbeat(), 5));
+
+        final Written written = readResponse(ApiKeys.HEARTBEAT, HEARTBEAT_VERSION);
+        assertThat(written.correlationId()).isEqualTo(5);
+        assertThat(((HeartbeatResponseData) written.body()).errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(metrics.unexpectedFailures()).isZero();
+    }
+
+    @Test
+    void aRequestWhoseErrorResponseCannotBeBuiltClosesTheConnectionAsKafkaDoes() {
+        // Found by the fuzzer: kafka-clients cannot build the error answer of a DescribeUserScramCredentials that
+        // asks for every user (a null list), which is a valid request.
+        channel(16);
+        dispatcher.behaviour = request -> {
+            throw new UnsupportedVersionException("this broker does not serve " + request.apiKey());
+        };
+        final DescribeUserScramCredentialsRequest everyUser = new DescribeUserScramCredentialsRequest.Builder(
+                        new DescribeUserScramCredentialsRequestData().setUsers(null))
+                .build((short) 0);
+
+        channel.writeInbound(frame(everyUser, 6));
+
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(metrics.connectionsClosedForBadInput()).isEqualTo(1);
+        assertThat(metrics.unexpectedFailures()).isZero();
     }
 
     @Test
