@@ -247,6 +247,9 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         final boolean read = pending.size() < maxInflight && ctx.channel().isWritable();
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
+            if (read) {
+                RequestFrameDecoder.resume(ctx.channel());
+            }
         }
     }
 

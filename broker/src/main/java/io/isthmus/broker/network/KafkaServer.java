@@ -33,10 +33,11 @@ public final class KafkaServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaServer.class);
     /**
      * Answers written and not yet taken by the peer, in bytes (file regions of fetch answers included), above which the
-     * connection stops being read and below which it is read again: enough for a large fetch answer in flight, and a
-     * bound on what a client that never reads can make the broker hold.
+     * connection stops being read and below which it is read again. A client that never reads can make the broker hold
+     * this much plus one answer; a consumer with one fetch in flight never notices (its answer alone may pass the mark,
+     * and the next fetch is only read once it is taken).
      */
-    static final WriteBufferWaterMark OUTBOUND_WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+    static final WriteBufferWaterMark OUTBOUND_WATER_MARK = new WriteBufferWaterMark(128 * 1024, 256 * 1024);
 
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;

@@ -1,6 +1,8 @@
 package io.isthmus.broker.network;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
@@ -52,13 +54,42 @@ final class RequestFrameDecoder extends LengthFieldBasedFrameDecoder {
         }
     }
 
+    /**
+     * The next frame, unless the connection has stopped reading (backpressure): then frames already buffered wait here,
+     * undecoded, so that a client pipelining small requests with large answers cannot make the broker answer everything
+     * one socket read brought. {@link KafkaConnectionHandler} {@link #resume resumes} decoding when it reads again.
+     */
     @Override
     protected Object decode(final ChannelHandlerContext ctx, final ByteBuf in) throws Exception {
+        if (!ctx.channel().config().isAutoRead()) {
+            return null;
+        }
         final Object frame = super.decode(ctx, in);
         if (frame != null) {
             framesDecoded++;
         }
         return frame;
+    }
+
+    /**
+     * Netty's decoder asks for another read when a read yielded no frame; while the connection has stopped reading that
+     * would buffer the peer's whole stream, so it does not.
+     */
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx) throws Exception {
+        if (!ctx.channel().config().isAutoRead()) {
+            ctx.fireChannelReadComplete();
+            return;
+        }
+        super.channelReadComplete(ctx);
+    }
+
+    /**
+     * Decodes the frames buffered while the connection was not reading. Called when it reads again; runs as a task of
+     * the event loop, never inside a decode in progress.
+     */
+    static void resume(final Channel channel) {
+        channel.eventLoop().execute(() -> channel.pipeline().fireChannelRead(Unpooled.EMPTY_BUFFER));
     }
 
     private void schedule(final ChannelHandlerContext ctx, final long delayNanos) {

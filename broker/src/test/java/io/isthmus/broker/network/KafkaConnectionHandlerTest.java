@@ -568,6 +568,35 @@ class KafkaConnectionHandlerTest {
     }
 
     @Test
+    void framesOneReadBroughtWaitUndecodedWhileReadingIsPausedAndAreServedWhenItResumes() {
+        channel(2);
+        final ByteBuf manyFrames = Unpooled.buffer();
+        for (int correlationId = 1; correlationId <= 10; correlationId++) {
+            final ByteBuf one = frame(metadata(METADATA_VERSION), correlationId);
+            manyFrames.writeBytes(one);
+            one.release();
+        }
+
+        channel.writeInbound(manyFrames); // one socket read with ten requests
+
+        assertThat(dispatcher.contexts).as("dispatched before the pause").hasSize(2);
+        dispatcher.futures.get(1).complete(metadataResponse("1"));
+        dispatcher.futures.get(2).complete(metadataResponse("2"));
+        channel.runPendingTasks(); // the decoder resumes as an event-loop task
+
+        assertThat(dispatcher.contexts).hasSize(4);
+        for (int correlationId = 3; correlationId <= 10; correlationId++) {
+            dispatcher.futures.get(correlationId).complete(metadataResponse(Integer.toString(correlationId)));
+            channel.runPendingTasks();
+        }
+        assertThat(dispatcher.contexts).hasSize(10);
+        for (int correlationId = 1; correlationId <= 10; correlationId++) {
+            assertThat(readResponse(ApiKeys.METADATA, METADATA_VERSION).correlationId())
+                    .isEqualTo(correlationId);
+        }
+    }
+
+    @Test
     void shouldPauseReadingAtTheInflightLimitAndResumeBelowIt() {
         channel(2);
         channel.writeInbound(frame(metadata(METADATA_VERSION), 1));
