@@ -71,7 +71,7 @@ public final class FuzzMain implements Callable<Integer> {
         return report.passed() ? 0 : 1;
     }
 
-    private static void deleteTree(final Path dir) throws java.io.IOException {
+    static void deleteTree(final Path dir) throws java.io.IOException {
         try (Stream<Path> paths = Files.walk(dir)) {
             for (final Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);

@@ -18,6 +18,10 @@ import java.util.Map;
  * @param maxConnections {@code max.connections}: connections open at once on all listeners; one more is closed at once
  * @param maxConnectionsPerIp {@code max.connections.per.ip}: connections open at once from one address
  * @param maxConnectionsPerIpOverrides {@code max.connections.per.ip.overrides}: per-address exceptions to the above
+ * @param receiveBufferBytes {@code socket.receive.buffer.bytes}: each connection's kernel receive buffer (-1: the
+ *     system's, which grows to {@code net.ipv4.tcp_rmem}'s maximum, tens of MB, for a client that sends faster than the
+ *     broker reads)
+ * @param sendBufferBytes {@code socket.send.buffer.bytes}: each connection's kernel send buffer (-1: the system's)
  */
 public record ConnectionLimits(
         int maxRequestBytes,
@@ -26,12 +30,18 @@ public record ConnectionLimits(
         long requestReadTimeoutMs,
         int maxConnections,
         int maxConnectionsPerIp,
-        Map<InetAddress, Integer> maxConnectionsPerIpOverrides) {
+        Map<InetAddress, Integer> maxConnectionsPerIpOverrides,
+        int receiveBufferBytes,
+        int sendBufferBytes) {
 
     /** Kafka's {@code connections.max.idle.ms} default: ten minutes. */
     public static final long DEFAULT_IDLE_TIMEOUT_MS = 600_000L;
     /** Time enough for a {@code socket.request.max.bytes} frame over a slow link; a stalled frame costs no more. */
     public static final long DEFAULT_REQUEST_READ_TIMEOUT_MS = 30_000L;
+    /** Kafka's {@code socket.receive.buffer.bytes} default (and its send buffer's, which isthmus leaves to the system). */
+    public static final int DEFAULT_SOCKET_BUFFER_BYTES = 100 * 1024;
+    /** The system's socket buffer size. */
+    public static final int SYSTEM_SOCKET_BUFFER = -1;
 
     public ConnectionLimits {
         if (maxRequestBytes < 1 || maxInflightRequests < 1 || maxConnections < 1 || maxConnectionsPerIp < 1) {
@@ -51,7 +61,9 @@ public record ConnectionLimits(
                 DEFAULT_REQUEST_READ_TIMEOUT_MS,
                 Integer.MAX_VALUE,
                 Integer.MAX_VALUE,
-                Map.of());
+                Map.of(),
+                DEFAULT_SOCKET_BUFFER_BYTES,
+                SYSTEM_SOCKET_BUFFER);
     }
 
     /** The most connections {@code address} may hold at once. */

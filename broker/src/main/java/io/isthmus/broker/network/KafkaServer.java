@@ -92,7 +92,15 @@ public final class KafkaServer implements AutoCloseable {
                 .group(bossGroup, workerGroup)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.SO_REUSEADDR, true);
+        if (limits.receiveBufferBytes() > 0) {
+            // On the listening socket: accepted ones inherit it, and the window scale offered in the handshake fits it.
+            bootstrap.option(ChannelOption.SO_RCVBUF, limits.receiveBufferBytes());
+        }
+        if (limits.sendBufferBytes() > 0) {
+            bootstrap.childOption(ChannelOption.SO_SNDBUF, limits.sendBufferBytes());
+        }
+        bootstrap
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.MESSAGE_SIZE_ESTIMATOR, ResponseSizeEstimator.INSTANCE)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, OUTBOUND_WATER_MARK)

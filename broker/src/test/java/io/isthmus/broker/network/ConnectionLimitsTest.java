@@ -85,7 +85,16 @@ class ConnectionLimitsTest {
 
     private static ConnectionLimits limits(
             final long idleMs, final long readTimeoutMs, final int maxConnections, final int perIp) {
-        return new ConnectionLimits(1 << 20, 64, idleMs, readTimeoutMs, maxConnections, perIp, Map.of());
+        return new ConnectionLimits(
+                1 << 20,
+                64,
+                idleMs,
+                readTimeoutMs,
+                maxConnections,
+                perIp,
+                Map.of(),
+                ConnectionLimits.DEFAULT_SOCKET_BUFFER_BYTES,
+                ConnectionLimits.DEFAULT_SOCKET_BUFFER_BYTES);
     }
 
     private Socket connect(final String localAddress) throws IOException {
@@ -253,7 +262,15 @@ class ConnectionLimitsTest {
     @Test
     void connectionsPerAddressAreCappedWithPerAddressOverrides() throws Exception {
         start(new ConnectionLimits(
-                1 << 20, 64, NO_LIMIT, NO_LIMIT, 100, 2, Map.of(InetAddress.getByName("127.0.0.2"), 3)));
+                1 << 20,
+                64,
+                NO_LIMIT,
+                NO_LIMIT,
+                100,
+                2,
+                Map.of(InetAddress.getByName("127.0.0.2"), 3),
+                ConnectionLimits.SYSTEM_SOCKET_BUFFER,
+                ConnectionLimits.SYSTEM_SOCKET_BUFFER));
         assertThat(answers(connect("127.0.0.1"), 1)).isTrue();
         assertThat(answers(connect("127.0.0.1"), 2)).isTrue();
         assertThat(closedByBroker(connect("127.0.0.1")))
