@@ -35,7 +35,7 @@ public final class LoadMain implements Callable<Integer> {
     @Option(
             names = "--request-read-timeout-ms",
             description = "the broker's isthmus.request.read.timeout.ms (default: ${DEFAULT-VALUE})")
-    long requestReadTimeoutMs = 5_000;
+    long requestReadTimeoutMs = 1_000;
 
     @Override
     public Integer call() throws Exception {

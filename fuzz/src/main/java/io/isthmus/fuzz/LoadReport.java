@@ -6,7 +6,12 @@ import java.util.List;
  * What a {@link LoadRun} measured: the good client's rates on the idle broker and under load (each a list of rounds),
  * and what the load cost the broker.
  *
- * @param peakBufferBytes the most buffer memory the broker's JVM used (Netty's allocator, direct buffers)
+ * @param peakBufferBytes the most buffer memory the broker's JVM held during a loaded round (Netty's allocator, used or
+ *     cached, and direct buffers)
+ * @param hostileBufferBytes the most that buffer memory grew once the hostile connections were open and settled, before
+ *     the good clients ran, over what it was just before they opened: what they cost on their own
+ * @param peakQueuedAnswerBytes the most bytes of answers the broker held for clients that had not taken them, over all
+ *     connections (at most the 256 KiB high-water mark plus one answer per connection that stopped reading)
  * @param peakConnections the most connections the broker held at once
  * @param partialFramesClosed partial-frame connections the broker closed (its request read timeout)
  * @param idleClosed idle connections the broker closed (none expected within connections.max.idle.ms)
@@ -20,6 +25,8 @@ public record LoadReport(
         List<GoodTraffic.Rates> idle,
         List<GoodTraffic.Rates> loaded,
         long peakBufferBytes,
+        long hostileBufferBytes,
+        long peakQueuedAnswerBytes,
         long peakConnections,
         long partialFramesClosed,
         long idleClosed,
@@ -62,8 +69,9 @@ public record LoadReport(
                         + " %s)%n"
                         + "  consume (records/s): idle %,.0f, under load %,.0f: %.2fx slower (rounds: idle %s, loaded"
                         + " %s)%n"
-                        + "  broker: %s, %d unexpected server errors, at most %,d connections at once, peak buffer"
-                        + " memory %.1f MiB%n"
+                        + "  broker: %s, %d unexpected server errors, at most %,d connections at once, buffer memory"
+                        + " at most %.1f MiB (Netty's allocator, used or cached, and direct buffers), of which the"
+                        + " hostile connections added at most %.1f MiB; answers queued for clients at most %.1f MiB%n"
                         + "  hostile side: %,d half-frame connections closed by the read timeout, %,d idle ones"
                         + " closed, %,d requests written into their sockets by the connections that never read"
                         + " (most wait in kernel buffers: the broker stopped reading them)",
@@ -86,6 +94,8 @@ public record LoadReport(
                 serverErrors,
                 peakConnections,
                 peakBufferBytes / 1048576.0,
+                hostileBufferBytes / 1048576.0,
+                peakQueuedAnswerBytes / 1048576.0,
                 partialFramesClosed,
                 idleClosed,
                 slowReaderRequests);

@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param repetitions rounds of each kind
  */
 public record LoadRun(int connections, int slowReaders, int partialFrames, int records, int repetitions) {
+    /** Time for the never-reading connections to fill what the broker lets them fill. */
+    private static final long SETTLE_MS = 2_000;
 
     public LoadReport against(final Broker broker) throws Exception {
         final String address = broker.bootstrapServers();
@@ -30,7 +32,9 @@ public record LoadRun(int connections, int slowReaders, int partialFrames, int r
         final List<GoodTraffic.Rates> idle = new ArrayList<>();
         final List<GoodTraffic.Rates> loaded = new ArrayList<>();
         final AtomicLong peakBuffers = new AtomicLong(FuzzRun.bufferMemoryUsed());
+        long hostileBuffers = 0;
         final AtomicLong peakConnections = new AtomicLong();
+        final AtomicLong peakQueuedAnswers = new AtomicLong();
         long partialClosed = 0;
         long idleClosed = 0;
         long slowRequests = 0;
@@ -42,13 +46,16 @@ public record LoadRun(int connections, int slowReaders, int partialFrames, int r
                     idle.add(traffic.round());
                     continue;
                 }
+                final long before = FuzzRun.bufferMemoryUsed();
+                final AtomicLong roundPeak = new AtomicLong(before);
                 try (HostileLoad load = new HostileLoad(socketAddress, seedTopic)) {
                     load.start(connections, slowReaders, partialFrames);
                     final Thread sampler = Thread.ofPlatform().daemon().start(() -> {
                         while (!Thread.currentThread().isInterrupted()) {
-                            peakBuffers.accumulateAndGet(FuzzRun.bufferMemoryUsed(), Math::max);
+                            roundPeak.accumulateAndGet(FuzzRun.bufferMemoryUsed(), Math::max);
                             peakConnections.accumulateAndGet(
                                     broker.server().metrics().connections(), Math::max);
+                            peakQueuedAnswers.accumulateAndGet(broker.server().queuedAnswerBytes(), Math::max);
                             try {
                                 Thread.sleep(20);
                             } catch (final InterruptedException e) {
@@ -57,11 +64,16 @@ public record LoadRun(int connections, int slowReaders, int partialFrames, int r
                         }
                     });
                     try {
+                        // What the hostile connections cost on their own: until the never-reading ones are no longer
+                        // read, before the good clients add their own buffers.
+                        Thread.sleep(SETTLE_MS);
+                        hostileBuffers = Math.max(hostileBuffers, roundPeak.get() - before);
                         loaded.add(traffic.round());
                     } finally {
                         sampler.interrupt();
                         sampler.join();
                     }
+                    peakBuffers.accumulateAndGet(roundPeak.get(), Math::max);
                     partialClosed += load.partialFramesClosed();
                     idleClosed += load.idleClosed();
                     slowRequests += load.slowReaderRequests();
@@ -73,6 +85,8 @@ public record LoadRun(int connections, int slowReaders, int partialFrames, int r
                 idle,
                 loaded,
                 peakBuffers.get(),
+                hostileBuffers,
+                peakQueuedAnswers.get(),
                 peakConnections.get(),
                 partialClosed,
                 idleClosed,

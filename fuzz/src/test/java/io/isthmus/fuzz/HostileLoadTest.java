@@ -23,10 +23,19 @@ class HostileLoadTest {
     private static final int SLOW_READERS = 100;
     private static final int PARTIAL_FRAMES = 100;
     /**
-     * The stated bound of the broker's buffer memory under this load: each connection that stopped reading holds at most
-     * its 256 KiB high-water mark and one answer, and Netty's allocator keeps its chunks besides.
+     * The stated bound of what the hostile connections add to the broker's buffer memory: about 1 MiB for each of the
+     * 100 that never read (its 256 KiB of unread answers at the allocator's size classes, the undecoded rest of the one
+     * socket read that brought more frames, the allocator's chunks around them), next to nothing for the others. 47 MiB
+     * was measured here in this test, up to 98 MiB in longer runs of {@code ./isthmus load} (the allocator keeps chunks
+     * the good clients' rounds made).
      */
-    private static final long BUFFER_MEMORY_BOUND = 96L << 20;
+    private static final long HOSTILE_BUFFER_BOUND = 128L << 20;
+    /**
+     * The hard bound on answers queued for clients: the 256 KiB high-water mark plus one answer (1 MiB at most here: the
+     * never-reading fetchers ask for 1 MiB) for each of the 100 connections that stopped reading, and a little for the
+     * good clients.
+     */
+    private static final long QUEUED_ANSWERS_BOUND = SLOW_READERS * ((256L << 10) + (1L << 20)) + (8L << 20);
 
     @TempDir
     Path logDir;
@@ -55,7 +64,10 @@ class HostileLoadTest {
             assertThat(report.idleClosed())
                     .as("idle connections closed within connections.max.idle.ms")
                     .isZero();
-            assertThat(report.peakBufferBytes()).isLessThan(BUFFER_MEMORY_BOUND);
+            assertThat(report.peakQueuedAnswerBytes())
+                    .as("answers queued for clients that do not take them")
+                    .isLessThan(QUEUED_ANSWERS_BOUND);
+            assertThat(report.hostileBufferBytes()).isLessThan(HOSTILE_BUFFER_BOUND);
         }
     }
 }

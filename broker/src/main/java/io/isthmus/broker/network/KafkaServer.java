@@ -6,14 +6,18 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +52,7 @@ public final class KafkaServer implements AutoCloseable {
 
     private final ConnectionLimits limits;
     private final ConnectionAdmission admission;
+    private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     private KafkaServer(final int networkThreads, final ConnectionLimits limits) {
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -107,6 +112,7 @@ public final class KafkaServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel channel) {
+                        openChannels.add(channel); // a ChannelGroup drops a channel when it closes
                         final ChannelPipeline pipeline = channel.pipeline();
                         pipeline.addLast("admission", admission.gate());
                         if (limits.idleTimeoutMs() > 0) {
@@ -144,6 +150,22 @@ public final class KafkaServer implements AutoCloseable {
     /** The listeners as bound: a configured port 0 shows the port the system chose. */
     public List<Endpoint> boundEndpoints() {
         return List.copyOf(boundEndpoints);
+    }
+
+    /**
+     * Bytes of answers written and not yet taken by their clients, over every connection (fetch answers' file regions
+     * counted by their length): what clients that do not read make the broker hold. Each connection stops being read
+     * once its share passes {@link #OUTBOUND_WATER_MARK}'s high mark, so it holds at most that plus one answer.
+     */
+    public long queuedAnswerBytes() {
+        long queued = 0;
+        for (final Channel channel : openChannels) {
+            final ChannelOutboundBuffer outbound = channel.unsafe().outboundBuffer();
+            if (outbound != null) {
+                queued += outbound.totalPendingWriteBytes();
+            }
+        }
+        return queued;
     }
 
     public NetworkMetrics metrics() {
