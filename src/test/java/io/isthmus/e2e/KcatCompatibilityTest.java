@@ -69,7 +69,7 @@ class KcatCompatibilityTest {
         return byKey;
     }
 
-    private static List<String> run(final Path dir, final String... command) throws IOException, InterruptedException {
+    static List<String> run(final Path dir, final String... command) throws IOException, InterruptedException {
         final Path out = Files.createTempFile(dir, "kcat", ".out");
         final Path err = Files.createTempFile(dir, "kcat", ".err");
         final Process process = new ProcessBuilder(command)

@@ -11,6 +11,7 @@ import io.isthmus.broker.api.MetadataHandler;
 import io.isthmus.broker.api.ProduceHandler;
 import io.isthmus.broker.api.ProducerIdHandler;
 import io.isthmus.broker.api.RequestRouter;
+import io.isthmus.broker.api.ScramCredentialsHandler;
 import io.isthmus.broker.api.TopicAdminHandler;
 import io.isthmus.broker.api.TransactionHandler;
 import io.isthmus.broker.config.BrokerConfig;
@@ -25,6 +26,8 @@ import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIdAllocator;
 import io.isthmus.broker.rdma.RdmaService;
 import io.isthmus.broker.rdma.RdmaSettings;
+import io.isthmus.broker.security.ListenerSecurity;
+import io.isthmus.broker.security.ScramCredentialStore;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.transaction.TransactionCoordinator;
 import java.io.IOException;
@@ -126,6 +129,18 @@ public final class Broker implements AutoCloseable {
                 InstantSource.system());
 
         final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions);
+        final ScramCredentialStore scramCredentials = ScramCredentialStore.open(metadataDir);
+        final Map<String, ListenerSecurity> listenerSecurity;
+        try {
+            listenerSecurity = config.listenerSecurity(scramCredentials);
+        } catch (final RuntimeException e) {
+            rdma.close();
+            transactions.close();
+            coordinator.close();
+            delayedFetches.shutdownNow();
+            partitions.close();
+            throw e;
+        }
 
         final AtomicReference<RequestRouter> router = new AtomicReference<>();
         final List<ApiHandler> handlers = List.of(
@@ -138,13 +153,15 @@ public final class Broker implements AutoCloseable {
                 new ProducerIdHandler(producerIds, transactions),
                 new TransactionHandler(transactions),
                 new GroupHandler(coordinator, transactions, partitions.topics(), node),
-                new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs)));
+                new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs)),
+                new ScramCredentialsHandler(scramCredentials));
         router.set(new RequestRouter(handlers));
 
         final KafkaServer server;
         try {
             server = KafkaServer.start(
                     config.listeners(),
+                    listenerSecurity,
                     config.networkThreads(),
                     config.connectionLimits(),
                     router.get(),
@@ -203,7 +220,13 @@ public final class Broker implements AutoCloseable {
     private static Map<String, String> brokerSettings(final BrokerConfig config) {
         final Map<String, String> settings = new HashMap<>();
         config.values().forEach((key, value) -> settings.put(key, String.valueOf(value)));
-        config.originalsStrings().forEach(settings::putIfAbsent);
+        // Settings the broker does not define (log.*, listener.name.*) as given, but never a secret: a JAAS entry holds
+        // PLAIN passwords, and DescribeConfigs would show it to anyone.
+        config.originalsStrings().forEach((key, value) -> {
+            if (!key.endsWith("sasl.jaas.config") && !key.contains("password")) {
+                settings.putIfAbsent(key, value);
+            }
+        });
         return settings;
     }
 

@@ -7,6 +7,7 @@ import io.isthmus.broker.network.SupportedApis;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -26,6 +27,9 @@ import org.apache.kafka.common.requests.AbstractRequest;
  * in that API's own error response.
  */
 public final class RequestRouter implements RequestDispatcher, SupportedApis {
+    /** Served by the connection itself (its SASL exchange), advertised here with the rest. */
+    private static final Set<ApiKeys> CONNECTION_APIS = Set.of(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE);
+
     private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
 
     public RequestRouter(final List<ApiHandler> apiHandlers) {
@@ -68,10 +72,15 @@ public final class RequestRouter implements RequestDispatcher, SupportedApis {
         return handlers.containsKey(apiKey) ? apiKey.oldestVersion() + ".." + apiKey.latestVersion() : "none";
     }
 
-    /** The ApiVersions answer: every API with a handler, at its full version range. */
+    /**
+     * The ApiVersions answer: every API with a handler, and the SASL exchange every connection serves itself, at its
+     * full version range.
+     */
     public ApiVersionsResponseData apiVersions() {
         final ApiVersionCollection versions = new ApiVersionCollection();
-        for (final ApiKeys key : handlers.keySet()) {
+        final Set<ApiKeys> served = java.util.EnumSet.copyOf(CONNECTION_APIS);
+        served.addAll(handlers.keySet());
+        for (final ApiKeys key : served) {
             versions.add(new ApiVersion()
                     .setApiKey(key.id)
                     .setMinVersion(key.oldestVersion())

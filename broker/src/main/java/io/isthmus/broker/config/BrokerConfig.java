@@ -1,6 +1,11 @@
 package io.isthmus.broker.config;
 
 import io.isthmus.broker.producer.ProducerStateTable;
+import io.isthmus.broker.security.ListenerSecurity;
+import io.isthmus.broker.security.SaslMechanisms;
+import io.isthmus.broker.security.ScramCredentialStore;
+import io.isthmus.broker.security.TlsSettings;
+import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.InetAddress;
@@ -10,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -18,6 +24,8 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
  * The broker's settings, under the names Kafka uses for the same concepts.
@@ -31,6 +39,17 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String NODE_ID = "node.id";
     public static final String LISTENERS = "listeners";
     public static final String ADVERTISED_LISTENERS = "advertised.listeners";
+    public static final String LISTENER_SECURITY_PROTOCOL_MAP = "listener.security.protocol.map";
+    public static final String SASL_ENABLED_MECHANISMS = "sasl.enabled.mechanisms";
+    public static final String SSL_KEYSTORE_LOCATION = "ssl.keystore.location";
+    public static final String SSL_KEYSTORE_PASSWORD = "ssl.keystore.password";
+    public static final String SSL_KEYSTORE_TYPE = "ssl.keystore.type";
+    public static final String SSL_KEY_PASSWORD = "ssl.key.password";
+    public static final String SSL_TRUSTSTORE_LOCATION = "ssl.truststore.location";
+    public static final String SSL_TRUSTSTORE_PASSWORD = "ssl.truststore.password";
+    public static final String SSL_TRUSTSTORE_TYPE = "ssl.truststore.type";
+    public static final String SSL_CLIENT_AUTH = "ssl.client.auth";
+    public static final String SSL_ENABLED_PROTOCOLS = "ssl.enabled.protocols";
     public static final String LOG_DIRS = "log.dirs";
     public static final String NUM_PARTITIONS = "num.partitions";
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
@@ -82,6 +101,52 @@ public final class BrokerConfig extends AbstractConfig {
                     null,
                     Importance.MEDIUM,
                     "Listeners as clients should reach them; defaults to the bound listeners.")
+            .define(
+                    LISTENER_SECURITY_PROTOCOL_MAP,
+                    Type.LIST,
+                    "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+                    Importance.LOW,
+                    "The security protocol of each listener name, NAME:PROTOCOL pairs; protocols are PLAINTEXT, SSL,"
+                            + " SASL_PLAINTEXT and SASL_SSL.")
+            .define(
+                    SASL_ENABLED_MECHANISMS,
+                    Type.LIST,
+                    "SCRAM-SHA-256,SCRAM-SHA-512",
+                    Importance.MEDIUM,
+                    "SASL mechanisms offered on SASL listeners: SCRAM-SHA-256 and SCRAM-SHA-512 (credentials managed"
+                            + " with AlterUserScramCredentials, kept by the broker) and PLAIN (users from"
+                            + " listener.name.<listener>.plain.sasl.jaas.config). Kafka's default, GSSAPI, is not"
+                            + " served.")
+            .define(
+                    SSL_KEYSTORE_LOCATION,
+                    Type.STRING,
+                    null,
+                    Importance.HIGH,
+                    "The keystore with the broker's key and certificate, for SSL and SASL_SSL listeners.")
+            .define(SSL_KEYSTORE_PASSWORD, Type.PASSWORD, null, Importance.HIGH, "The keystore's password.")
+            .define(SSL_KEYSTORE_TYPE, Type.STRING, "JKS", Importance.MEDIUM, "JKS or PKCS12.")
+            .define(
+                    SSL_KEY_PASSWORD,
+                    Type.PASSWORD,
+                    null,
+                    Importance.HIGH,
+                    "The key's password, when it differs from the keystore's.")
+            .define(
+                    SSL_TRUSTSTORE_LOCATION,
+                    Type.STRING,
+                    null,
+                    Importance.HIGH,
+                    "The CAs client certificates must chain to (with ssl.client.auth).")
+            .define(SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, null, Importance.HIGH, "The truststore's password.")
+            .define(SSL_TRUSTSTORE_TYPE, Type.STRING, "JKS", Importance.MEDIUM, "JKS or PKCS12.")
+            .define(
+                    SSL_CLIENT_AUTH,
+                    Type.STRING,
+                    "none",
+                    Importance.MEDIUM,
+                    "none, requested or required: whether SSL clients must present a certificate; its subject is"
+                            + " then the principal (User:<DN>).")
+            .define(SSL_ENABLED_PROTOCOLS, Type.LIST, "TLSv1.2,TLSv1.3", Importance.MEDIUM, "TLS versions served.")
             .define(
                     LOG_DIRS,
                     Type.LIST,
@@ -449,6 +514,80 @@ public final class BrokerConfig extends AbstractConfig {
 
     public int maxInflightRequestsPerConnection() {
         return getInt(MAX_INFLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    /**
+     * How each listener is secured: its protocol from {@code listener.security.protocol.map}, a TLS context from
+     * {@code ssl.*} for SSL and SASL_SSL, the mechanisms of {@code sasl.enabled.mechanisms} for SASL ones.
+     *
+     * @throws ConfigException for a listener name the map does not know, a protocol that is not one, or missing TLS or
+     *     SASL settings
+     */
+    public Map<String, ListenerSecurity> listenerSecurity(final ScramCredentialStore credentials) {
+        final Map<String, SecurityProtocol> protocols = new HashMap<>();
+        for (final String entry : getList(LISTENER_SECURITY_PROTOCOL_MAP)) {
+            final int colon = entry.indexOf(':');
+            if (colon <= 0) {
+                throw new ConfigException(LISTENER_SECURITY_PROTOCOL_MAP, entry, "expected NAME:PROTOCOL");
+            }
+            final String protocol = entry.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
+            if (!SecurityProtocol.names().contains(protocol)) {
+                throw new ConfigException(
+                        LISTENER_SECURITY_PROTOCOL_MAP,
+                        entry,
+                        "unknown security protocol " + protocol + " (known: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)");
+            }
+            protocols.put(
+                    entry.substring(0, colon).trim().toUpperCase(Locale.ROOT), SecurityProtocol.forName(protocol));
+        }
+        SslContext tls = null;
+        final Map<String, ListenerSecurity> security = new HashMap<>();
+        for (final Endpoint listener : listeners()) {
+            final SecurityProtocol protocol = protocols.get(listener.listenerName());
+            if (protocol == null) {
+                throw new ConfigException(
+                        LISTENER_SECURITY_PROTOCOL_MAP,
+                        getList(LISTENER_SECURITY_PROTOCOL_MAP).toString(),
+                        "no security protocol for listener " + listener.listenerName());
+            }
+            final boolean needsTls = protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL;
+            if (needsTls && tls == null) {
+                tls = tlsSettings().serverContext();
+            }
+            final boolean needsSasl =
+                    protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
+            security.put(
+                    listener.listenerName(),
+                    new ListenerSecurity(
+                            protocol,
+                            needsTls ? tls : null,
+                            needsSasl
+                                    ? new SaslMechanisms(
+                                            listener.listenerName(),
+                                            getList(SASL_ENABLED_MECHANISMS),
+                                            credentials,
+                                            originalsStrings())
+                                    : null));
+        }
+        return security;
+    }
+
+    private TlsSettings tlsSettings() {
+        return new TlsSettings(
+                getString(SSL_KEYSTORE_LOCATION),
+                password(SSL_KEYSTORE_PASSWORD),
+                getString(SSL_KEYSTORE_TYPE),
+                password(SSL_KEY_PASSWORD),
+                getString(SSL_TRUSTSTORE_LOCATION),
+                password(SSL_TRUSTSTORE_PASSWORD),
+                getString(SSL_TRUSTSTORE_TYPE),
+                getString(SSL_CLIENT_AUTH),
+                getList(SSL_ENABLED_PROTOCOLS));
+    }
+
+    private String password(final String key) {
+        final Password password = getPassword(key);
+        return password == null ? null : password.value();
     }
 
     /**

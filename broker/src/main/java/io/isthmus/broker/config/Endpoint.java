@@ -1,17 +1,13 @@
 package io.isthmus.broker.config;
 
 import java.util.Locale;
-import java.util.Set;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * One listener, {@code NAME://host:port}: the listener name is the security protocol's name, as in Kafka. The broker
- * serves plaintext only, so a listener named for TLS or SASL ({@code SSL}, {@code SASL_PLAINTEXT}, {@code SASL_SSL}) is
- * refused rather than served in the clear under a name that promises otherwise.
+ * One listener, {@code NAME://host:port}. Its security protocol is the one {@code listener.security.protocol.map} gives
+ * its name ({@link BrokerConfig#listenerSecurity}), as in Kafka.
  */
 public record Endpoint(String listenerName, String host, int port) {
-    private static final Set<String> SECURED_PROTOCOLS = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
-
     public Endpoint {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port out of range: port=" + port);
@@ -24,13 +20,7 @@ public record Endpoint(String listenerName, String host, int port) {
         if (scheme <= 0 || colon <= scheme + 2) {
             throw new ConfigException(key, spec, "expected NAME://host:port");
         }
-        final String name = spec.substring(0, scheme);
-        if (SECURED_PROTOCOLS.contains(name.toUpperCase(Locale.ROOT))) {
-            throw new ConfigException(
-                    key,
-                    spec,
-                    name + " needs TLS or SASL, which this broker does not serve yet: only PLAINTEXT listeners");
-        }
+        final String name = spec.substring(0, scheme).toUpperCase(Locale.ROOT);
         String host = spec.substring(scheme + 3, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);

@@ -1,7 +1,11 @@
 package io.isthmus.broker.network;
 
+import io.isthmus.broker.security.ConnectionAuthenticator;
+import io.isthmus.broker.security.Unauthenticated;
 import io.isthmus.protocol.control.ControlRequestHeader;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -22,6 +26,7 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +67,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private final String listenerName;
     private final long connectionId;
     private final int maxInflight;
+    private final ConnectionAuthenticator authenticator;
     private final ArrayDeque<PendingResponse> pending = new ArrayDeque<>();
     private final ControlRequestHeader controlHeader = new ControlRequestHeader();
     /** Whether this connection carried a control request, and so may hold an RDMA session: never closed as idle. */
@@ -85,6 +91,27 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             final String listenerName,
             final long connectionId,
             final int maxInflight) {
+        this(
+                dispatcher,
+                controlRequests,
+                supportedApis,
+                metrics,
+                listenerName,
+                connectionId,
+                maxInflight,
+                new Unauthenticated(() -> KafkaPrincipal.ANONYMOUS));
+    }
+
+    KafkaConnectionHandler(
+            final RequestDispatcher dispatcher,
+            final ControlRequestHandler controlRequests,
+            final SupportedApis supportedApis,
+            final NetworkMetrics metrics,
+            final String listenerName,
+            final long connectionId,
+            final int maxInflight,
+            final ConnectionAuthenticator authenticator) {
+        this.authenticator = authenticator;
         this.dispatcher = dispatcher;
         this.controlRequests = controlRequests;
         this.supportedApis = supportedApis;
@@ -107,6 +134,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             response.abandon();
         }
         pending.clear();
+        authenticator.close();
         controlRequests.connectionClosed(connectionId);
         ctx.fireChannelInactive();
     }
@@ -141,8 +169,21 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                 closeForBadInput(ctx, "malformed " + header.apiKey() + " v" + header.apiVersion() + " body: " + e);
                 return;
             }
+            if (header.apiKey() == ApiKeys.SASL_HANDSHAKE || header.apiKey() == ApiKeys.SASL_AUTHENTICATE) {
+                answerAuthentication(ctx, response, request);
+                return;
+            }
+            if (!authenticator.isComplete() && !authenticator.servesBeforeAuthentication(header.apiKey())) {
+                closeForBadInput(ctx, header.apiKey() + " before SASL authentication completed");
+                return;
+            }
             final RequestContext context = new RequestContext(
-                    header, connectionId, ctx.channel().remoteAddress(), listenerName, receivedNanos);
+                    header,
+                    connectionId,
+                    ctx.channel().remoteAddress(),
+                    listenerName,
+                    receivedNanos,
+                    authenticator.principal());
             final CompletableFuture<Response> future;
             frame.retain(); // produce records are views of the frame until the handler is done with them
             try {
@@ -189,6 +230,10 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     private void handleControlRequest(
             final ChannelHandlerContext ctx, final ByteBuf frame, final ByteBuffer buffer, final long receivedNanos) {
+        if (!authenticator.isComplete()) {
+            closeForBadInput(ctx, "an isthmus control request before SASL authentication completed");
+            return;
+        }
         final MemorySegment segment = MemorySegment.ofBuffer(buffer);
         final ControlExchange exchange;
         try {
@@ -237,6 +282,19 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             exchange.fail(e);
         }
         updateReading(ctx);
+    }
+
+    /**
+     * Answers a SaslHandshake or SaslAuthenticate from the connection's {@link ConnectionAuthenticator}; after a failed
+     * exchange the answer is the last thing the client gets: the connection closes once it is written.
+     */
+    private void answerAuthentication(
+            final ChannelHandlerContext ctx, final PendingResponse response, final AbstractRequest request) {
+        complete(ctx, response, Response.of(authenticator.handle(request)));
+        if (authenticator.failed()) {
+            metrics.authenticationFailed();
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.isthmus.broker.network;
 
 import io.isthmus.broker.config.ConnectionLimits;
 import io.isthmus.broker.config.Endpoint;
+import io.isthmus.broker.security.ListenerSecurity;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -16,11 +17,13 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -75,10 +78,34 @@ public final class KafkaServer implements AutoCloseable {
             final RequestDispatcher dispatcher,
             final ControlRequestHandler controlRequests)
             throws InterruptedException {
+        return start(listeners, Map.of(), networkThreads, limits, supportedApis, dispatcher, controlRequests);
+    }
+
+    /**
+     * Binds every listener, each secured as {@code security} says for its name (PLAINTEXT when it does not say), and
+     * starts serving.
+     *
+     * @throws InterruptedException if interrupted while binding
+     * @throws IllegalStateException naming the listener that could not be bound
+     */
+    public static KafkaServer start(
+            final List<Endpoint> listeners,
+            final Map<String, ListenerSecurity> security,
+            final int networkThreads,
+            final ConnectionLimits limits,
+            final SupportedApis supportedApis,
+            final RequestDispatcher dispatcher,
+            final ControlRequestHandler controlRequests)
+            throws InterruptedException {
         final KafkaServer server = new KafkaServer(networkThreads, limits);
         try {
             for (final Endpoint listener : listeners) {
-                server.bind(listener, supportedApis, dispatcher, controlRequests);
+                server.bind(
+                        listener,
+                        security.getOrDefault(listener.listenerName(), ListenerSecurity.PLAINTEXT),
+                        supportedApis,
+                        dispatcher,
+                        controlRequests);
             }
         } catch (final RuntimeException | InterruptedException e) {
             server.close();
@@ -89,6 +116,7 @@ public final class KafkaServer implements AutoCloseable {
 
     private void bind(
             final Endpoint listener,
+            final ListenerSecurity security,
             final SupportedApis supportedApis,
             final RequestDispatcher dispatcher,
             final ControlRequestHandler controlRequests)
@@ -115,6 +143,11 @@ public final class KafkaServer implements AutoCloseable {
                         openChannels.add(channel); // a ChannelGroup drops a channel when it closes
                         final ChannelPipeline pipeline = channel.pipeline();
                         pipeline.addLast("admission", admission.gate());
+                        final SslHandler tls = security.newTlsHandler(channel.alloc());
+                        if (tls != null) {
+                            pipeline.addLast("tls", tls);
+                            pipeline.addLast("file-regions", new FileRegionCopier());
+                        }
                         if (limits.idleTimeoutMs() > 0) {
                             pipeline.addLast(
                                     "idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
@@ -132,7 +165,8 @@ public final class KafkaServer implements AutoCloseable {
                                                 metrics,
                                                 listener.listenerName(),
                                                 connectionIds.incrementAndGet(),
-                                                limits.maxInflightRequests()));
+                                                limits.maxInflightRequests(),
+                                                security.newAuthenticator(tls)));
                     }
                 });
         final Channel channel;
@@ -144,7 +178,7 @@ public final class KafkaServer implements AutoCloseable {
         serverChannels.add(channel);
         final Endpoint bound = listener.withPort(((InetSocketAddress) channel.localAddress()).getPort());
         boundEndpoints.add(bound);
-        LOG.info("listening on {}", bound);
+        LOG.info("listening on {} ({})", bound, security.protocol());
     }
 
     /** The listeners as bound: a configured port 0 shows the port the system chose. */

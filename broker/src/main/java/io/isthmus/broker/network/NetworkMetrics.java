@@ -20,6 +20,7 @@ public final class NetworkMetrics {
     private final LongAdder connectionsClosedForBadInput = new LongAdder();
     private final LongAdder connectionsRefused = new LongAdder();
     private final LongAdder unexpectedFailures = new LongAdder();
+    private final LongAdder authenticationFailures = new LongAdder();
     private final LongAdder connectionsClosedIdle = new LongAdder();
 
     void recordRequest(final ApiKeys apiKey, final long latencyNanos, final boolean error) {
@@ -48,6 +49,15 @@ public final class NetworkMetrics {
 
     void connectionClosedForBadInput() {
         connectionsClosedForBadInput.increment();
+    }
+
+    void authenticationFailed() {
+        authenticationFailures.increment();
+    }
+
+    /** SASL exchanges that failed (bad credentials, an unknown mechanism); each closed its connection. */
+    public long authenticationFailures() {
+        return authenticationFailures.sum();
     }
 
     void unexpectedFailure() {

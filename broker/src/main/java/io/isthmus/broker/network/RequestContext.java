@@ -3,6 +3,7 @@ package io.isthmus.broker.network;
 import java.net.SocketAddress;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * What a request handler may know about a request besides its body.
@@ -12,9 +13,16 @@ import org.apache.kafka.common.requests.RequestHeader;
  * @param clientAddress the peer's address
  * @param listenerName the listener the request arrived on
  * @param receivedNanos {@link System#nanoTime()} when the frame was complete
+ * @param principal who sent it: the SASL user, the TLS client certificate's subject, or {@link
+ *     KafkaPrincipal#ANONYMOUS}
  */
 public record RequestContext(
-        RequestHeader header, long connectionId, SocketAddress clientAddress, String listenerName, long receivedNanos) {
+        RequestHeader header,
+        long connectionId,
+        SocketAddress clientAddress,
+        String listenerName,
+        long receivedNanos,
+        KafkaPrincipal principal) {
     public ApiKeys apiKey() {
         return header.apiKey();
     }

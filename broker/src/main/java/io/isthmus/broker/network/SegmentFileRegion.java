@@ -24,6 +24,11 @@ final class SegmentFileRegion extends AbstractReferenceCounted implements FileRe
         this.count = count;
     }
 
+    /** The segment file the region lies in (the log owns it). */
+    FileChannel file() {
+        return channel;
+    }
+
     @Override
     public long position() {
         return position;

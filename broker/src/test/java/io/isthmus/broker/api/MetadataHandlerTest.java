@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -197,7 +198,12 @@ class MetadataHandlerTest {
     @Test
     void shouldAdvertiseTheEndpointOfTheListenerTheClientCameIn() throws Exception {
         final RequestContext viaSsl = new RequestContext(
-                new RequestHeader(ApiKeys.METADATA, LATEST, "c", 1), 1, null, "SSL", System.nanoTime());
+                new RequestHeader(ApiKeys.METADATA, LATEST, "c", 1),
+                1,
+                null,
+                "SSL",
+                System.nanoTime(),
+                KafkaPrincipal.ANONYMOUS);
 
         final MetadataResponseData response = (MetadataResponseData) Requests.await(new MetadataHandler(
                                 partitions, node, false, 1)

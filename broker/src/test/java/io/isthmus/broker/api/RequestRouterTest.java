@@ -75,7 +75,13 @@ class RequestRouterTest {
         assertThat(versions.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(versions.apiKeys())
                 .extracting(ApiVersionsResponseData.ApiVersion::apiKey)
-                .containsExactlyInAnyOrder(ApiKeys.METADATA.id, ApiKeys.FETCH.id, ApiKeys.API_VERSIONS.id);
+                .containsExactlyInAnyOrder(
+                        ApiKeys.METADATA.id,
+                        ApiKeys.FETCH.id,
+                        ApiKeys.API_VERSIONS.id,
+                        // every connection serves its own SASL exchange
+                        ApiKeys.SASL_HANDSHAKE.id,
+                        ApiKeys.SASL_AUTHENTICATE.id);
         final ApiVersionsResponseData.ApiVersion fetch = versions.apiKeys().find(ApiKeys.FETCH.id);
         assertThat(fetch.minVersion()).isEqualTo(ApiKeys.FETCH.oldestVersion());
         assertThat(fetch.maxVersion()).isEqualTo(ApiKeys.FETCH.latestVersion());
@@ -90,7 +96,8 @@ class RequestRouterTest {
         assertThat(response.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
         assertThat(response.apiKeys())
                 .extracting(ApiVersionsResponseData.ApiVersion::apiKey)
-                .containsExactly(ApiKeys.METADATA.id);
+                .containsExactlyInAnyOrder(
+                        ApiKeys.METADATA.id, ApiKeys.SASL_HANDSHAKE.id, ApiKeys.SASL_AUTHENTICATE.id);
     }
 
     @Test

