@@ -35,6 +35,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -167,6 +169,49 @@ class SecurityTest {
         for (int i = 0; i < 100; i++) {
             assertThat(values).contains("v" + i);
         }
+    }
+
+    @Test
+    void largeFetchAnswersArriveWholeOverTls() throws Exception {
+        // Over TLS a fetch answer's file regions are copied into 256 KiB buffers to be encrypted: 1 MiB answers
+        // cross several of them, and every byte must arrive in order.
+        setCredential("frank", ScramMechanism.SCRAM_SHA_512, "frank-secret");
+        final Map<String, Object> producerProps = scramOverTls("SCRAM-SHA-512", "frank", "frank-secret");
+        producerProps.put("key.serializer", StringSerializer.class.getName());
+        producerProps.put("value.serializer", ByteArraySerializer.class.getName());
+        final int records = 600;
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerProps)) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>("large-over-tls", Integer.toString(i), value(i)));
+            }
+            producer.flush();
+        }
+        final Map<String, Object> consumerProps = scramOverTls("SCRAM-SHA-512", "frank", "frank-secret");
+        consumerProps.put("auto.offset.reset", "earliest");
+        consumerProps.put("group.id", "large-over-tls");
+        consumerProps.put("key.deserializer", StringDeserializer.class.getName());
+        consumerProps.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        int read = 0;
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
+            consumer.subscribe(List.of("large-over-tls"));
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (read < records && System.nanoTime() < deadline) {
+                for (final ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    assertThat(record.value()).isEqualTo(value(Integer.parseInt(record.key())));
+                    read++;
+                }
+            }
+        }
+        assertThat(read).isEqualTo(records);
+    }
+
+    /** 10 KiB that differ by record and by position, so a misplaced chunk cannot go unnoticed. */
+    private static byte[] value(final int record) {
+        final byte[] value = new byte[10 * 1024];
+        for (int i = 0; i < value.length; i++) {
+            value[i] = (byte) (record * 31 + i * 7);
+        }
+        return value;
     }
 
     @Test

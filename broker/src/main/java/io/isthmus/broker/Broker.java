@@ -134,11 +134,7 @@ public final class Broker implements AutoCloseable {
         try {
             listenerSecurity = config.listenerSecurity(scramCredentials);
         } catch (final RuntimeException e) {
-            rdma.close();
-            transactions.close();
-            coordinator.close();
-            delayedFetches.shutdownNow();
-            partitions.close();
+            closeAfterFailedStart(rdma, transactions, coordinator, delayedFetches, partitions);
             throw e;
         }
 
@@ -168,11 +164,7 @@ public final class Broker implements AutoCloseable {
                     router.get(),
                     rdma.controlHandler());
         } catch (final RuntimeException | InterruptedException e) {
-            rdma.close();
-            transactions.close();
-            coordinator.close();
-            delayedFetches.shutdownNow();
-            partitions.close();
+            closeAfterFailedStart(rdma, transactions, coordinator, delayedFetches, partitions);
             throw e;
         }
         final List<Endpoint> advertised = config.advertisedListeners();
@@ -194,6 +186,21 @@ public final class Broker implements AutoCloseable {
         settings.put(BrokerConfig.LOG_DIRS, logDir.toString());
         settings.putAll(overrides);
         return start(BrokerConfig.of(settings));
+    }
+
+    /** What a start that failed after the logs opened has to give back, in reverse order of starting. */
+    private static void closeAfterFailedStart(
+            final RdmaService rdma,
+            final TransactionCoordinator transactions,
+            final GroupCoordinator coordinator,
+            final ScheduledExecutorService delayedFetches,
+            final PartitionManager partitions)
+            throws InterruptedException {
+        rdma.close();
+        transactions.close();
+        coordinator.close();
+        delayedFetches.shutdownNow();
+        partitions.close();
     }
 
     /** A listener bound to the wildcard address is advertised under this host's name. */
