@@ -23,13 +23,12 @@ class HostileLoadTest {
     private static final int SLOW_READERS = 100;
     private static final int PARTIAL_FRAMES = 100;
     /**
-     * The stated bound of what the hostile connections add to the broker's buffer memory: about 1 MiB for each of the
-     * 100 that never read (its 256 KiB of unread answers at the allocator's size classes, the undecoded rest of the one
-     * socket read that brought more frames, the allocator's chunks around them), next to nothing for the others. 47 MiB
-     * was measured here in this test, up to 98 MiB in longer runs of {@code ./isthmus load} (the allocator keeps chunks
-     * the good clients' rounds made).
+     * What the hostile connections may add to the broker's buffer memory as Netty's allocator counts it (chunks in use
+     * or cached, so it moves with the allocator's sizing as well as with the load): 47 to 50 MiB measured in this test,
+     * up to 103 MiB over three rounds of {@code ./isthmus load} on this project's machine. The tight bound is on the
+     * answers queued for clients, below.
      */
-    private static final long HOSTILE_BUFFER_BOUND = 128L << 20;
+    private static final long HOSTILE_BUFFER_BOUND = 192L << 20;
     /**
      * The hard bound on answers queued for clients: the 256 KiB high-water mark plus one answer (1 MiB at most here: the
      * never-reading fetchers ask for 1 MiB) for each of the 100 connections that stopped reading, and a little for the
