@@ -1,11 +1,18 @@
 package io.isthmus.fuzz;
 
 import io.isthmus.protocol.control.ControlApiKeys;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.types.Schema;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
 
 /**
  * Generates request frames: an API key (every Kafka API with a request schema, and isthmus's control keys), a version
@@ -26,6 +33,7 @@ final class FrameGenerator {
     private final double frameMutationProbability;
     private final List<ApiKeys> apis = new ArrayList<>();
     private final FrameBuffer buffer = new FrameBuffer(4096);
+    private final boolean saslListener;
     private int nextCorrelationId;
 
     /**
@@ -33,6 +41,20 @@ final class FrameGenerator {
      * @param frameMutationProbability the chance that a whole frame is damaged after it is built
      */
     FrameGenerator(final long seed, final double lieProbability, final double frameMutationProbability) {
+        this(seed, lieProbability, frameMutationProbability, false);
+    }
+
+    /**
+     * @param saslListener whether the frames go to a SASL listener: then most are SaslHandshake and SaslAuthenticate
+     *     requests with hostile mechanisms and tokens (SCRAM and PLAIN messages bent out of shape, garbage), since
+     *     anything else before authentication only closes the connection
+     */
+    FrameGenerator(
+            final long seed,
+            final double lieProbability,
+            final double frameMutationProbability,
+            final boolean saslListener) {
+        this.saslListener = saslListener;
         this.values = new HostileValues(new SplittableRandom(seed), 8);
         this.schemas = new SchemaFuzzer(values, new RecordsFuzzer(values), lieProbability);
         this.frameMutationProbability = frameMutationProbability;
@@ -52,7 +74,9 @@ final class FrameGenerator {
         buffer.clear();
         final int correlationId = nextCorrelationId++;
         buffer.putInt(0); // the size, set below
-        if (values.chance(0.01)) {
+        if (saslListener && values.chance(0.9)) {
+            writeSaslRequest(correlationId);
+        } else if (values.chance(0.01)) {
             writeControlRequest(correlationId);
         } else {
             writeKafkaRequest(correlationId);
@@ -104,6 +128,43 @@ final class FrameGenerator {
         } else {
             buffer.putBytes(values.someBytes(64));
         }
+    }
+
+    private static final String[] MECHANISMS = {"SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN", "GSSAPI", "OAUTHBEARER"};
+
+    /** A SaslHandshake or SaslAuthenticate, well framed, with a mechanism or token a careless or hostile client sends. */
+    private void writeSaslRequest(final int correlationId) {
+        final AbstractRequest request;
+        if (values.chance(0.5)) {
+            final String mechanism =
+                    values.chance(0.8) ? MECHANISMS[values.nextInt(MECHANISMS.length)] : values.aName();
+            request = new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism(mechanism))
+                    .build((short) (values.nextInt(2)));
+        } else {
+            request = new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData().setAuthBytes(saslToken()))
+                    .build((short) values.nextInt(3));
+        }
+        final ByteBuffer framed = request.serializeWithHeader(
+                new RequestHeader(request.apiKey(), request.version(), values.aName(), correlationId));
+        final byte[] bytes = new byte[framed.remaining()];
+        framed.get(bytes);
+        buffer.putBytes(bytes);
+    }
+
+    private byte[] saslToken() {
+        final String user = values.aName();
+        final String nonce = values.aName();
+        final String token =
+                switch (values.nextInt(7)) {
+                    case 0 -> "n,,n=" + user + ",r=" + nonce; // a SCRAM client-first, names and nonces hostile
+                    case 1 -> "n,a=" + user + ",n=" + user + ",r=" + nonce + ",ext=" + values.aName();
+                    case 2 -> "c=biws,r=" + nonce + ",p=" + values.aName(); // a client-final out of turn or forged
+                    case 3 -> "\u0000" + user + "\u0000" + values.aName(); // PLAIN
+                    case 4 -> user + "\u0000\u0000\u0000";
+                    case 5 -> "";
+                    default -> new String(values.someBytes(64), java.nio.charset.StandardCharsets.ISO_8859_1);
+                };
+        return token.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private void writeControlRequest(final int correlationId) {

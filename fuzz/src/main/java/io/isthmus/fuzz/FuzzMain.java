@@ -20,9 +20,18 @@ import picocli.CommandLine.Option;
 public final class FuzzMain implements Callable<Integer> {
     /** Settings of the embedded broker under fuzz: small segments, and room for the topics the fuzz creates. */
     static final Map<String, String> EMBEDDED_SETTINGS = Map.of(
-            "log.segment.bytes", Integer.toString(1 << 20),
-            "max.broker.partitions", "300",
-            "num.network.threads", "2");
+            "listeners",
+            "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
+            "sasl.enabled.mechanisms",
+            "SCRAM-SHA-256,SCRAM-SHA-512,PLAIN",
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+            "org.apache.kafka.common.security.plain.PlainLoginModule required user_fuzz-0=\"fuzz\";",
+            "log.segment.bytes",
+            Integer.toString(1 << 20),
+            "max.broker.partitions",
+            "300",
+            "num.network.threads",
+            "2");
 
     @Option(names = "--frames", description = "frames to deliver (default: ${DEFAULT-VALUE})")
     long frames = 1_000_000;
@@ -58,7 +67,7 @@ public final class FuzzMain implements Callable<Integer> {
         final FuzzReport report;
         if (bootstrap != null) {
             final int colon = bootstrap.lastIndexOf(':');
-            report = run.against(bootstrap.substring(0, colon), Integer.parseInt(bootstrap.substring(colon + 1)), null);
+            report = run.against(bootstrap.substring(0, colon), Integer.parseInt(bootstrap.substring(colon + 1)));
         } else {
             final Path dir = Files.createTempDirectory("isthmus-fuzz-");
             try (Broker broker = Broker.startEmbedded(dir, EMBEDDED_SETTINGS)) {

@@ -1,6 +1,7 @@
 package io.isthmus.fuzz;
 
 import io.isthmus.broker.Broker;
+import io.isthmus.broker.config.Endpoint;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.util.internal.PlatformDependent;
@@ -58,21 +59,46 @@ public record FuzzRun(
                 frames, connections, window, seed, lieProbability, frameMutationProbability, answerWaitMs, bound);
     }
 
-    /** Runs against a broker in this JVM, watching its buffer memory and counting its unexpected failures. */
-    public FuzzReport against(final Broker embedded) throws Exception {
-        final String address = embedded.bootstrapServers();
-        final int colon = address.lastIndexOf(':');
-        return against(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)), embedded);
-    }
+    /** A listener to fuzz, and whether it expects a SASL exchange first. */
+    record Target(InetSocketAddress address, boolean sasl) {}
 
     /**
-     * Runs against the broker at {@code host:port}.
-     *
-     * @param embedded the broker, when it runs in this JVM; null for a remote one
+     * Runs against a broker in this JVM, watching its buffer memory and counting its unexpected failures. The fuzzing
+     * connections are spread over all its listeners (SASL ones get mostly hostile SASL exchanges); the well-behaved
+     * client uses the first.
      */
-    public FuzzReport against(final String host, final int port, final Broker embedded) throws Exception {
+    public FuzzReport against(final Broker embedded) throws Exception {
+        final List<Target> targets = new ArrayList<>();
+        for (final Endpoint endpoint : embedded.endpoints()) {
+            targets.add(new Target(
+                    new InetSocketAddress(endpoint.host(), endpoint.port()),
+                    endpoint.listenerName().startsWith("SASL")));
+        }
+        return run(targets, embedded.bootstrapServers(), embedded);
+    }
+
+    private static final int SASL_WINDOW = 4;
+
+    /** Connection {@code i}'s listener: a SASL one for every fourth connection when there is one, else a plain one. */
+    private static Target pick(final List<Target> targets, final int i) {
+        final List<Target> sasl = targets.stream().filter(Target::sasl).toList();
+        final List<Target> plain = targets.stream().filter(t -> !t.sasl()).toList();
+        if (plain.isEmpty() || (!sasl.isEmpty() && i % 4 == 3)) {
+            return sasl.get(i % sasl.size());
+        }
+        return plain.get(i % plain.size());
+    }
+
+    /** Runs against the (PLAINTEXT) listener at {@code host:port} of a broker elsewhere. */
+    public FuzzReport against(final String host, final int port) throws Exception {
+        return run(List.of(new Target(new InetSocketAddress(host, port), false)), host + ":" + port, null);
+    }
+
+    /** @param embedded the broker, when it runs in this JVM; null for a remote one */
+    private FuzzReport run(final List<Target> targets, final String goodBootstrap, final Broker embedded)
+            throws Exception {
         final boolean sameJvm = embedded != null;
-        final InetSocketAddress broker = new InetSocketAddress(host, port);
+        final InetSocketAddress broker = targets.getFirst().address();
         final FuzzConnection.Counters counters = new FuzzConnection.Counters();
         final long deadline = System.nanoTime() + maxDuration.toNanos();
         final AtomicLong peakBuffers = new AtomicLong(sameJvm ? bufferMemoryUsed() : -1);
@@ -80,15 +106,19 @@ public record FuzzRun(
         final List<Thread> workers = new ArrayList<>();
         final WellBehavedClient.Outcome outcome;
         final Duration elapsed;
-        try (WellBehavedClient wellBehaved = new WellBehavedClient(host + ":" + port)) {
+        try (WellBehavedClient wellBehaved = new WellBehavedClient(goodBootstrap)) {
             for (int i = 0; i < connections; i++) {
-                final FrameGenerator generator = new FrameGenerator(seed + i, lieProbability, frameMutationProbability);
+                // A quarter of the connections (at most) on SASL listeners, in short windows: before authentication
+                // almost any frame ends the connection, so long windows would waste the rest.
+                final Target target = pick(targets, i);
+                final FrameGenerator generator =
+                        new FrameGenerator(seed + i, lieProbability, frameMutationProbability, target.sasl());
                 workers.add(Thread.ofPlatform()
                         .name("fuzz-" + i)
                         .start(new FuzzConnection(
-                                broker,
+                                target.address(),
                                 generator,
-                                window,
+                                target.sasl() ? SASL_WINDOW : window,
                                 answerWaitMs,
                                 () -> counters.framesDelivered().get() >= frames || System.nanoTime() > deadline,
                                 counters)));
