@@ -21,7 +21,30 @@ final class BrokerProcess implements AutoCloseable {
 
     /** Starts {@code BrokerMain} and waits until it prints that it listens. */
     static BrokerProcess start(final Path logDir, final int port, final String... settings) throws IOException {
-        final List<String> command = new ArrayList<>(List.of(
+        return start(List.of(), logDir, port, settings);
+    }
+
+    /**
+     * Starts {@code BrokerMain} inside a new user and mount namespace with a tmpfs of {@code megabytes} MiB mounted at
+     * {@code mountPoint} ({@code unshare -rm}, no privileges needed where the kernel allows user namespaces), its log
+     * in {@code mountPoint/logs}: a file system that fills up, for real.
+     */
+    static BrokerProcess startOnSmallFileSystem(
+            final Path mountPoint, final int megabytes, final int port, final String... settings) throws IOException {
+        final List<String> prefix = List.of(
+                "unshare",
+                "-rm",
+                "sh",
+                "-c",
+                "mount -t tmpfs -o size=" + megabytes + "m tmpfs \"$0\" && exec \"$@\"",
+                mountPoint.toString());
+        return start(prefix, mountPoint.resolve("logs"), port, settings);
+    }
+
+    private static BrokerProcess start(
+            final List<String> prefix, final Path logDir, final int port, final String... settings) throws IOException {
+        final List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(
                 ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED",
                 "-cp",
@@ -79,6 +102,10 @@ final class BrokerProcess implements AutoCloseable {
             throw new IllegalStateException("broker ignored SIGTERM for 30 s");
         }
         return process.exitValue();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
     }
 
     @Override

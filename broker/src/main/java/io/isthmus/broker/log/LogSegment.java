@@ -54,6 +54,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LogSegment {
     private static final Logger LOG = LoggerFactory.getLogger(LogSegment.class);
+    /** Log bytes reserved on disk at a time ahead of the appender: one posix_fallocate per this much appended. */
+    private static final long LOG_RESERVE_CHUNK = 4L << 20;
+
     private static final VarHandle COMMITTED_POSITION;
 
     static {
@@ -80,6 +83,8 @@ public final class LogSegment {
     private final TimeIndex timeIndex;
     private final AtomicInteger references = new AtomicInteger(1);
     private final SegmentIdAllocator ids;
+    /** The log file's disk, reserved ahead of the appender and the pre-toucher. */
+    private final DiskReservation logSpace;
 
     @SuppressWarnings("unused") // accessed through COMMITTED_POSITION
     private long committedPosition;
@@ -116,6 +121,28 @@ public final class LogSegment {
         this.offsetIndex = offsetIndex;
         this.timeIndex = timeIndex;
         this.nextOffset = baseOffset;
+        this.logSpace = new DiskReservation(LogFileNames.logFile(dir, baseOffset), capacity, LOG_RESERVE_CHUNK);
+    }
+
+    /**
+     * Reserves the disk an append needs before any of it is written: the log's bytes up to {@code end} and room for
+     * one entry per batch in each index (the most an append adds). Appender thread.
+     *
+     * @throws org.apache.kafka.common.errors.KafkaStorageException on a full disk; nothing was written
+     */
+    void reserveForAppend(final long end, final int batches) {
+        logSpace.reserveUpTo(end);
+        offsetIndex.reserveEntries(batches);
+        timeIndex.reserveEntries(batches);
+    }
+
+    /**
+     * Reserves the log's bytes up to {@code end}: the pre-toucher does before it faults pages in for writing.
+     *
+     * @throws org.apache.kafka.common.errors.KafkaStorageException on a full disk
+     */
+    void reserveLog(final long end) {
+        logSpace.reserveUpTo(end);
     }
 
     /** Creates the files of a new, empty segment of {@code capacity} bytes and maps them. */
@@ -424,6 +451,7 @@ public final class LogSegment {
         flush();
         offsetIndex.trimAndSeal();
         timeIndex.trimAndSeal();
+        logSpace.close();
         sealed = true;
         LOG.debug(
                 "sealed segment baseOffset={} id={} nextOffset={} committedPosition={} offsetIndexEntries={}",
@@ -434,11 +462,18 @@ public final class LogSegment {
                 offsetIndex.entryCount());
     }
 
-    /** Takes the last entry the time index needs to know the segment's largest timestamp without a scan. */
+    /**
+     * Takes the last entry the time index needs to know the segment's largest timestamp without a scan. On a full disk
+     * it is left out: the index is sparse, and a reopen then scans the segment's tail for it.
+     */
     void appendFinalTimeIndexEntry() {
         final long largest = maxTimestamp;
         if (largest >= 0) {
-            timeIndex.maybeAppend(largest, nextOffset);
+            try {
+                timeIndex.maybeAppend(largest, nextOffset);
+            } catch (final org.apache.kafka.common.errors.KafkaStorageException full) {
+                LOG.warn("segment baseOffset={} keeps no final time-index entry: {}", baseOffset, full.getMessage());
+            }
         }
     }
 
@@ -495,6 +530,9 @@ public final class LogSegment {
     }
 
     private void unmapAndClose() {
+        logSpace.close();
+        offsetIndex.closeReservation();
+        timeIndex.closeReservation();
         arena.close();
         ids.release(id);
         try {

@@ -34,6 +34,9 @@ abstract sealed class MappedIndex permits OffsetIndex, TimeIndex {
         }
     }
 
+    /** Index bytes reserved on disk at a time: a posix_fallocate per 4096 offset-index entries. */
+    private static final long INDEX_RESERVE_CHUNK = 64L << 10;
+
     protected final Path file;
     protected final long baseOffset;
     private final int entryLength;
@@ -42,6 +45,8 @@ abstract sealed class MappedIndex permits OffsetIndex, TimeIndex {
     private final boolean lengthWasMisaligned;
     private final boolean wasMissing;
     private volatile MemorySegment entries;
+    /** The file's disk, reserved ahead of the entries written into its mapping. */
+    private final DiskReservation space;
 
     @SuppressWarnings("unused") // accessed through ENTRY_COUNT
     private int entryCount;
@@ -58,6 +63,7 @@ abstract sealed class MappedIndex permits OffsetIndex, TimeIndex {
         this.entryLength = entryLength;
         this.maxEntries = maxEntries;
         this.arena = arena;
+        this.space = new DiskReservation(file, (long) maxEntries * entryLength, INDEX_RESERVE_CHUNK);
         this.wasMissing = !Files.exists(file);
         final long existingLength = wasMissing ? 0 : Files.size(file);
         this.lengthWasMisaligned = existingLength % entryLength != 0;
@@ -67,6 +73,20 @@ abstract sealed class MappedIndex permits OffsetIndex, TimeIndex {
             this.entries = channel.map(FileChannel.MapMode.READ_WRITE, 0, (long) maxEntries * entryLength, arena);
         }
         ENTRY_COUNT.setRelease(this, existingEntries);
+    }
+
+    /**
+     * Reserves the disk of {@code more} entries past the published ones (as far as the index reaches).
+     *
+     * @throws org.apache.kafka.common.errors.KafkaStorageException on a full disk
+     */
+    final void reserveEntries(final int more) {
+        space.reserveUpTo(Math.min((long) maxEntries, (long) entryCount() + more) * entryLength);
+    }
+
+    /** The index is no longer written (its segment is gone): gives the reservation's descriptor back. */
+    final void closeReservation() {
+        space.close();
     }
 
     /** Published entry count (acquire). */
@@ -130,6 +150,7 @@ abstract sealed class MappedIndex permits OffsetIndex, TimeIndex {
             return;
         }
         current.force();
+        space.close();
         final long validLength = (long) entryCount() * entryLength;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             channel.truncate(validLength);
@@ -147,6 +168,7 @@ abstract sealed class MappedIndex permits OffsetIndex, TimeIndex {
             return;
         }
         current.force();
+        space.close();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             channel.truncate((long) entryCount() * entryLength);
             channel.force(true);

@@ -26,6 +26,7 @@ public final class OffsetIndex extends MappedIndex {
         if (count >= entries.byteSize() / OffsetIndexDescriptor.ENTRY_LENGTH) {
             return false;
         }
+        reserveEntries(1); // reserved before the append began, except while recovery rebuilds the index
         final int relativeOffset = relativeOffset(offset);
         if (count > 0) {
             final int lastRelative = OffsetIndexDescriptor.relativeOffset(entries, count - 1);

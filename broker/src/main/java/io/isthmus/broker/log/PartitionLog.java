@@ -367,6 +367,8 @@ public final class PartitionLog implements AutoCloseable {
             }
             final LogSegment segment = segmentFor(groupSize, groupOffsets);
             final int position = segment.tail();
+            // Disk first: on a full file system this throws, with nothing written, instead of faulting in the copy.
+            segment.reserveForAppend(position + groupSize, groupEnd - index);
             MemorySegment.copy(batches, from, segment.mapping(), position, groupSize);
             last = commit(segment, position, index, groupEnd, leaderEpoch);
             if (first == null) {

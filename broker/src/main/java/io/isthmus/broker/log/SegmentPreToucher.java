@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +80,8 @@ public final class SegmentPreToucher implements AutoCloseable {
         try {
             final MemorySegment mapping = segment.mapping();
             final long to = Math.min(segment.capacity(), segment.tail() + windowBytes);
+            // A touch is a write: on a full disk it would fault with SIGBUS, so the blocks are reserved first.
+            segment.reserveLog(to);
             long page = Math.max(segment.touchedUpTo(), segment.tail()) & ~(PAGE_BYTES - 1);
             for (; page < to; page += PAGE_BYTES) {
                 INT.compareAndSet(mapping, page, 0, 0);
@@ -86,6 +89,8 @@ public final class SegmentPreToucher implements AutoCloseable {
             segment.touchedUpTo(to);
         } catch (final IllegalStateException unmapped) {
             LOG.debug("segment {} went away while being pre-touched", segment, unmapped);
+        } catch (final KafkaStorageException full) {
+            LOG.warn("not pre-touching segment {}: {}", segment, full.getMessage());
         }
     }
 

@@ -29,6 +29,7 @@ public final class TimeIndex extends MappedIndex {
         if (count > 0 && timestamp <= TimeIndexDescriptor.timestamp(entries, count - 1)) {
             return false;
         }
+        reserveEntries(1); // reserved before the append began, except while recovery rebuilds the index
         TimeIndexDescriptor.put(entries, count, timestamp, (int) (offset - baseOffset));
         publishAppendedEntry();
         return true;
