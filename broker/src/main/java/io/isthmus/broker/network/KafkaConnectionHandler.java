@@ -80,20 +80,9 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             final String listenerName,
             final long connectionId,
             final int maxInflight) {
-        this(dispatcher, ControlRequestHandler.NONE, supportedApis, metrics, listenerName, connectionId, maxInflight);
-    }
-
-    KafkaConnectionHandler(
-            final RequestDispatcher dispatcher,
-            final ControlRequestHandler controlRequests,
-            final SupportedApis supportedApis,
-            final NetworkMetrics metrics,
-            final String listenerName,
-            final long connectionId,
-            final int maxInflight) {
         this(
                 dispatcher,
-                controlRequests,
+                ControlRequestHandler.NONE,
                 supportedApis,
                 metrics,
                 listenerName,

@@ -2,6 +2,7 @@ package io.isthmus.broker.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.broker.security.Unauthenticated;
 import io.isthmus.protocol.control.ControlApiKeys;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.ControlFrame;
@@ -47,6 +48,7 @@ import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -141,7 +143,15 @@ class KafkaConnectionHandlerTest {
     private EmbeddedChannel controlChannel() {
         channel = new EmbeddedChannel(
                 new RequestFrameDecoder(MAX_FRAME),
-                new KafkaConnectionHandler(dispatcher, control, new FakeApis(), metrics, "PLAINTEXT", 7, 16));
+                new KafkaConnectionHandler(
+                        dispatcher,
+                        control,
+                        new FakeApis(),
+                        metrics,
+                        "PLAINTEXT",
+                        7,
+                        16,
+                        new Unauthenticated(() -> KafkaPrincipal.ANONYMOUS)));
         return channel;
     }
 
