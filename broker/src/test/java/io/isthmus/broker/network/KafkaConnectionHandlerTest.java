@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.common.errors.NotCoordinatorException;
@@ -322,10 +323,14 @@ class KafkaConnectionHandlerTest {
         channel = new EmbeddedChannel(
                 new RequestFrameDecoder(MAX_FRAME, 50),
                 new KafkaConnectionHandler(dispatcher, new FakeApis(), metrics, "PLAINTEXT", 7, 16));
+        channel.freezeTime(); // the read timeout runs on the channel's clock, which the test moves
         final ByteBuf whole = frame(metadata(METADATA_VERSION), 1);
         channel.writeInbound(whole.readRetainedSlice(10));
 
-        Thread.sleep(100);
+        channel.advanceTimeBy(40, TimeUnit.MILLISECONDS);
+        channel.runPendingTasks();
+        assertThat(channel.isOpen()).as("before the read timeout").isTrue();
+        channel.advanceTimeBy(60, TimeUnit.MILLISECONDS);
         channel.runPendingTasks();
 
         assertThat(channel.isOpen()).isFalse();
@@ -339,14 +344,15 @@ class KafkaConnectionHandlerTest {
         channel = new EmbeddedChannel(
                 new RequestFrameDecoder(MAX_FRAME, 200),
                 new KafkaConnectionHandler(dispatcher, new FakeApis(), metrics, "PLAINTEXT", 7, 16));
+        channel.freezeTime(); // the read timeout runs on the channel's clock, which the test moves
         final ByteBuf first = frame(metadata(METADATA_VERSION), 1);
         final ByteBuf second = frame(metadata(METADATA_VERSION), 2);
         // The first frame and the start of the second, then the rest of the second: each frame gets its own clock.
         channel.writeInbound(Unpooled.wrappedBuffer(first, second.readRetainedSlice(5)));
-        Thread.sleep(120);
+        channel.advanceTimeBy(120, TimeUnit.MILLISECONDS);
         channel.runPendingTasks();
         channel.writeInbound(second);
-        Thread.sleep(120);
+        channel.advanceTimeBy(120, TimeUnit.MILLISECONDS);
         channel.runPendingTasks();
 
         assertThat(channel.isOpen()).isTrue();
