@@ -1,5 +1,7 @@
 package io.isthmus.broker;
 
+import io.isthmus.broker.api.AccessControl;
+import io.isthmus.broker.api.AclsHandler;
 import io.isthmus.broker.api.ApiHandler;
 import io.isthmus.broker.api.ApiVersionsHandler;
 import io.isthmus.broker.api.BrokerNode;
@@ -26,6 +28,8 @@ import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIdAllocator;
 import io.isthmus.broker.rdma.RdmaService;
 import io.isthmus.broker.rdma.RdmaSettings;
+import io.isthmus.broker.security.AclAuthorizer;
+import io.isthmus.broker.security.Authorizer;
 import io.isthmus.broker.security.ListenerSecurity;
 import io.isthmus.broker.security.ScramCredentialStore;
 import io.isthmus.broker.topic.TopicRegistry;
@@ -39,6 +43,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -95,8 +100,10 @@ public final class Broker implements AutoCloseable {
     public static Broker start(final BrokerConfig config) throws IOException, InterruptedException {
         final Map<String, String> logSettings = new HashMap<>(config.originalsStrings());
         logSettings.put(BrokerConfig.LOG_DIRS, String.join(",", config.getList(BrokerConfig.LOG_DIRS)));
-        final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
         final Path metadataDir = config.logDirs().getFirst();
+        // First, before anything opens: a broker whose ACLs cannot be read does not start.
+        final Optional<AclAuthorizer> aclAuthorizer = config.aclAuthorizer(metadataDir);
+        final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
         final PartitionManager partitions =
                 PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
         final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
@@ -128,7 +135,10 @@ public final class Broker implements AutoCloseable {
                         config.transactionRemoveExpiredIntervalMs()),
                 InstantSource.system());
 
-        final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions);
+        final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
+        final AccessControl access = new AccessControl(authorizer);
+        final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
+        aclAuthorizer.ifPresent(acls -> acls.onChange(rdma::reauthorize));
         final ScramCredentialStore scramCredentials = ScramCredentialStore.open(metadataDir);
         final Map<String, ListenerSecurity> listenerSecurity;
         try {
@@ -141,16 +151,17 @@ public final class Broker implements AutoCloseable {
         final AtomicReference<RequestRouter> router = new AtomicReference<>();
         final List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(() -> rdma.advertise(router.get().apiVersions())),
-                new MetadataHandler(partitions, node, config.autoCreateTopics(), config.numPartitions()),
-                new ProduceHandler(partitions),
-                new FetchHandler(partitions, delayedFetches),
-                new ListOffsetsHandler(partitions),
-                new TopicAdminHandler(partitions, offsets, config.numPartitions(), config.nodeId()),
-                new ProducerIdHandler(producerIds, transactions),
-                new TransactionHandler(transactions),
-                new GroupHandler(coordinator, transactions, partitions.topics(), node),
-                new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs)),
-                new ScramCredentialsHandler(scramCredentials));
+                new MetadataHandler(partitions, node, config.autoCreateTopics(), config.numPartitions(), access),
+                new ProduceHandler(partitions, access),
+                new FetchHandler(partitions, delayedFetches, access),
+                new ListOffsetsHandler(partitions, access),
+                new TopicAdminHandler(partitions, offsets, config.numPartitions(), config.nodeId(), access),
+                new ProducerIdHandler(producerIds, transactions, access),
+                new TransactionHandler(transactions, access),
+                new GroupHandler(coordinator, transactions, partitions.topics(), node, access),
+                new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs), access),
+                new ScramCredentialsHandler(scramCredentials, access),
+                new AclsHandler(aclAuthorizer, access));
         router.set(new RequestRouter(handlers));
 
         final KafkaServer server;

@@ -8,7 +8,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
@@ -18,6 +20,7 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DescribeCluster and DescribeConfigs, as far as AdminClient's basics need them: the one broker, and the
@@ -30,6 +33,7 @@ public final class ClusterHandler implements ApiHandler {
     private final TopicRegistry topics;
     private final Map<String, String> brokerSettings;
     private final Map<String, String> topicSettings;
+    private final AccessControl access;
 
     /**
      * @param brokerSettings every broker setting with its effective value
@@ -39,7 +43,9 @@ public final class ClusterHandler implements ApiHandler {
             final BrokerNode node,
             final TopicRegistry topics,
             final Map<String, String> brokerSettings,
-            final Map<String, String> topicSettings) {
+            final Map<String, String> topicSettings,
+            final AccessControl access) {
+        this.access = access;
         this.node = node;
         this.topics = topics;
         this.brokerSettings = new TreeMap<>(brokerSettings);
@@ -55,18 +61,24 @@ public final class ClusterHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         return CompletableFuture.completedFuture(Response.of(
                 switch (request) {
-                    case DescribeClusterRequest describe -> describeCluster(context);
-                    case DescribeConfigsRequest describe -> describeConfigs(describe.data());
+                    case DescribeClusterRequest describe -> describeCluster(context, describe.data());
+                    case DescribeConfigsRequest describe -> describeConfigs(context, describe.data());
                     default -> throw new IllegalArgumentException("not a cluster request: " + request.apiKey());
                 }));
     }
 
-    private DescribeClusterResponseData describeCluster(final RequestContext context) {
+    /** Served to everyone, as Kafka does; the cluster's authorized operations only when asked for. */
+    private DescribeClusterResponseData describeCluster(
+            final RequestContext context, final DescribeClusterRequestData data) {
         final Endpoint endpoint = node.endpointFor(context.listenerName());
         final DescribeClusterResponseData response = new DescribeClusterResponseData()
                 .setClusterId(node.clusterId())
                 .setControllerId(node.nodeId())
                 .setEndpointType(BROKER_ENDPOINT_TYPE);
+        if (data.includeClusterAuthorizedOperations()) {
+            response.setClusterAuthorizedOperations(
+                    access.authorizedOperations(context, ResourceType.CLUSTER, AccessControl.CLUSTER));
+        }
         response.brokers()
                 .add(new DescribeClusterResponseData.DescribeClusterBroker()
                         .setBrokerId(node.nodeId())
@@ -75,7 +87,8 @@ public final class ClusterHandler implements ApiHandler {
         return response;
     }
 
-    private DescribeConfigsResponseData describeConfigs(final DescribeConfigsRequestData data) {
+    private DescribeConfigsResponseData describeConfigs(
+            final RequestContext context, final DescribeConfigsRequestData data) {
         final DescribeConfigsResponseData response = new DescribeConfigsResponseData();
         for (final DescribeConfigsRequestData.DescribeConfigsResource resource : data.resources()) {
             final DescribeConfigsResponseData.DescribeConfigsResult result =
@@ -84,6 +97,20 @@ public final class ClusterHandler implements ApiHandler {
                             .setResourceName(resource.resourceName());
             response.results().add(result);
             final ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+            // Kafka's rule: DESCRIBE_CONFIGS on the topic, or on the cluster for a broker's settings.
+            if (type == ConfigResource.Type.TOPIC
+                    && !access.allows(
+                            context, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, resource.resourceName())) {
+                result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setErrorMessage(
+                                "not authorized to describe the configs of topic '" + resource.resourceName() + "'");
+                continue;
+            }
+            if (type == ConfigResource.Type.BROKER && !access.allowsOnCluster(context, AclOperation.DESCRIBE_CONFIGS)) {
+                result.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
+                        .setErrorMessage("not authorized to describe the broker's configs");
+                continue;
+            }
             final Map<String, String> settings;
             final DescribeConfigsResponse.ConfigSource source;
             if (type == ConfigResource.Type.BROKER

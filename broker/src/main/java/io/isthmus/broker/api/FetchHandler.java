@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -27,6 +28,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Fetch over TCP. Record bytes are never copied: each partition's batches are a leased region of its
@@ -49,10 +51,16 @@ public final class FetchHandler implements ApiHandler {
     private final PartitionManager partitions;
     private final TopicResolver topics;
     private final ScheduledExecutorService delayed;
+    private final AccessControl access;
 
-    /** @param delayed runs the timeouts and re-reads of waiting fetches */
-    public FetchHandler(final PartitionManager partitions, final ScheduledExecutorService delayed) {
+    /**
+     * @param delayed runs the timeouts and re-reads of waiting fetches
+     * @param access asked for READ on each topic at every read, so a long poll that outlives an ACL change obeys it
+     */
+    public FetchHandler(
+            final PartitionManager partitions, final ScheduledExecutorService delayed, final AccessControl access) {
         this.partitions = partitions;
+        this.access = access;
         this.topics = new TopicResolver(partitions.topics());
         this.delayed = delayed;
     }
@@ -66,12 +74,13 @@ public final class FetchHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final FetchRequestData data = ((FetchRequest) request).data();
         final boolean byTopicId = context.apiVersion() >= 13;
-        final Attempt first = read(data, byTopicId);
+        final Attempt first = read(context, data, byTopicId);
         if (first.isAnswer(data)) {
             return CompletableFuture.completedFuture(first.toResponse());
         }
         first.release();
-        return new WaitingFetch(data, byTopicId, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(data.maxWaitMs()))
+        return new WaitingFetch(
+                        context, data, byTopicId, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(data.maxWaitMs()))
                 .start();
     }
 
@@ -101,7 +110,7 @@ public final class FetchHandler implements ApiHandler {
 
     private record Waiting(Partition partition, long fetchOffset, boolean committedOnly) {}
 
-    private Attempt read(final FetchRequestData data, final boolean byTopicId) {
+    private Attempt read(final RequestContext context, final FetchRequestData data, final boolean byTopicId) {
         final Attempt attempt = new Attempt();
         // A limit of 0 or less is a limit, not "unlimited": the response then holds the one batch KIP-74 always
         // allows, as Kafka answers it.
@@ -121,6 +130,19 @@ public final class FetchHandler implements ApiHandler {
                         .setPreferredReadReplica(-1)
                         .setAbortedTransactions(data.isolationLevel() == READ_UNCOMMITTED ? null : List.of());
                 topicResponse.partitions().add(partitionResponse);
+                if (topic.isPresent()
+                        && !access.allows(
+                                context,
+                                AclOperation.READ,
+                                ResourceType.TOPIC,
+                                topic.get().name())) {
+                    partitionResponse
+                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                            .setHighWatermark(-1)
+                            .setLastStableOffset(-1);
+                    attempt.anyError = true;
+                    continue;
+                }
                 final Optional<Partition> partition = topic.flatMap(
                         t -> partitions.partition(new TopicPartition(t.name(), fetchPartition.partition())));
                 if (partition.isEmpty()) {
@@ -222,6 +244,7 @@ public final class FetchHandler implements ApiHandler {
 
     /** A fetch waiting for data: woken by an append to one of its partitions or by its deadline. */
     private final class WaitingFetch {
+        private final RequestContext context;
         private final FetchRequestData data;
         private final boolean byTopicId;
         private final long deadlineNanos;
@@ -231,7 +254,12 @@ public final class FetchHandler implements ApiHandler {
         private List<Waiting> waitingOn = List.of();
         private ScheduledFuture<?> timeout;
 
-        WaitingFetch(final FetchRequestData data, final boolean byTopicId, final long deadlineNanos) {
+        WaitingFetch(
+                final RequestContext context,
+                final FetchRequestData data,
+                final boolean byTopicId,
+                final long deadlineNanos) {
+            this.context = context;
             this.data = data;
             this.byTopicId = byTopicId;
             this.deadlineNanos = deadlineNanos;
@@ -270,7 +298,7 @@ public final class FetchHandler implements ApiHandler {
             }
             final Attempt attempt;
             try {
-                attempt = read(data, byTopicId);
+                attempt = read(context, data, byTopicId);
             } catch (final RuntimeException e) {
                 result.completeExceptionally(e);
                 return;

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
@@ -49,6 +50,7 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * The classic consumer-group APIs, translated between Kafka's messages and the {@link GroupCoordinator}, with
@@ -68,16 +70,19 @@ public final class GroupHandler implements ApiHandler {
     private final TransactionCoordinator transactions;
     private final TopicRegistry topics;
     private final BrokerNode node;
+    private final AccessControl access;
 
     public GroupHandler(
             final GroupCoordinator coordinator,
             final TransactionCoordinator transactions,
             final TopicRegistry topics,
-            final BrokerNode node) {
+            final BrokerNode node,
+            final AccessControl access) {
         this.coordinator = coordinator;
         this.transactions = transactions;
         this.topics = topics;
         this.node = node;
+        this.access = access;
     }
 
     @Override
@@ -99,22 +104,41 @@ public final class GroupHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         return switch (request) {
             case FindCoordinatorRequest find -> done(findCoordinator(context, find));
-            case JoinGroupRequest join -> join(context, join);
-            case SyncGroupRequest sync -> sync(sync);
+            case JoinGroupRequest join ->
+                mayRead(context, join.data().groupId())
+                        ? join(context, join)
+                        : done(joinResponse(
+                                JoinResult.error(
+                                        Errors.GROUP_AUTHORIZATION_FAILED,
+                                        join.data().memberId()),
+                                context.apiVersion()));
+            case SyncGroupRequest sync ->
+                mayRead(context, sync.data().groupId())
+                        ? sync(sync)
+                        : done(new SyncGroupResponseData()
+                                .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
+                                .setAssignment(new byte[0]));
             case HeartbeatRequest heartbeat ->
                 done(new HeartbeatResponseData()
-                        .setErrorCode(coordinator
-                                .heartbeat(
-                                        heartbeat.data().groupId(),
-                                        heartbeat.data().generationId(),
-                                        heartbeat.data().memberId())
-                                .code()));
-            case LeaveGroupRequest leave -> done(leave(leave));
-            case OffsetCommitRequest commit -> done(commit(commit));
+                        .setErrorCode(
+                                mayRead(context, heartbeat.data().groupId())
+                                        ? coordinator
+                                                .heartbeat(
+                                                        heartbeat.data().groupId(),
+                                                        heartbeat.data().generationId(),
+                                                        heartbeat.data().memberId())
+                                                .code()
+                                        : Errors.GROUP_AUTHORIZATION_FAILED.code()));
+            case LeaveGroupRequest leave ->
+                done(
+                        mayRead(context, leave.data().groupId())
+                                ? leave(leave)
+                                : new LeaveGroupResponseData().setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+            case OffsetCommitRequest commit -> done(commit(context, commit));
             case OffsetFetchRequest fetch -> done(fetchOffsets(context, fetch));
-            case TxnOffsetCommitRequest commit -> done(transactionalCommit(commit));
-            case DescribeGroupsRequest describe -> done(describe(describe));
-            case ListGroupsRequest list -> done(list(list));
+            case TxnOffsetCommitRequest commit -> done(transactionalCommit(context, commit));
+            case DescribeGroupsRequest describe -> done(describe(context, describe));
+            case ListGroupsRequest list -> done(list(context));
             default -> throw new IllegalArgumentException("not a group request: " + request.apiKey());
         };
     }
@@ -126,7 +150,10 @@ public final class GroupHandler implements ApiHandler {
         final boolean served =
                 find.data().keyType() == GROUP_KEY_TYPE || find.data().keyType() == TRANSACTION_KEY_TYPE;
         if (context.apiVersion() < 4) {
-            final Errors error = served ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
+            final Errors error = !served
+                    ? Errors.COORDINATOR_NOT_AVAILABLE
+                    : coordinatorRefusal(
+                            context, find.data().keyType(), find.data().key());
             return response.setErrorCode(error.code())
                     .setNodeId(error == Errors.NONE ? node.nodeId() : -1)
                     .setHost(error == Errors.NONE ? endpoint.host() : "")
@@ -135,7 +162,15 @@ public final class GroupHandler implements ApiHandler {
         for (final String key : find.data().coordinatorKeys()) {
             final FindCoordinatorResponseData.Coordinator coordinator =
                     new FindCoordinatorResponseData.Coordinator().setKey(key);
-            if (served) {
+            final Errors refused =
+                    served ? coordinatorRefusal(context, find.data().keyType(), key) : Errors.NONE;
+            if (refused != Errors.NONE) {
+                coordinator
+                        .setErrorCode(refused.code())
+                        .setNodeId(-1)
+                        .setHost("")
+                        .setPort(-1);
+            } else if (served) {
                 coordinator.setNodeId(node.nodeId()).setHost(endpoint.host()).setPort(endpoint.port());
             } else {
                 // Share groups (KIP-932) are not served.
@@ -148,6 +183,31 @@ public final class GroupHandler implements ApiHandler {
             response.coordinators().add(coordinator);
         }
         return response;
+    }
+
+    /** Kafka's rule: finding a coordinator needs DESCRIBE on the group or the transactional id. */
+    private Errors coordinatorRefusal(final RequestContext context, final byte keyType, final String key) {
+        if (keyType == GROUP_KEY_TYPE) {
+            return access.allows(context, AclOperation.DESCRIBE, ResourceType.GROUP, key)
+                    ? Errors.NONE
+                    : Errors.GROUP_AUTHORIZATION_FAILED;
+        }
+        return access.allows(context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)
+                ? Errors.NONE
+                : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    }
+
+    /** Joining, syncing, heartbeating, leaving and committing need READ on the group. */
+    private boolean mayRead(final RequestContext context, final String groupId) {
+        return access.allows(context, AclOperation.READ, ResourceType.GROUP, groupId);
+    }
+
+    private boolean mayReadTopic(final RequestContext context, final String topic) {
+        return access.allows(context, AclOperation.READ, ResourceType.TOPIC, topic);
+    }
+
+    private boolean mayDescribeTopic(final RequestContext context, final String topic) {
+        return access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic);
     }
 
     private CompletableFuture<Response> join(final RequestContext context, final JoinGroupRequest join) {
@@ -228,8 +288,9 @@ public final class GroupHandler implements ApiHandler {
         return response;
     }
 
-    private OffsetCommitResponseData commit(final OffsetCommitRequest commit) {
+    private OffsetCommitResponseData commit(final RequestContext context, final OffsetCommitRequest commit) {
         final OffsetCommitRequestData data = commit.data();
+        final boolean groupAllowed = mayRead(context, data.groupId());
         final long now = System.currentTimeMillis();
         final Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
         final OffsetCommitResponseData response = new OffsetCommitResponseData();
@@ -246,6 +307,14 @@ public final class GroupHandler implements ApiHandler {
                         new OffsetCommitResponseData.OffsetCommitResponsePartition()
                                 .setPartitionIndex(partition.partitionIndex());
                 topicResponse.partitions().add(partitionResponse);
+                if (!groupAllowed) {
+                    partitionResponse.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
+                if (known.isPresent() && !mayReadTopic(context, known.get().name())) {
+                    partitionResponse.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
                 if (known.isEmpty() || partition.partitionIndex() >= known.get().partitions()) {
                     partitionResponse.setErrorCode((Uuid.ZERO_UUID.equals(topic.topicId())
                                     ? Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -275,8 +344,14 @@ public final class GroupHandler implements ApiHandler {
      * TxnOffsetCommit: the committing member is checked as for OffsetCommit, then the offsets join the producer's
      * transaction; the group sees them only if it commits.
      */
-    private TxnOffsetCommitResponseData transactionalCommit(final TxnOffsetCommitRequest commit) {
+    private TxnOffsetCommitResponseData transactionalCommit(
+            final RequestContext context, final TxnOffsetCommitRequest commit) {
         final TxnOffsetCommitRequestData data = commit.data();
+        // Kafka's order: WRITE on the transactional id, READ on the group, READ on each topic.
+        final Errors refused =
+                !access.allows(context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.transactionalId())
+                        ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                        : !mayRead(context, data.groupId()) ? Errors.GROUP_AUTHORIZATION_FAILED : null;
         final long now = System.currentTimeMillis();
         final Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
         final TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
@@ -293,6 +368,14 @@ public final class GroupHandler implements ApiHandler {
                         new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition()
                                 .setPartitionIndex(partition.partitionIndex());
                 topicResponse.partitions().add(partitionResponse);
+                if (refused != null) {
+                    partitionResponse.setErrorCode(refused.code());
+                    continue;
+                }
+                if (known.isPresent() && !mayReadTopic(context, known.get().name())) {
+                    partitionResponse.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
                 if (known.isEmpty() || partition.partitionIndex() >= known.get().partitions()) {
                     partitionResponse.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
@@ -328,11 +411,17 @@ public final class GroupHandler implements ApiHandler {
             for (final OffsetFetchRequestData.OffsetFetchRequestGroup group : data.groups()) {
                 final OffsetFetchResponseData.OffsetFetchResponseGroup groupResponse =
                         new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(group.groupId());
+                if (!access.allows(context, AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId())) {
+                    response.groups().add(groupResponse.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                    continue;
+                }
                 final Map<TopicPartition, CommittedOffset> committed = coordinator.committedOffsets(group.groupId());
                 if (group.topics() == null) {
-                    forEachCommittedTopic(committed, (name, partitions) -> groupResponse
-                            .topics()
-                            .add(groupTopic(name, topicId(name), partitions, committed)));
+                    forEachCommittedTopic(committed, (name, partitions) -> {
+                        if (mayDescribeTopic(context, name)) {
+                            groupResponse.topics().add(groupTopic(name, topicId(name), partitions, committed));
+                        }
+                    });
                     markUnstable(data.requireStable(), group.groupId(), groupResponse.topics());
                 } else {
                     for (final OffsetFetchRequestData.OffsetFetchRequestTopics topic : group.topics()) {
@@ -343,6 +432,11 @@ public final class GroupHandler implements ApiHandler {
                                 groupTopic(name, topic.topicId(), topic.partitionIndexes(), committed);
                         if (known.isEmpty() && !Uuid.ZERO_UUID.equals(topic.topicId())) {
                             answer.partitions().forEach(p -> p.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                        } else if (!mayDescribeTopic(context, name)) {
+                            answer.partitions().forEach(p -> p.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                                    .setCommittedOffset(-1)
+                                    .setCommittedLeaderEpoch(-1)
+                                    .setMetadata(""));
                         }
                         groupResponse.topics().add(answer);
                     }
@@ -352,13 +446,36 @@ public final class GroupHandler implements ApiHandler {
             }
             return response;
         }
+        if (!access.allows(context, AclOperation.DESCRIBE, ResourceType.GROUP, data.groupId())) {
+            // Versions before 2 have no top-level error: each requested partition carries it.
+            if (data.topics() != null) {
+                for (final OffsetFetchRequestData.OffsetFetchRequestTopic topic : data.topics()) {
+                    final OffsetFetchResponseData.OffsetFetchResponseTopic answer =
+                            legacyTopic(topic.name(), topic.partitionIndexes(), Map.of());
+                    answer.partitions().forEach(p -> p.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                    response.topics().add(answer);
+                }
+            }
+            return context.apiVersion() >= 2
+                    ? response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
+                    : response;
+        }
         final Map<TopicPartition, CommittedOffset> committed = coordinator.committedOffsets(data.groupId());
         if (data.topics() == null) {
-            forEachCommittedTopic(
-                    committed, (name, partitions) -> response.topics().add(legacyTopic(name, partitions, committed)));
+            forEachCommittedTopic(committed, (name, partitions) -> {
+                if (mayDescribeTopic(context, name)) {
+                    response.topics().add(legacyTopic(name, partitions, committed));
+                }
+            });
         } else {
             for (final OffsetFetchRequestData.OffsetFetchRequestTopic topic : data.topics()) {
-                response.topics().add(legacyTopic(topic.name(), topic.partitionIndexes(), committed));
+                final OffsetFetchResponseData.OffsetFetchResponseTopic answer = mayDescribeTopic(context, topic.name())
+                        ? legacyTopic(topic.name(), topic.partitionIndexes(), committed)
+                        : legacyTopic(topic.name(), topic.partitionIndexes(), Map.of());
+                if (!mayDescribeTopic(context, topic.name())) {
+                    answer.partitions().forEach(p -> p.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                }
+                response.topics().add(answer);
             }
         }
         if (data.requireStable()) {
@@ -444,15 +561,28 @@ public final class GroupHandler implements ApiHandler {
         return topic;
     }
 
-    private DescribeGroupsResponseData describe(final DescribeGroupsRequest describe) {
+    private DescribeGroupsResponseData describe(final RequestContext context, final DescribeGroupsRequest describe) {
         final DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (final String groupId : describe.data().groups()) {
+            if (!access.allows(context, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) {
+                response.groups()
+                        .add(new DescribeGroupsResponseData.DescribedGroup()
+                                .setGroupId(groupId)
+                                .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
+                                .setGroupState("")
+                                .setProtocolType("")
+                                .setProtocolData(""));
+                continue;
+            }
             final GroupDescription group = coordinator.describe(groupId);
             final DescribeGroupsResponseData.DescribedGroup described = new DescribeGroupsResponseData.DescribedGroup()
                     .setGroupId(groupId)
                     .setGroupState(stateName(group))
                     .setProtocolType(group.protocolType())
                     .setProtocolData(group.protocolName());
+            if (describe.data().includeAuthorizedOperations()) {
+                described.setAuthorizedOperations(access.authorizedOperations(context, ResourceType.GROUP, groupId));
+            }
             for (final MemberDescription member : group.members()) {
                 described
                         .members()
@@ -469,9 +599,14 @@ public final class GroupHandler implements ApiHandler {
         return response;
     }
 
-    private ListGroupsResponseData list(final ListGroupsRequest list) {
+    /** As Kafka: every group for DESCRIBE on the cluster, else those the principal may describe. */
+    private ListGroupsResponseData list(final RequestContext context) {
         final ListGroupsResponseData response = new ListGroupsResponseData();
+        final boolean all = access.allowsOnCluster(context, AclOperation.DESCRIBE);
         for (final GroupDescription group : coordinator.listGroups()) {
+            if (!all && !access.allows(context, AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId())) {
+                continue;
+            }
             response.groups()
                     .add(new ListGroupsResponseData.ListedGroup()
                             .setGroupId(group.groupId())

@@ -12,12 +12,14 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ListOffsets: the earliest and latest offsets, and the first offset whose record timestamp is at least a
@@ -33,9 +35,11 @@ public final class ListOffsetsHandler implements ApiHandler {
     private static final int TIMESTAMP_LOOKUP_BYTES = 1;
 
     private final PartitionManager partitions;
+    private final AccessControl access;
 
-    public ListOffsetsHandler(final PartitionManager partitions) {
+    public ListOffsetsHandler(final PartitionManager partitions, final AccessControl access) {
         this.partitions = partitions;
+        this.access = access;
     }
 
     @Override
@@ -51,12 +55,17 @@ public final class ListOffsetsHandler implements ApiHandler {
             final ListOffsetsResponseData.ListOffsetsTopicResponse topicResponse =
                     new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
             response.topics().add(topicResponse);
+            final boolean described = access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name());
             for (final ListOffsetsRequestData.ListOffsetsPartition requested : topic.partitions()) {
-                final Optional<Partition> partition =
-                        partitions.partition(new TopicPartition(topic.name(), requested.partitionIndex()));
+                final Optional<Partition> partition = described
+                        ? partitions.partition(new TopicPartition(topic.name(), requested.partitionIndex()))
+                        : Optional.empty();
                 final ListOffsetsResponseData.ListOffsetsPartitionResponse answer = partition
                         .map(p -> lookup(p, requested.timestamp(), data.isolationLevel() == READ_COMMITTED))
-                        .orElseGet(() -> answer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1))
+                        .orElseGet(() -> answer(
+                                described ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.TOPIC_AUTHORIZATION_FAILED,
+                                -1,
+                                -1))
                         .setPartitionIndex(requested.partitionIndex());
                 if (context.apiVersion() < FIRST_VERSION_WITH_LEADER_EPOCH) {
                     // Older versions have no such field, and the generated encoder refuses a non-default value.

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Produce over TCP: the batches are validated and copied from the request frame straight into the
@@ -33,10 +35,12 @@ public final class ProduceHandler implements ApiHandler {
 
     private final PartitionManager partitions;
     private final TopicResolver topics;
+    private final AccessControl access;
 
-    public ProduceHandler(final PartitionManager partitions) {
+    public ProduceHandler(final PartitionManager partitions, final AccessControl access) {
         this.partitions = partitions;
         this.topics = new TopicResolver(partitions.topics());
+        this.access = access;
     }
 
     @Override
@@ -49,8 +53,21 @@ public final class ProduceHandler implements ApiHandler {
         final ProduceRequestData data = ((ProduceRequest) request).data();
         final ProduceResponseData response = new ProduceResponseData();
         List<CompletableFuture<Void>> pending = null;
+        // Kafka's order: a transactional producer must be allowed its transactional id, then each topic to write.
+        final boolean transactionAllowed = data.transactionalId() == null
+                || access.allows(context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.transactionalId());
         for (final ProduceRequestData.TopicProduceData topicData : data.topicData()) {
             final Optional<TopicInfo> topic = topics.resolve(topicData.name(), topicData.topicId());
+            final Errors refused = !transactionAllowed
+                    ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                    : topic.isPresent()
+                                    && !access.allows(
+                                            context,
+                                            AclOperation.WRITE,
+                                            ResourceType.TOPIC,
+                                            topic.get().name())
+                            ? Errors.TOPIC_AUTHORIZATION_FAILED
+                            : null;
             final ProduceResponseData.TopicProduceResponse topicResponse =
                     new ProduceResponseData.TopicProduceResponse()
                             .setName(topicData.name())
@@ -64,6 +81,10 @@ public final class ProduceHandler implements ApiHandler {
                                 .setIndex(partitionData.index())
                                 .setLogAppendTimeMs(-1);
                 topicResponse.partitionResponses().add(partitionResponse);
+                if (refused != null) {
+                    partitionResponse.setErrorCode(refused.code());
+                    continue;
+                }
                 if (partition.isEmpty()) {
                     partitionResponse.setErrorCode(
                             TopicResolver.unknownTopicError(topicData.topicId()).code());

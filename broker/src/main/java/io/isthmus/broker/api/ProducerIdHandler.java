@@ -7,12 +7,14 @@ import io.isthmus.broker.transaction.TransactionCoordinator;
 import io.isthmus.broker.transaction.TransactionCoordinator.InitResult;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * InitProducerId. For idempotent producers (kafka-clients' default): a fresh producer id at epoch 0, or, for a
@@ -25,10 +27,13 @@ public final class ProducerIdHandler implements ApiHandler {
 
     private final ProducerIdAllocator ids;
     private final TransactionCoordinator transactions;
+    private final AccessControl access;
 
-    public ProducerIdHandler(final ProducerIdAllocator ids, final TransactionCoordinator transactions) {
+    public ProducerIdHandler(
+            final ProducerIdAllocator ids, final TransactionCoordinator transactions, final AccessControl access) {
         this.ids = ids;
         this.transactions = transactions;
+        this.access = access;
     }
 
     @Override
@@ -40,6 +45,11 @@ public final class ProducerIdHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final InitProducerIdRequestData data = ((InitProducerIdRequest) request).data();
         final InitProducerIdResponseData response = new InitProducerIdResponseData();
+        final Errors refused = refusal(context, data);
+        if (refused != null) {
+            return CompletableFuture.completedFuture(Response.of(
+                    response.setErrorCode(refused.code()).setProducerId(-1).setProducerEpoch((short) -1)));
+        }
         if (data.transactionalId() != null) {
             if (data.enable2Pc() || data.keepPreparedTxn()) {
                 // KIP-939's two-phase commit with an external coordinator is not served.
@@ -61,5 +71,21 @@ public final class ProducerIdHandler implements ApiHandler {
             response.setProducerId(ids.nextId()).setProducerEpoch((short) 0);
         }
         return CompletableFuture.completedFuture(Response.of(response));
+    }
+
+    /**
+     * Kafka's rules: a transactional producer needs WRITE on its transactional id; an idempotent one IDEMPOTENT_WRITE
+     * on the cluster or WRITE on some topic.
+     */
+    private Errors refusal(final RequestContext context, final InitProducerIdRequestData data) {
+        if (data.transactionalId() != null) {
+            return access.allows(context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.transactionalId())
+                    ? null
+                    : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        }
+        return access.allowsOnCluster(context, AclOperation.IDEMPOTENT_WRITE)
+                        || access.allowsAny(context, AclOperation.WRITE, ResourceType.TOPIC)
+                ? null
+                : Errors.CLUSTER_AUTHORIZATION_FAILED;
     }
 }

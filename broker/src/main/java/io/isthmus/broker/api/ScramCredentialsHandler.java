@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsResponseData;
 import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
@@ -29,9 +30,11 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  */
 public final class ScramCredentialsHandler implements ApiHandler {
     private final ScramCredentialStore credentials;
+    private final AccessControl access;
 
-    public ScramCredentialsHandler(final ScramCredentialStore credentials) {
+    public ScramCredentialsHandler(final ScramCredentialStore credentials, final AccessControl access) {
         this.credentials = credentials;
+        this.access = access;
     }
 
     @Override
@@ -43,10 +46,27 @@ public final class ScramCredentialsHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         return CompletableFuture.completedFuture(Response.of(
                 switch (request) {
-                    case AlterUserScramCredentialsRequest alter -> alter(alter.data());
-                    case DescribeUserScramCredentialsRequest describe -> describe(describe.data());
+                    case AlterUserScramCredentialsRequest alter ->
+                        access.allowsOnCluster(context, AclOperation.ALTER)
+                                ? alter(alter.data())
+                                : refuseAlter(alter.data());
+                    case DescribeUserScramCredentialsRequest describe ->
+                        access.allowsOnCluster(context, AclOperation.DESCRIBE)
+                                ? describe(describe.data())
+                                : new DescribeUserScramCredentialsResponseData()
+                                        .setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
+                                        .setErrorMessage("not authorized to describe SCRAM credentials");
                     default -> throw new IllegalArgumentException("not a SCRAM request: " + request.apiKey());
                 }));
+    }
+
+    /** Without ALTER on the cluster (Kafka's rule) every user named gets CLUSTER_AUTHORIZATION_FAILED. */
+    private static AlterUserScramCredentialsResponseData refuseAlter(final AlterUserScramCredentialsRequestData data) {
+        final Map<String, AlterUserScramCredentialsResponseData.AlterUserScramCredentialsResult> results =
+                new java.util.LinkedHashMap<>();
+        data.deletions().forEach(d -> fail(results, d.name(), Errors.CLUSTER_AUTHORIZATION_FAILED, "not authorized"));
+        data.upsertions().forEach(u -> fail(results, u.name(), Errors.CLUSTER_AUTHORIZATION_FAILED, "not authorized"));
+        return new AlterUserScramCredentialsResponseData().setResults(List.copyOf(results.values()));
     }
 
     private AlterUserScramCredentialsResponseData alter(final AlterUserScramCredentialsRequestData data) {

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
@@ -27,6 +28,7 @@ import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,16 +50,19 @@ public final class TopicAdminHandler implements ApiHandler {
     private final OffsetStore offsets;
     private final int defaultPartitions;
     private final int nodeId;
+    private final AccessControl access;
 
     public TopicAdminHandler(
             final PartitionManager partitions,
             final OffsetStore offsets,
             final int defaultPartitions,
-            final int nodeId) {
+            final int nodeId,
+            final AccessControl access) {
         this.partitions = partitions;
         this.offsets = offsets;
         this.defaultPartitions = defaultPartitions;
         this.nodeId = nodeId;
+        this.access = access;
     }
 
     @Override
@@ -69,9 +74,9 @@ public final class TopicAdminHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         return CompletableFuture.completedFuture(Response.of(
                 switch (request) {
-                    case CreateTopicsRequest create -> create(create.data());
-                    case CreatePartitionsRequest grow -> createPartitions(grow.data());
-                    case DeleteTopicsRequest delete -> delete(delete.data(), context.apiVersion());
+                    case CreateTopicsRequest create -> create(context, create.data());
+                    case CreatePartitionsRequest grow -> createPartitions(context, grow.data());
+                    case DeleteTopicsRequest delete -> delete(context, delete.data());
                     default -> throw new IllegalArgumentException("not a topic request: " + request.apiKey());
                 }));
     }
@@ -82,8 +87,9 @@ public final class TopicAdminHandler implements ApiHandler {
                 : requested.numPartitions() == -1 ? defaultPartitions : requested.numPartitions();
     }
 
-    private CreateTopicsResponseData create(final CreateTopicsRequestData data) {
+    private CreateTopicsResponseData create(final RequestContext context, final CreateTopicsRequestData data) {
         final CreateTopicsResponseData response = new CreateTopicsResponseData();
+        final boolean mayCreateAny = access.allowsOnCluster(context, AclOperation.CREATE);
         long requestedPartitions = 0;
         for (final CreateTopicsRequestData.CreatableTopic requested : data.topics()) {
             requestedPartitions += Math.max(0, partitionCount(requested));
@@ -99,6 +105,11 @@ public final class TopicAdminHandler implements ApiHandler {
                     new CreateTopicsResponseData.CreatableTopicResult().setName(requested.name());
             response.topics().add(result);
             final int partitionCount = partitionCount(requested);
+            if (!mayCreateAny && !access.allows(context, AclOperation.CREATE, ResourceType.TOPIC, requested.name())) {
+                result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setErrorMessage("not authorized to create topic '" + requested.name() + "'");
+                continue;
+            }
             final ApiError refusal = tooLarge != null ? tooLarge : refusal(requested, partitionCount);
             if (refusal != null) {
                 result.setErrorCode(refusal.error().code()).setErrorMessage(refusal.message());
@@ -149,7 +160,8 @@ public final class TopicAdminHandler implements ApiHandler {
      * alone, as Kafka's controller does; every other topic is grown (or only checked, with {@code validate_only}) on
      * its own, so one topic's refusal or failure does not undo or hide another's growth.
      */
-    private CreatePartitionsResponseData createPartitions(final CreatePartitionsRequestData data) {
+    private CreatePartitionsResponseData createPartitions(
+            final RequestContext context, final CreatePartitionsRequestData data) {
         final Map<String, Integer> occurrences = new LinkedHashMap<>();
         for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
             occurrences.merge(topic.name(), 1, Integer::sum);
@@ -176,6 +188,11 @@ public final class TopicAdminHandler implements ApiHandler {
                 result.setErrorCode(Errors.INVALID_REQUEST.code())
                         .setErrorMessage("duplicate topic name: topic '" + topic.name() + "' appears " + times
                                 + " times in the request");
+                continue;
+            }
+            if (!access.allows(context, AclOperation.ALTER, ResourceType.TOPIC, topic.name())) {
+                result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setErrorMessage("not authorized to alter topic '" + topic.name() + "'");
                 continue;
             }
             if (adding > MAX_PARTITIONS_PER_REQUEST) {
@@ -228,27 +245,34 @@ public final class TopicAdminHandler implements ApiHandler {
         }
     }
 
-    private DeleteTopicsResponseData delete(final DeleteTopicsRequestData data, final short version) {
+    private DeleteTopicsResponseData delete(final RequestContext context, final DeleteTopicsRequestData data) {
         final DeleteTopicsResponseData response = new DeleteTopicsResponseData();
-        if (version < 6) {
+        if (context.apiVersion() < 6) {
             for (final String name : data.topicNames()) {
-                response.responses().add(deleteOne(name, Uuid.ZERO_UUID));
+                response.responses().add(deleteOne(context, name, Uuid.ZERO_UUID));
             }
         } else {
             for (final DeleteTopicsRequestData.DeleteTopicState state : data.topics()) {
-                response.responses().add(deleteOne(state.name(), state.topicId()));
+                response.responses().add(deleteOne(context, state.name(), state.topicId()));
             }
         }
         return response;
     }
 
-    private DeleteTopicsResponseData.DeletableTopicResult deleteOne(final String name, final Uuid id) {
+    private DeleteTopicsResponseData.DeletableTopicResult deleteOne(
+            final RequestContext context, final String name, final Uuid id) {
         final DeleteTopicsResponseData.DeletableTopicResult result = new DeleteTopicsResponseData.DeletableTopicResult()
                 .setName(name)
                 .setTopicId(id);
         final Optional<TopicInfo> topic = new TopicResolver(partitions.topics()).resolve(name, id);
         if (topic.isEmpty()) {
             return result.setErrorCode(TopicResolver.unknownTopicError(id).code());
+        }
+        if (!access.allows(
+                context, AclOperation.DELETE, ResourceType.TOPIC, topic.get().name())) {
+            // Named by id, the topic's name is not given away.
+            return result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                    .setErrorMessage("not authorized to delete the topic");
         }
         try {
             partitions.deleteTopic(topic.get().name());

@@ -6,6 +6,7 @@ import io.isthmus.broker.transaction.TransactionCoordinator;
 import io.isthmus.broker.transaction.TransactionCoordinator.TransactionDescription;
 import io.isthmus.broker.transaction.TransactionState;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
@@ -37,6 +39,7 @@ import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.ListTransactionsRequest;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * The transaction coordinator's APIs besides InitProducerId ({@link ProducerIdHandler}) and TxnOffsetCommit ({@link
@@ -46,9 +49,11 @@ import org.apache.kafka.common.requests.ListTransactionsRequest;
  */
 public final class TransactionHandler implements ApiHandler {
     private final TransactionCoordinator coordinator;
+    private final AccessControl access;
 
-    public TransactionHandler(final TransactionCoordinator coordinator) {
+    public TransactionHandler(final TransactionCoordinator coordinator, final AccessControl access) {
         this.coordinator = coordinator;
+        this.access = access;
     }
 
     @Override
@@ -65,31 +70,28 @@ public final class TransactionHandler implements ApiHandler {
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final ApiMessage answer =
                 switch (request) {
-                    case AddPartitionsToTxnRequest add -> addPartitions(add);
-                    case AddOffsetsToTxnRequest add ->
-                        new AddOffsetsToTxnResponseData()
-                                .setErrorCode(fencedFor(
-                                                coordinator.addOffsets(
-                                                        add.data().transactionalId(),
-                                                        add.data().producerId(),
-                                                        add.data().producerEpoch(),
-                                                        add.data().groupId()),
-                                                add.version(),
-                                                2)
-                                        .code());
+                    case AddPartitionsToTxnRequest add -> addPartitions(context, add);
+                    case AddOffsetsToTxnRequest add -> addOffsets(context, add);
                     case EndTxnRequest end ->
                         new EndTxnResponseData()
-                                .setErrorCode(fencedFor(
-                                                coordinator.endTransaction(
-                                                        end.data().transactionalId(),
-                                                        end.data().producerId(),
-                                                        end.data().producerEpoch(),
-                                                        end.data().committed()),
-                                                end.version(),
-                                                2)
-                                        .code());
-                    case DescribeTransactionsRequest describe -> describe(describe);
-                    case ListTransactionsRequest list -> list(list);
+                                .setErrorCode(
+                                        !mayWrite(context, end.data().transactionalId())
+                                                ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()
+                                                : fencedFor(
+                                                                coordinator.endTransaction(
+                                                                        end.data()
+                                                                                .transactionalId(),
+                                                                        end.data()
+                                                                                .producerId(),
+                                                                        end.data()
+                                                                                .producerEpoch(),
+                                                                        end.data()
+                                                                                .committed()),
+                                                                end.version(),
+                                                                2)
+                                                        .code());
+                    case DescribeTransactionsRequest describe -> describe(context, describe);
+                    case ListTransactionsRequest list -> list(context, list);
                     default -> throw new IllegalArgumentException("not a transaction request: " + request.apiKey());
                 };
         return CompletableFuture.completedFuture(Response.of(answer));
@@ -105,12 +107,39 @@ public final class TransactionHandler implements ApiHandler {
                 : error;
     }
 
-    private AddPartitionsToTxnResponseData addPartitions(final AddPartitionsToTxnRequest request) {
+    private boolean mayWrite(final RequestContext context, final String transactionalId) {
+        return access.allows(context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId);
+    }
+
+    /** Kafka's rules: WRITE on the transactional id, READ on the group whose offsets join the transaction. */
+    private AddOffsetsToTxnResponseData addOffsets(final RequestContext context, final AddOffsetsToTxnRequest add) {
+        final Errors error;
+        if (!mayWrite(context, add.data().transactionalId())) {
+            error = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        } else if (!access.allows(
+                context, AclOperation.READ, ResourceType.GROUP, add.data().groupId())) {
+            error = Errors.GROUP_AUTHORIZATION_FAILED;
+        } else {
+            error = fencedFor(
+                    coordinator.addOffsets(
+                            add.data().transactionalId(),
+                            add.data().producerId(),
+                            add.data().producerEpoch(),
+                            add.data().groupId()),
+                    add.version(),
+                    2);
+        }
+        return new AddOffsetsToTxnResponseData().setErrorCode(error.code());
+    }
+
+    private AddPartitionsToTxnResponseData addPartitions(
+            final RequestContext context, final AddPartitionsToTxnRequest request) {
         final AddPartitionsToTxnRequestData data = request.data();
         final AddPartitionsToTxnResponseData response = new AddPartitionsToTxnResponseData();
         if (request.version() <= 3) {
             // A producer's request: one transaction, results by topic.
             response.setResultsByTopicV3AndBelow(results(
+                    context,
                     data.v3AndBelowTransactionalId(),
                     data.v3AndBelowProducerId(),
                     data.v3AndBelowProducerEpoch(),
@@ -119,12 +148,16 @@ public final class TransactionHandler implements ApiHandler {
                     request.version()));
             return response;
         }
-        // A broker's batched request (KIP-890), possibly only verifying.
+        // A broker's batched request (KIP-890), possibly only verifying: brokers need CLUSTER_ACTION, as in Kafka.
+        if (!access.allowsOnCluster(context, AclOperation.CLUSTER_ACTION)) {
+            return response.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code());
+        }
         for (final AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction transaction : data.transactions()) {
             response.resultsByTransaction()
                     .add(new AddPartitionsToTxnResult()
                             .setTransactionalId(transaction.transactionalId())
                             .setTopicResults(results(
+                                    context,
                                     transaction.transactionalId(),
                                     transaction.producerId(),
                                     transaction.producerEpoch(),
@@ -136,6 +169,7 @@ public final class TransactionHandler implements ApiHandler {
     }
 
     private AddPartitionsToTxnTopicResultCollection results(
+            final RequestContext context,
             final String transactionalId,
             final long producerId,
             final short epoch,
@@ -148,8 +182,10 @@ public final class TransactionHandler implements ApiHandler {
                 requested.add(new TopicPartition(topic.name(), partition));
             }
         }
-        final Map<TopicPartition, Errors> verdicts =
-                coordinator.addPartitions(transactionalId, producerId, epoch, requested, verifyOnly);
+        final Map<TopicPartition, Errors> verdicts = authorizationVerdicts(context, transactionalId, requested);
+        if (verdicts.isEmpty()) {
+            verdicts.putAll(coordinator.addPartitions(transactionalId, producerId, epoch, requested, verifyOnly));
+        }
         final Map<String, AddPartitionsToTxnTopicResult> byTopic = new LinkedHashMap<>();
         for (final TopicPartition partition : requested) {
             byTopic.computeIfAbsent(partition.topic(), name -> new AddPartitionsToTxnTopicResult().setName(name))
@@ -164,12 +200,46 @@ public final class TransactionHandler implements ApiHandler {
         return results;
     }
 
-    private DescribeTransactionsResponseData describe(final DescribeTransactionsRequest request) {
+    /**
+     * Kafka's verdicts when the request may not go ahead: every partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED without
+     * WRITE on the transactional id, else those of topics without WRITE TOPIC_AUTHORIZATION_FAILED and the rest
+     * OPERATION_NOT_ATTEMPTED; empty (and mutable) when it may.
+     */
+    private Map<TopicPartition, Errors> authorizationVerdicts(
+            final RequestContext context, final String transactionalId, final List<TopicPartition> requested) {
+        final Map<TopicPartition, Errors> verdicts = new HashMap<>();
+        if (!mayWrite(context, transactionalId)) {
+            requested.forEach(partition -> verdicts.put(partition, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+            return verdicts;
+        }
+        boolean refused = false;
+        for (final TopicPartition partition : requested) {
+            final boolean allowed = access.allows(context, AclOperation.WRITE, ResourceType.TOPIC, partition.topic());
+            refused |= !allowed;
+            verdicts.put(partition, allowed ? Errors.OPERATION_NOT_ATTEMPTED : Errors.TOPIC_AUTHORIZATION_FAILED);
+        }
+        if (!refused) {
+            verdicts.clear();
+        }
+        return verdicts;
+    }
+
+    private DescribeTransactionsResponseData describe(
+            final RequestContext context, final DescribeTransactionsRequest request) {
         final DescribeTransactionsResponseData response = new DescribeTransactionsResponseData();
         for (final String transactionalId : request.data().transactionalIds()) {
-            final Optional<TransactionDescription> found = coordinator.describe(transactionalId);
             final DescribeTransactionsResponseData.TransactionState state =
                     new DescribeTransactionsResponseData.TransactionState().setTransactionalId(transactionalId);
+            if (!access.allows(context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactionalId)) {
+                response.transactionStates()
+                        .add(state.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
+                                .setTransactionState("")
+                                .setProducerId(-1)
+                                .setProducerEpoch((short) -1)
+                                .setTransactionStartTimeMs(-1));
+                continue;
+            }
+            final Optional<TransactionDescription> found = coordinator.describe(transactionalId);
             if (found.isEmpty()) {
                 state.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code())
                         .setTransactionState("")
@@ -185,6 +255,9 @@ public final class TransactionHandler implements ApiHandler {
                         .setProducerEpoch(description.producerEpoch());
                 final Map<String, DescribeTransactionsResponseData.TopicData> byTopic = new LinkedHashMap<>();
                 for (final TopicPartition partition : description.partitions()) {
+                    if (!access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, partition.topic())) {
+                        continue; // as Kafka: the topics the principal may not describe are left out
+                    }
                     byTopic.computeIfAbsent(partition.topic(), name -> new DescribeTransactionsResponseData.TopicData()
                                     .setTopic(name))
                             .partitions()
@@ -197,7 +270,7 @@ public final class TransactionHandler implements ApiHandler {
         return response;
     }
 
-    private ListTransactionsResponseData list(final ListTransactionsRequest request) {
+    private ListTransactionsResponseData list(final RequestContext context, final ListTransactionsRequest request) {
         final ListTransactionsRequestData data = request.data();
         final ListTransactionsResponseData response = new ListTransactionsResponseData();
         final Set<TransactionState> states = new HashSet<>();
@@ -228,7 +301,9 @@ public final class TransactionHandler implements ApiHandler {
                         || (description.startTimestampMs() >= 0
                                 && now - description.startTimestampMs() > data.durationFilter()))
                 && (idPattern == null
-                        || idPattern.matcher(description.transactionalId()).matches());
+                        || idPattern.matcher(description.transactionalId()).matches())
+                && access.allows(
+                        context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, description.transactionalId());
         for (final TransactionDescription description : coordinator.list(filter)) {
             response.transactionStates()
                     .add(new ListTransactionsResponseData.TransactionState()

@@ -1,6 +1,8 @@
 package io.isthmus.broker.config;
 
 import io.isthmus.broker.producer.ProducerStateTable;
+import io.isthmus.broker.security.AclAuthorizer;
+import io.isthmus.broker.security.AclStore;
 import io.isthmus.broker.security.ListenerSecurity;
 import io.isthmus.broker.security.SaslMechanisms;
 import io.isthmus.broker.security.ScramCredentialStore;
@@ -17,7 +19,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -25,6 +29,7 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
@@ -50,6 +55,9 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String SSL_TRUSTSTORE_TYPE = "ssl.truststore.type";
     public static final String SSL_CLIENT_AUTH = "ssl.client.auth";
     public static final String SSL_ENABLED_PROTOCOLS = "ssl.enabled.protocols";
+    public static final String AUTHORIZER_CLASS_NAME = "authorizer.class.name";
+    public static final String SUPER_USERS = "super.users";
+    public static final String ALLOW_EVERYONE_IF_NO_ACL_FOUND = "allow.everyone.if.no.acl.found";
     public static final String LOG_DIRS = "log.dirs";
     public static final String NUM_PARTITIONS = "num.partitions";
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
@@ -147,6 +155,28 @@ public final class BrokerConfig extends AbstractConfig {
                     "none, requested or required: whether SSL clients must present a certificate; its subject is"
                             + " then the principal (User:<DN>).")
             .define(SSL_ENABLED_PROTOCOLS, Type.LIST, "TLSv1.2,TLSv1.3", Importance.MEDIUM, "TLS versions served.")
+            .define(
+                    AUTHORIZER_CLASS_NAME,
+                    Type.STRING,
+                    "",
+                    Importance.HIGH,
+                    "Empty: no authorization, every client may do everything (Kafka's default). "
+                            + "io.isthmus.broker.security.AclAuthorizer, or Kafka's"
+                            + " org.apache.kafka.metadata.authorizer.StandardAuthorizer as another name for it: ACLs"
+                            + " managed with CreateAcls/DescribeAcls/DeleteAcls, kept by the broker, enforced on every"
+                            + " API and on RDMA access grants.")
+            .define(
+                    SUPER_USERS,
+                    Type.STRING,
+                    "",
+                    Importance.MEDIUM,
+                    "Principals the ACLs do not bind, separated by semicolons: User:admin;User:CN=ops.")
+            .define(
+                    ALLOW_EVERYONE_IF_NO_ACL_FOUND,
+                    Type.BOOLEAN,
+                    false,
+                    Importance.MEDIUM,
+                    "Whether a resource no ACL applies to is open to everyone (true) or to super users only.")
             .define(
                     LOG_DIRS,
                     Type.LIST,
@@ -570,6 +600,34 @@ public final class BrokerConfig extends AbstractConfig {
                                     : null));
         }
         return security;
+    }
+
+    /**
+     * The ACL authorizer {@code authorizer.class.name} asks for, over the ACLs of {@code metadataDir}, or empty when it
+     * is not set.
+     *
+     * @throws ConfigException for an authorizer this broker does not have, or a malformed {@code super.users}
+     */
+    public Optional<AclAuthorizer> aclAuthorizer(final Path metadataDir) {
+        final String name = getString(AUTHORIZER_CLASS_NAME).trim();
+        if (name.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!name.equals(AclAuthorizer.CLASS_NAME) && !AclAuthorizer.KAFKA_CLASS_NAMES.contains(name)) {
+            throw new ConfigException(
+                    AUTHORIZER_CLASS_NAME,
+                    name,
+                    "unknown authorizer; this broker has " + AclAuthorizer.CLASS_NAME + " (also accepted under Kafka's"
+                            + " names " + AclAuthorizer.KAFKA_CLASS_NAMES + ")");
+        }
+        final Set<KafkaPrincipal> superUsers;
+        try {
+            superUsers = AclAuthorizer.parseSuperUsers(getString(SUPER_USERS));
+        } catch (final IllegalArgumentException e) {
+            throw new ConfigException(SUPER_USERS, getString(SUPER_USERS), e.getMessage());
+        }
+        return Optional.of(
+                new AclAuthorizer(AclStore.open(metadataDir), superUsers, getBoolean(ALLOW_EVERYONE_IF_NO_ACL_FOUND)));
     }
 
     private TlsSettings tlsSettings() {

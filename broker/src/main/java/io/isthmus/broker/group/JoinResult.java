@@ -18,7 +18,7 @@ public record JoinResult(
         List<Member> members) {
     public record Member(String memberId, String groupInstanceId, byte[] metadata) {}
 
-    static JoinResult error(final Errors error, final String memberId) {
+    public static JoinResult error(final Errors error, final String memberId) {
         return new JoinResult(error, -1, null, null, "", memberId, List.of());
     }
 }

@@ -5,7 +5,9 @@ import io.isthmus.protocol.control.ControlFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * One control request on its way through the broker, from the frame it arrived in to the frame that answers it.
@@ -30,24 +32,41 @@ public final class ControlExchange {
     private final short apiVersion;
     private final int correlationId;
     private final MemorySegment body;
+    private final KafkaPrincipal principal;
+    private final InetAddress clientHost;
     private final CompletableFuture<ByteBuf> answered = new CompletableFuture<>();
     private ByteBuf answer;
 
     /**
      * @param allocator where the answer's frame comes from
      * @param body the request body, valid until this exchange is completed or failed
+     * @param principal who sent it, as the connection authenticated it: RDMA access is granted to that principal only
+     * @param clientHost the sender's address, which ACLs may name
      */
     public ControlExchange(
             final ByteBufAllocator allocator,
             final short apiKey,
             final short apiVersion,
             final int correlationId,
-            final MemorySegment body) {
+            final MemorySegment body,
+            final KafkaPrincipal principal,
+            final InetAddress clientHost) {
         this.allocator = allocator;
         this.apiKey = apiKey;
         this.apiVersion = apiVersion;
         this.correlationId = correlationId;
         this.body = body;
+        this.principal = principal;
+        this.clientHost = clientHost;
+    }
+
+    public KafkaPrincipal principal() {
+        return principal;
+    }
+
+    /** The sender's IP address, or null if it is not on an IP network. */
+    public InetAddress clientHost() {
+        return clientHost;
     }
 
     public short apiKey() {

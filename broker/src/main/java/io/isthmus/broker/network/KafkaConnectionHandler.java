@@ -15,6 +15,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -232,7 +233,9 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                     controlHeader.apiKey(),
                     controlHeader.apiVersion(),
                     controlHeader.correlationId(),
-                    segment.asSlice(controlHeader.bodyOffset()));
+                    segment.asSlice(controlHeader.bodyOffset()),
+                    authenticator.principal(),
+                    ctx.channel().remoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null);
         } catch (final RuntimeException e) {
             closeForBadInput(ctx, "unparseable control request header: " + e.getMessage());
             return;

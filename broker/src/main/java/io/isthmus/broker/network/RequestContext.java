@@ -1,5 +1,7 @@
 package io.isthmus.broker.network;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -33,5 +35,10 @@ public record RequestContext(
 
     public String clientId() {
         return header.clientId();
+    }
+
+    /** The peer's IP address, which ACLs name as their host; null if the peer is not on an IP network. */
+    public InetAddress clientHost() {
+        return clientAddress instanceof InetSocketAddress inet ? inet.getAddress() : null;
     }
 }

@@ -8,6 +8,7 @@ import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.Gid;
 import io.isthmus.ffi.verbs.Mtu;
@@ -29,6 +30,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +51,7 @@ final class RdmaControlPlane implements AutoCloseable {
     private static final int MAX_INLINE_DATA = 64;
 
     private final RdmaSettings settings;
+    private final Authorizer authorizer;
     private final RdmaDevice device;
     private final PartitionManager partitions;
     private final SegmentRegistrations registrations;
@@ -77,8 +81,10 @@ final class RdmaControlPlane implements AutoCloseable {
             final PartitionManager partitions,
             final SegmentRegistrations registrations,
             final ReceiveWorkRequests receives,
-            final SharedProducePath shared) {
+            final SharedProducePath shared,
+            final Authorizer authorizer) {
         this.settings = settings;
+        this.authorizer = authorizer;
         this.device = device;
         this.partitions = partitions;
         this.registrations = registrations;
@@ -142,7 +148,15 @@ final class RdmaControlPlane implements AutoCloseable {
                 .maxSendSge(1)
                 .maxRecvSge(1)
                 .maxInlineData(MAX_INLINE_DATA));
-        final RdmaSession session = new RdmaSession(nextSessionId++, index, connectionId, qp, credits, reserve);
+        final RdmaSession session = new RdmaSession(
+                nextSessionId++,
+                index,
+                connectionId,
+                qp,
+                credits,
+                reserve,
+                exchange.principal(),
+                exchange.clientHost());
         final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
         try {
             qp.moveToInit(device.port, AccessFlags.ALL_REMOTE);
@@ -203,6 +217,10 @@ final class RdmaControlPlane implements AutoCloseable {
         final RdmaSession session = sessionsByConnection.get(connectionId);
         if (session == null) {
             refuseProduce(exchange, ControlErrorCodes.NOT_CONNECTED);
+            return;
+        }
+        if (!allowed(session, AclOperation.WRITE, request.topic())) {
+            refuseProduce(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
             return;
         }
         final Partition partition = partition(request.topic(), request.partition());
@@ -280,6 +298,10 @@ final class RdmaControlPlane implements AutoCloseable {
         final RdmaSession session = sessionsByConnection.get(connectionId);
         if (session == null) {
             response.errorCode(ControlErrorCodes.NOT_CONNECTED);
+            return;
+        }
+        if (!allowed(session, AclOperation.READ, request.topic())) {
+            response.errorCode(ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
             return;
         }
         final Partition partition = partition(request.topic(), request.partition());
@@ -404,7 +426,58 @@ final class RdmaControlPlane implements AutoCloseable {
         return session != null;
     }
 
+    /** Whether the session's principal may perform {@code operation} on {@code topic}, as over TCP. */
+    private boolean allowed(final RdmaSession session, final AclOperation operation, final String topic) {
+        return topic != null
+                && authorizer.authorize(session.principal, session.host, operation, ResourceType.TOPIC, topic);
+    }
+
     // ------------------------------------------------------------------ taking access away
+
+    /**
+     * The ACLs changed: every session holding a grant its principal may no longer have is torn down, its queue pair
+     * destroyed, so its next READ or WRITE fails at the NIC and its next access request is answered
+     * TOPIC_AUTHORIZATION_FAILED. Returns the sessions torn down.
+     */
+    int reauthorize() {
+        int closed = 0;
+        for (final RdmaSession session : sessions) {
+            if (session == null) {
+                continue;
+            }
+            final String lost = lostGrant(session);
+            if (lost != null) {
+                LOG.info(
+                        "RDMA session loses its access after an ACL change: {} principal={} {}",
+                        session,
+                        session.principal,
+                        lost);
+                teardown(session, "ACLs changed: " + lost);
+                revokedGrants++;
+                closed++;
+            }
+        }
+        return closed;
+    }
+
+    /** A grant of {@code session} its principal may no longer hold, described, or null. */
+    private String lostGrant(final RdmaSession session) {
+        for (final ProduceGrant grant : session.produceGrants) {
+            if (!allowed(
+                    session,
+                    AclOperation.WRITE,
+                    grant.partition.topicPartition().topic())) {
+                return "may no longer write " + grant.partition.topicPartition();
+            }
+        }
+        for (final ConsumeGrant grant : session.consumeGrants) {
+            if (!allowed(
+                    session, AclOperation.READ, grant.partition.topicPartition().topic())) {
+                return "may no longer read " + grant.partition.topicPartition();
+            }
+        }
+        return null;
+    }
 
     /** A write under {@code grant} was rejected: the grant goes, and with it (if nobody else uses it) the rkey. */
     void revokeProduce(final RdmaSession session, final ProduceGrant grant) {

@@ -2,6 +2,7 @@ package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.verbs.ReceiveWorkRequests;
 import io.isthmus.ffi.verbs.WorkCompletionOpcode;
 import io.isthmus.ffi.verbs.WorkCompletions;
@@ -82,6 +83,7 @@ public final class RdmaDatapath implements AutoCloseable {
             final RdmaSettings settings,
             final RdmaDevice device,
             final PartitionManager partitions,
+            final Authorizer authorizer,
             final IdleStrategy idle) {
         this.settings = settings;
         this.device = device;
@@ -91,7 +93,7 @@ public final class RdmaDatapath implements AutoCloseable {
         this.receives = ReceiveWorkRequests.allocate(arena, Math.max(1, settings.maxRecvWr()), 1);
         this.acker = new AckSender(settings, device, arena, RdmaControlPlane.sessionSlots(settings), this::teardown);
         this.shared = openSharedProduce();
-        this.control = new RdmaControlPlane(settings, device, partitions, registrations, receives, shared);
+        this.control = new RdmaControlPlane(settings, device, partitions, registrations, receives, shared, authorizer);
         this.exclusive = new ExclusiveProducePath(acker, control);
         this.thread = new Thread(this::run, "isthmus-rdma-datapath");
         this.thread.setDaemon(true);
@@ -112,7 +114,8 @@ public final class RdmaDatapath implements AutoCloseable {
     }
 
     /** Opens the device and starts the datapath thread. */
-    static RdmaDatapath start(final RdmaSettings settings, final PartitionManager partitions) {
+    static RdmaDatapath start(
+            final RdmaSettings settings, final PartitionManager partitions, final Authorizer authorizer) {
         final RdmaDevice device = RdmaDevice.open(settings);
         final RdmaDatapath datapath;
         try {
@@ -120,6 +123,7 @@ public final class RdmaDatapath implements AutoCloseable {
                     settings,
                     device,
                     partitions,
+                    authorizer,
                     new BackoffIdleStrategy(
                             100, 50, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)));
         } catch (final RuntimeException e) {
@@ -168,6 +172,14 @@ public final class RdmaDatapath implements AutoCloseable {
             control.release(connectionId, request, exchange.answer(releaseResponse, ReleaseAccessResponse.LENGTH));
             exchange.complete();
         });
+    }
+
+    /**
+     * The ACLs changed: sessions holding grants their principal may no longer have are torn down (on the datapath
+     * thread); the future tells how many.
+     */
+    CompletableFuture<Integer> reauthorize() {
+        return submit(control::reauthorize);
     }
 
     /** The TCP connection closed: tear its session down (if it had one). */

@@ -1,6 +1,7 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import io.isthmus.protocol.control.ControlApiKeys;
@@ -38,7 +39,8 @@ public final class RdmaService implements AutoCloseable {
      * Starts the datapath when {@code rdma.enabled} and a device is usable; otherwise logs why and returns a service
      * that is off. Never throws for a missing library or device: the broker keeps serving TCP.
      */
-    public static RdmaService start(final RdmaSettings settings, final PartitionManager partitions) {
+    public static RdmaService start(
+            final RdmaSettings settings, final PartitionManager partitions, final Authorizer authorizer) {
         if (!settings.enabled()) {
             return new RdmaService(null, "RDMA is disabled (rdma.enabled=false)");
         }
@@ -49,11 +51,21 @@ public final class RdmaService implements AutoCloseable {
             return new RdmaService(null, reason);
         }
         try {
-            return new RdmaService(RdmaDatapath.start(settings, partitions), null);
+            return new RdmaService(RdmaDatapath.start(settings, partitions, authorizer), null);
         } catch (final RuntimeException e) {
             final String reason = "RDMA device cannot serve: " + e.getMessage();
             LOG.warn("rdma.enabled=true but {}; serving TCP only", reason, e);
             return new RdmaService(null, reason);
+        }
+    }
+
+    /**
+     * The ACLs changed: RDMA sessions whose principal lost a grant it holds are closed, so that access ends at the NIC
+     * as it ends for their next TCP request. Returns at once; the datapath thread does it.
+     */
+    public void reauthorize() {
+        if (datapath != null) {
+            datapath.reauthorize();
         }
     }
 

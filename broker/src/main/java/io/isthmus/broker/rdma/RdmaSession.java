@@ -2,8 +2,10 @@ package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.ffi.verbs.QueuePair;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * One RDMA client: the broker's queue pair connected to it, bound to the TCP connection that asked for it, and the
@@ -23,6 +25,11 @@ final class RdmaSession {
     final QueuePair qp;
     final int credits;
     final int reservedCompletions;
+    /** Who connected, as the TCP connection authenticated them: every grant is checked against their ACLs. */
+    final KafkaPrincipal principal;
+    /** Where they connected from, which ACLs may name; null off an IP network. */
+    final InetAddress host;
+
     final List<ProduceGrant> produceGrants = new ArrayList<>(2);
     final List<ConsumeGrant> consumeGrants = new ArrayList<>(4);
     int slotRange = -1;
@@ -47,7 +54,11 @@ final class RdmaSession {
             final long connectionId,
             final QueuePair qp,
             final int credits,
-            final int reservedCompletions) {
+            final int reservedCompletions,
+            final KafkaPrincipal principal,
+            final InetAddress host) {
+        this.principal = principal;
+        this.host = host;
         this.sessionId = sessionId;
         this.index = index;
         this.connectionId = connectionId;

@@ -35,7 +35,8 @@ class ClusterHandlerTest {
                 node,
                 topics,
                 Map.of("node.id", "4", "num.partitions", "1"),
-                Map.of("retention.ms", "604800000", "cleanup.policy", "delete"));
+                Map.of("retention.ms", "604800000", "cleanup.policy", "delete"),
+                AccessControl.allowAll());
     }
 
     private DescribeConfigsResponseData.DescribeConfigsResult describe(

@@ -49,7 +49,7 @@ class FetchHandlerTest {
         partitions = TestPartitions.start(tmp);
         orders = partitions.createTopic("orders", 2);
         delayed = Executors.newSingleThreadScheduledExecutor();
-        handler = new FetchHandler(partitions, delayed);
+        handler = new FetchHandler(partitions, delayed, AccessControl.allowAll());
     }
 
     @AfterEach

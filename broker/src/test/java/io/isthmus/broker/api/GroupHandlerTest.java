@@ -69,7 +69,7 @@ class GroupHandlerTest {
         partitions = TestPartitions.start(tmp.resolve("logs"));
         transactions = TestTransactions.start(
                 tmp.resolve("logs"), ProducerIdAllocator.open(tmp.resolve("ids")), partitions, coordinator);
-        handler = new GroupHandler(coordinator, transactions, topics, node);
+        handler = new GroupHandler(coordinator, transactions, topics, node, AccessControl.allowAll());
     }
 
     @AfterEach

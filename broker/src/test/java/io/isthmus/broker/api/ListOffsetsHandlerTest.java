@@ -30,7 +30,7 @@ class ListOffsetsHandlerTest {
     void setUp() throws Exception {
         partitions = TestPartitions.start(tmp);
         partitions.createTopic("orders", 1);
-        handler = new ListOffsetsHandler(partitions);
+        handler = new ListOffsetsHandler(partitions, AccessControl.allowAll());
         final var partition =
                 partitions.partition(new TopicPartition("orders", 0)).orElseThrow();
         partition.appendFromClient(KafkaBatches.segment(KafkaBatches.plain("a", 1_000L, 2_000L, 3_000L)));

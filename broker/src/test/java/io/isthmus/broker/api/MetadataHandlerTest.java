@@ -48,7 +48,11 @@ class MetadataHandlerTest {
 
     private MetadataResponseData metadata(final boolean autoCreate, final short version, final MetadataRequestData data)
             throws Exception {
-        return Requests.body(new MetadataHandler(partitions, node, autoCreate, 4), ApiKeys.METADATA, version, data);
+        return Requests.body(
+                new MetadataHandler(partitions, node, autoCreate, 4, AccessControl.allowAll()),
+                ApiKeys.METADATA,
+                version,
+                data);
     }
 
     private static MetadataRequestData byNames(final boolean allowAutoCreate, final String... names) {
@@ -206,7 +210,7 @@ class MetadataHandlerTest {
                 KafkaPrincipal.ANONYMOUS);
 
         final MetadataResponseData response = (MetadataResponseData) Requests.await(new MetadataHandler(
-                                partitions, node, false, 1)
+                                partitions, node, false, 1, AccessControl.allowAll())
                         .handle(
                                 viaSsl,
                                 Requests.parse(ApiKeys.METADATA, LATEST, new MetadataRequestData().setTopics(null))))

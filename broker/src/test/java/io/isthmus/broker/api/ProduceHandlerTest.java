@@ -40,7 +40,7 @@ class ProduceHandlerTest {
     void setUp() throws Exception {
         partitions = TestPartitions.start(tmp);
         orders = partitions.createTopic("orders", 2);
-        handler = new ProduceHandler(partitions);
+        handler = new ProduceHandler(partitions, AccessControl.allowAll());
     }
 
     @AfterEach

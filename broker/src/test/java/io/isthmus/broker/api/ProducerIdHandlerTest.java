@@ -66,7 +66,8 @@ class ProducerIdHandlerTest {
     void shouldHandOutFreshIdsAtEpochZeroUniqueAcrossRestarts() throws Exception {
         final Set<Long> ids = new HashSet<>();
         for (int restart = 0; restart < 3; restart++) {
-            final ProducerIdHandler handler = new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions);
+            final ProducerIdHandler handler =
+                    new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
             for (int i = 0; i < 4; i++) {
                 final InitProducerIdResponseData response = init(handler, -1, (short) -1);
                 assertThat(response.errorCode()).isEqualTo(Errors.NONE.code());
@@ -79,7 +80,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldBumpTheEpochOfAProducerThatNamesItsIdAndEpoch() throws Exception {
-        final ProducerIdHandler handler = new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions);
+        final ProducerIdHandler handler =
+                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
         final long id = init(handler, -1, (short) -1).producerId();
 
         final InitProducerIdResponseData bumped = init(handler, id, (short) 4);
@@ -91,7 +93,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldHandOutANewIdWhenTheEpochIsExhausted() throws Exception {
-        final ProducerIdHandler handler = new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions);
+        final ProducerIdHandler handler =
+                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
         final long id = init(handler, -1, (short) -1).producerId();
 
         final InitProducerIdResponseData renewed = init(handler, id, (short) (Short.MAX_VALUE - 1));
@@ -115,7 +118,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldBindATransactionalIdToOneProducerIdAndBumpItsEpochOnEveryInit() throws Exception {
-        final ProducerIdHandler handler = new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions);
+        final ProducerIdHandler handler =
+                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
 
         final InitProducerIdResponseData first = initTransactional(handler, "tx", 60_000);
         final InitProducerIdResponseData second = initTransactional(handler, "tx", 60_000);
@@ -130,7 +134,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldRefuseATransactionTimeoutAboveTheBrokerMaximum() throws Exception {
-        final ProducerIdHandler handler = new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions);
+        final ProducerIdHandler handler =
+                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
 
         final InitProducerIdResponseData response =
                 initTransactional(handler, "tx", TestTransactions.DEFAULTS.maxTimeoutMs() + 1);

@@ -28,7 +28,7 @@ class ScramCredentialsHandlerTest {
 
     @BeforeEach
     void setUp() {
-        handler = new ScramCredentialsHandler(ScramCredentialStore.open(dir));
+        handler = new ScramCredentialsHandler(ScramCredentialStore.open(dir), AccessControl.allowAll());
     }
 
     private static AlterUserScramCredentialsRequestData.ScramCredentialUpsertion upsert(

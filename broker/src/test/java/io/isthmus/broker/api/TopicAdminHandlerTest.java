@@ -40,7 +40,7 @@ class TopicAdminHandlerTest {
     void setUp() throws Exception {
         partitions = TestPartitions.start(tmp.resolve("logs"));
         offsets = FileOffsetStore.open(tmp.resolve("offsets"));
-        handler = new TopicAdminHandler(partitions, offsets, 3, 0);
+        handler = new TopicAdminHandler(partitions, offsets, 3, 0, AccessControl.allowAll());
     }
 
     @AfterEach

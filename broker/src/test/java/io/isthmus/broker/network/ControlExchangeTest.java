@@ -16,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.Test;
 
 class ControlExchangeTest {
@@ -50,7 +51,13 @@ class ControlExchangeTest {
 
     private final RecordingAllocator allocator = new RecordingAllocator();
     private final ControlExchange exchange = new ControlExchange(
-            allocator, ControlApiKeys.PRODUCE_ACCESS, ControlApiKeys.VERSION, 77, MemorySegment.ofArray(new byte[20]));
+            allocator,
+            ControlApiKeys.PRODUCE_ACCESS,
+            ControlApiKeys.VERSION,
+            77,
+            MemorySegment.ofArray(new byte[20]),
+            KafkaPrincipal.ANONYMOUS,
+            null);
 
     @Test
     void shouldFrameTheAnswerWithItsSizeAndCorrelationIdOverAZeroedBody() {

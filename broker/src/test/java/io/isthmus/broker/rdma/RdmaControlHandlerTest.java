@@ -19,13 +19,15 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.lang.foreign.MemorySegment;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.Test;
 
 class RdmaControlHandlerTest {
     private final RdmaControlHandler handler = new RdmaControlHandler(null, "RDMA is unavailable: no RDMA devices");
 
     private static ControlExchange exchange(final short apiKey, final short version, final MemorySegment body) {
-        return new ControlExchange(UnpooledByteBufAllocator.DEFAULT, apiKey, version, 41, body);
+        return new ControlExchange(
+                UnpooledByteBufAllocator.DEFAULT, apiKey, version, 41, body, KafkaPrincipal.ANONYMOUS, null);
     }
 
     private static ControlExchange exchange(final short apiKey, final MemorySegment body) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.Broker;
 import io.isthmus.broker.config.BrokerConfig;
+import io.isthmus.broker.security.Authorizer;
 import io.isthmus.protocol.control.ControlApiKeys;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.ControlFrame;
@@ -32,7 +33,8 @@ class RdmaServiceTest {
 
     @Test
     void shouldBeOffWithAReasonWhenDisabled() {
-        final RdmaService service = RdmaService.start(RdmaSettings.from(BrokerConfig.of(Map.of())), null);
+        final RdmaService service =
+                RdmaService.start(RdmaSettings.from(BrokerConfig.of(Map.of())), null, Authorizer.ALLOW_ALL);
 
         assertThat(service.isRunning()).isFalse();
         assertThat(service.unavailableReason()).contains("RDMA is disabled (rdma.enabled=false)");

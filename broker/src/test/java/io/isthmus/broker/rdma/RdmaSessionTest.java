@@ -2,12 +2,14 @@ package io.isthmus.broker.rdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.Test;
 
 class RdmaSessionTest {
     @Test
     void shouldFindItsSessionAndKindInAWorkRequestId() {
-        final RdmaSession session = new RdmaSession(123_456_789L, 32_767, 9, null, 16, 80);
+        final RdmaSession session =
+                new RdmaSession(123_456_789L, 32_767, 9, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
 
         final long receive = session.wrId(RdmaSession.KIND_RECEIVE);
         final long send = session.wrId(RdmaSession.KIND_SEND);
@@ -21,8 +23,8 @@ class RdmaSessionTest {
 
     @Test
     void shouldTellALaterSessionOnTheSameIndexApart() {
-        final RdmaSession first = new RdmaSession(1, 4, 9, null, 16, 80);
-        final RdmaSession second = new RdmaSession(2, 4, 10, null, 16, 80);
+        final RdmaSession first = new RdmaSession(1, 4, 9, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
+        final RdmaSession second = new RdmaSession(2, 4, 10, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
 
         final long late = first.wrId(RdmaSession.KIND_RECEIVE);
 
@@ -32,7 +34,7 @@ class RdmaSessionTest {
 
     @Test
     void shouldHandOutTheLowestFreeSlotAndCountSlotsInUpToTheHighest() {
-        final RdmaSession session = new RdmaSession(1, 0, 9, null, 16, 80);
+        final RdmaSession session = new RdmaSession(1, 0, 9, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
         assertThat(session.freeSlotIndex(4)).isZero();
         assertThat(session.slotsInUse()).isZero();
 

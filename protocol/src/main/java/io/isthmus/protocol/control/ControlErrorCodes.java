@@ -14,6 +14,11 @@ public final class ControlErrorCodes {
     public static final short UNKNOWN_TOPIC_OR_PARTITION = 3;
     /** Kafka's UNKNOWN_SERVER_ERROR. */
     public static final short UNKNOWN_SERVER_ERROR = -1;
+    /**
+     * Kafka's TOPIC_AUTHORIZATION_FAILED: the connection's principal may not read (consume access) or write (produce
+     * access) the topic; also the reason a session is closed when the ACLs change under a grant it holds.
+     */
+    public static final short TOPIC_AUTHORIZATION_FAILED = 29;
     /** Kafka's INVALID_REQUEST: a malformed control message or one out of protocol order. */
     public static final short INVALID_REQUEST = 42;
     /**
@@ -78,6 +83,7 @@ public final class ControlErrorCodes {
             case UNKNOWN_TOPIC_OR_PARTITION -> "UNKNOWN_TOPIC_OR_PARTITION";
             case UNKNOWN_SERVER_ERROR -> "UNKNOWN_SERVER_ERROR";
             case INVALID_REQUEST -> "INVALID_REQUEST";
+            case TOPIC_AUTHORIZATION_FAILED -> "TOPIC_AUTHORIZATION_FAILED";
             case OUT_OF_ORDER_SEQUENCE_NUMBER -> "OUT_OF_ORDER_SEQUENCE_NUMBER";
             case DUPLICATE_SEQUENCE_NUMBER -> "DUPLICATE_SEQUENCE_NUMBER";
             case INVALID_PRODUCER_EPOCH -> "INVALID_PRODUCER_EPOCH";
