@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.network.ReceiveBufferPool;
+import io.isthmus.client.security.SecuritySettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -184,7 +185,8 @@ class CreatePartitionsCompatibilityTest {
                         BrokerConnections.parseBootstrap(broker.bootstrapServers()),
                         "duplicates",
                         pool,
-                        Duration.ofSeconds(10))) {
+                        Duration.ofSeconds(10),
+                        SecuritySettings.PLAINTEXT)) {
             admin.createTopics(List.of(new NewTopic("twice", 1, (short) 1), new NewTopic("once", 1, (short) 1)))
                     .all()
                     .get();

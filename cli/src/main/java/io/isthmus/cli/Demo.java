@@ -11,6 +11,7 @@ import io.isthmus.client.producer.DeliveryListener;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.ProducerConfig;
 import io.isthmus.client.producer.ValueClaim;
+import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import java.io.PrintStream;
@@ -157,7 +158,8 @@ public final class Demo implements Callable<Integer> {
                         BrokerConnections.parseBootstrap(options.bootstrapServers()),
                         "isthmus-demo",
                         pool,
-                        Duration.ofSeconds(30))) {
+                        Duration.ofSeconds(30),
+                        SecuritySettings.PLAINTEXT)) {
             return options.transport().resolve(local, connections.any().advertisesRdma());
         }
     }

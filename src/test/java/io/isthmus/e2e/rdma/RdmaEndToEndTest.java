@@ -13,6 +13,7 @@ import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.ProducerConfig;
 import io.isthmus.client.rdma.RdmaClientSettings;
 import io.isthmus.client.rdma.RdmaConnection;
+import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.e2e.EmbeddedBroker;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
@@ -485,7 +486,8 @@ class RdmaEndToEndTest {
                 RdmaClientSettings.DEFAULT_READ_BYTES,
                 4,
                 30_000,
-                true);
+                true,
+                SecuritySettings.PLAINTEXT);
         try (RdmaConnection stalled = RdmaConnection.open(
                         new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])),
                         "stalled",

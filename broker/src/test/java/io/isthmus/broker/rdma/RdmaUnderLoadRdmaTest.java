@@ -14,6 +14,7 @@ import io.isthmus.client.rdma.RdmaAccessRevokedException;
 import io.isthmus.client.rdma.RdmaClientSettings;
 import io.isthmus.client.rdma.RdmaProduceStream;
 import io.isthmus.client.rdma.RdmaProducerTransport;
+import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.protocol.record.RecordBatch;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -203,7 +204,8 @@ class RdmaUnderLoadRdmaTest {
                 64 * 1024,
                 credits,
                 30_000,
-                false);
+                false,
+                SecuritySettings.PLAINTEXT);
         final List<byte[]> batches = new ArrayList<>();
         for (int i = 0; i < 3 + credits + 2; i++) {
             batches.add(RdmaBatches.batch("r" + i, 2, 40));

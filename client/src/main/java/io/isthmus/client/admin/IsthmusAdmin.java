@@ -9,6 +9,7 @@ import io.isthmus.client.cluster.TopicMetadata;
 import io.isthmus.client.group.GroupOffsets;
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
+import io.isthmus.client.security.SecuritySettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,9 +43,14 @@ public final class IsthmusAdmin implements AutoCloseable {
     }
 
     public IsthmusAdmin(final String bootstrapServers, final Duration timeout) {
+        this(bootstrapServers, timeout, SecuritySettings.PLAINTEXT);
+    }
+
+    /** @param security how to authenticate, as the producers and consumers of the same application do */
+    public IsthmusAdmin(final String bootstrapServers, final Duration timeout, final SecuritySettings security) {
         this.timeout = timeout;
         this.connections = new BrokerConnections(
-                BrokerConnections.parseBootstrap(bootstrapServers), "isthmus-admin", pool, timeout);
+                BrokerConnections.parseBootstrap(bootstrapServers), "isthmus-admin", pool, timeout, security);
     }
 
     private KafkaConnection controller() {

@@ -2,6 +2,7 @@ package io.isthmus.client.cluster;
 
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
+import io.isthmus.client.security.SecuritySettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -22,6 +24,7 @@ public final class BrokerConnections implements AutoCloseable {
     private final String clientId;
     private final ReceiveBufferPool pool;
     private final Duration requestTimeout;
+    private final SecuritySettings security;
     private final Map<Integer, KafkaConnection> byNode = new HashMap<>();
     private KafkaConnection bootstrapConnection;
     private ClusterMetadata metadata;
@@ -30,7 +33,8 @@ public final class BrokerConnections implements AutoCloseable {
             final List<InetSocketAddress> bootstrap,
             final String clientId,
             final ReceiveBufferPool pool,
-            final Duration requestTimeout) {
+            final Duration requestTimeout,
+            final SecuritySettings security) {
         if (bootstrap.isEmpty()) {
             throw new IllegalArgumentException("bootstrap.servers is empty");
         }
@@ -38,6 +42,7 @@ public final class BrokerConnections implements AutoCloseable {
         this.clientId = clientId;
         this.pool = pool;
         this.requestTimeout = requestTimeout;
+        this.security = security;
     }
 
     /**
@@ -88,7 +93,7 @@ public final class BrokerConnections implements AutoCloseable {
         NetworkException last = null;
         for (final InetSocketAddress address : bootstrap) {
             try {
-                bootstrapConnection = KafkaConnection.open(resolve(address), clientId, pool, requestTimeout);
+                bootstrapConnection = KafkaConnection.open(resolve(address), clientId, pool, requestTimeout, security);
                 return bootstrapConnection;
             } catch (final NetworkException e) {
                 last = e;
@@ -115,7 +120,8 @@ public final class BrokerConnections implements AutoCloseable {
             throw new NetworkException("unknown broker: nodeId=" + nodeId + ", known="
                     + metadata.nodes().keySet());
         }
-        final KafkaConnection connection = KafkaConnection.open(node.address(), clientId, pool, requestTimeout);
+        final KafkaConnection connection =
+                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security);
         byNode.put(nodeId, connection);
         return connection;
     }
@@ -126,7 +132,8 @@ public final class BrokerConnections implements AutoCloseable {
         if (existing != null && !existing.isClosed()) {
             return existing;
         }
-        final KafkaConnection connection = KafkaConnection.open(node.address(), clientId, pool, requestTimeout);
+        final KafkaConnection connection =
+                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security);
         byNode.put(node.id(), connection);
         return connection;
     }
@@ -159,6 +166,11 @@ public final class BrokerConnections implements AutoCloseable {
             String missing = null;
             for (final String topic : topics) {
                 final TopicMetadata t = fresh.topic(topic);
+                if (t != null && t.error() == Errors.TOPIC_AUTHORIZATION_FAILED) {
+                    // Not a condition that passes by waiting: Kafka's clients fail at once too.
+                    throw new TopicAuthorizationException(
+                            "not authorized to access topic '" + topic + "'", java.util.Set.of(topic));
+                }
                 if (t == null || t.error() != Errors.NONE || t.partitionCount() == 0) {
                     missing = topic + (t == null ? "" : "(" + t.error() + ")");
                     break;

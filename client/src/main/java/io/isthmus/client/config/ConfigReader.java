@@ -23,6 +23,16 @@ public final class ConfigReader {
         }
     }
 
+    /** The names of several groups of settings, as one set: a client's known keys. */
+    @SafeVarargs
+    public static Set<String> union(final Set<String>... groups) {
+        final java.util.HashSet<String> all = new java.util.HashSet<>();
+        for (final Set<String> group : groups) {
+            all.addAll(group);
+        }
+        return Set.copyOf(all);
+    }
+
     public static Map<String, Object> toMap(final Properties properties) {
         final Map<String, Object> map = new HashMap<>();
         for (final String name : properties.stringPropertyNames()) {

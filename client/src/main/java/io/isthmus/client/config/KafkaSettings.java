@@ -4,7 +4,6 @@ import io.isthmus.client.consumer.ConsumerConfig;
 import io.isthmus.client.producer.ProducerConfig;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -22,14 +21,14 @@ import org.slf4j.LoggerFactory;
  *       no use for is dropped with one logged warning naming every such key: deserializers (records arrive as memory
  *       slices), metrics reporters, reconnect backoffs and the like; so is a key of the other Kafka client (a consumer
  *       setting given to a producer), as kafka-clients ignores it, since connectors hand one property set to both;
- *   <li>{@code security.protocol} other than {@code PLAINTEXT} is refused: isthmus has no TLS or SASL yet, and
- *       dropping the key would send the data in the clear where the user asked for encryption;
+ *   <li>{@code security.protocol}, {@code sasl.mechanism} and {@code sasl.jaas.config} are the isthmus clients' own
+ *       keys: SASL_PLAINTEXT with PLAIN or SCRAM is served, TLS is refused there (dropping the key would send the data
+ *       in the clear where the user asked for encryption);
  *   <li>any other key is refused, as the isthmus client itself would.
  * </ul>
  */
 public final class KafkaSettings {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSettings.class);
-    private static final String SECURITY_PROTOCOL = "security.protocol";
 
     /** What a translation kept and what it dropped. */
     public record Translated(Map<String, Object> settings, Set<String> ignored) {}
@@ -68,13 +67,6 @@ public final class KafkaSettings {
             final String key = e.getKey();
             if (isthmusNames.contains(key)) {
                 kept.put(key, e.getValue());
-            } else if (key.equals(SECURITY_PROTOCOL)) {
-                final String protocol = String.valueOf(e.getValue()).trim().toUpperCase(Locale.ROOT);
-                if (!protocol.equals("PLAINTEXT")) {
-                    throw new IllegalArgumentException("unsupported " + clientKind + " setting: key=" + key + ", value="
-                            + e.getValue() + ": isthmus has no TLS or SASL yet, only PLAINTEXT");
-                }
-                ignored.add(key);
             } else if (kafkaNames.contains(key) || otherKafkaNames.contains(key)) {
                 // The other client's settings too: Kafka's connectors hand one property set to both clients (a SQL
                 // table's properties.*), and kafka-clients ignores what is not its own.

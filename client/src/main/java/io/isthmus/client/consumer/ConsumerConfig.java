@@ -3,6 +3,7 @@ package io.isthmus.client.consumer;
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
 import io.isthmus.client.rdma.RdmaClientSettings;
+import io.isthmus.client.security.SecuritySettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -30,30 +31,32 @@ public final class ConsumerConfig {
     public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     public static final String TRANSPORT = "transport";
 
-    private static final Set<String> KNOWN = Set.of(
-            BOOTSTRAP_SERVERS,
-            CLIENT_ID,
-            GROUP_ID,
-            AUTO_OFFSET_RESET,
-            ENABLE_AUTO_COMMIT,
-            AUTO_COMMIT_INTERVAL_MS,
-            FETCH_MIN_BYTES,
-            FETCH_MAX_BYTES,
-            FETCH_MAX_WAIT_MS,
-            MAX_PARTITION_FETCH_BYTES,
-            CHECK_CRCS,
-            SESSION_TIMEOUT_MS,
-            HEARTBEAT_INTERVAL_MS,
-            MAX_POLL_INTERVAL_MS,
-            REQUEST_TIMEOUT_MS,
-            ISOLATION_LEVEL,
-            METADATA_MAX_AGE_MS,
-            TRANSPORT,
-            RdmaClientSettings.DEVICE,
-            RdmaClientSettings.PORT,
-            RdmaClientSettings.GID_INDEX,
-            RdmaClientSettings.READ_BYTES,
-            RdmaClientSettings.CREDITS);
+    private static final Set<String> KNOWN = ConfigReader.union(
+            SecuritySettings.NAMES,
+            Set.of(
+                    BOOTSTRAP_SERVERS,
+                    CLIENT_ID,
+                    GROUP_ID,
+                    AUTO_OFFSET_RESET,
+                    ENABLE_AUTO_COMMIT,
+                    AUTO_COMMIT_INTERVAL_MS,
+                    FETCH_MIN_BYTES,
+                    FETCH_MAX_BYTES,
+                    FETCH_MAX_WAIT_MS,
+                    MAX_PARTITION_FETCH_BYTES,
+                    CHECK_CRCS,
+                    SESSION_TIMEOUT_MS,
+                    HEARTBEAT_INTERVAL_MS,
+                    MAX_POLL_INTERVAL_MS,
+                    REQUEST_TIMEOUT_MS,
+                    ISOLATION_LEVEL,
+                    METADATA_MAX_AGE_MS,
+                    TRANSPORT,
+                    RdmaClientSettings.DEVICE,
+                    RdmaClientSettings.PORT,
+                    RdmaClientSettings.GID_INDEX,
+                    RdmaClientSettings.READ_BYTES,
+                    RdmaClientSettings.CREDITS));
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
 
     /** What to do when a partition has no committed offset or its offset is out of range. */
@@ -82,6 +85,7 @@ public final class ConsumerConfig {
     private final long metadataMaxAgeMs;
     private final Transport transport;
     private final RdmaClientSettings rdmaSettings;
+    private final SecuritySettings security;
 
     public ConsumerConfig(final Map<String, ?> settings) {
         final ConfigReader r = new ConfigReader(settings, KNOWN, "consumer");
@@ -110,7 +114,8 @@ public final class ConsumerConfig {
                 : (byte) 0;
         metadataMaxAgeMs = r.longValue(METADATA_MAX_AGE_MS, 300_000, 0);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
-        rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs);
+        security = SecuritySettings.from(r);
+        rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs, security);
         if (autoCommit && groupId == null) {
             throw new IllegalArgumentException("enable.auto.commit=true needs a group.id");
         }
@@ -205,6 +210,11 @@ public final class ConsumerConfig {
      */
     public long metadataMaxAgeMs() {
         return metadataMaxAgeMs;
+    }
+
+    /** {@code security.protocol} and SASL: how every connection of this client authenticates. */
+    public SecuritySettings security() {
+        return security;
     }
 
     /** The {@code rdma.*} settings, used with transport rdma (or auto where RDMA is picked). */

@@ -79,8 +79,8 @@ final class ConsumerGroupMember implements AutoCloseable {
     ConsumerGroupMember(final ConsumerConfig config, final List<InetSocketAddress> bootstrap) {
         this.config = config;
         this.groupId = config.groupId();
-        this.connections =
-                new BrokerConnections(bootstrap, config.clientId() + "-coordinator", pool, config.requestTimeout());
+        this.connections = new BrokerConnections(
+                bootstrap, config.clientId() + "-coordinator", pool, config.requestTimeout(), config.security());
         this.coordinator = CoordinatorClient.forGroup(connections, groupId, config.requestTimeout());
         this.offsets = new GroupOffsets(coordinator, connections);
         this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()

@@ -93,7 +93,8 @@ public final class IsthmusConsumer implements AutoCloseable {
                 BrokerConnections.parseBootstrap(config.bootstrapServers()),
                 config.clientId(),
                 receiveBuffers,
-                config.requestTimeout());
+                config.requestTimeout(),
+                config.security());
         this.handlerIterator = new RecordIterator(subscriptions, config.checkCrcs(), handlerDecompressor);
         this.group = config.groupId() == null
                 ? null

@@ -1,5 +1,7 @@
 package io.isthmus.client.network;
 
+import io.isthmus.client.security.SaslAuthentication;
+import io.isthmus.client.security.SecuritySettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -10,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -89,15 +92,17 @@ public final class KafkaConnection implements AutoCloseable {
     }
 
     /**
-     * Connects and negotiates API versions.
+     * Connects, negotiates API versions and, for SASL, authenticates.
      *
      * @throws NetworkException if the broker cannot be reached or the handshake fails
+     * @throws AuthenticationException if the broker refuses the client's credentials or mechanism (not retriable)
      */
     public static KafkaConnection open(
             final InetSocketAddress address,
             final String clientId,
             final ReceiveBufferPool pool,
-            final Duration timeout) {
+            final Duration timeout,
+            final SecuritySettings security) {
         SocketChannel channel = null;
         Selector selector = null;
         try {
@@ -110,7 +115,15 @@ public final class KafkaConnection implements AutoCloseable {
             selector = Selector.open();
             final KafkaConnection connection = new KafkaConnection(address, clientId, pool, channel, selector);
             connection.negotiate(timeout);
+            SaslAuthentication.authenticate(
+                    security,
+                    address.getHostString(),
+                    (apiKey, version, body) -> connection.request(apiKey, body, version, timeout));
             return connection;
+        } catch (final AuthenticationException e) {
+            closeQuietly(selector);
+            closeQuietly(channel);
+            throw e;
         } catch (final IOException | RuntimeException e) {
             closeQuietly(selector);
             closeQuietly(channel);

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -80,8 +81,8 @@ public final class IsthmusProducer implements AutoCloseable {
         this.config = config;
         this.listener = listener;
         final var bootstrap = BrokerConnections.parseBootstrap(config.bootstrapServers());
-        this.metadataConnections =
-                new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout());
+        this.metadataConnections = new BrokerConnections(
+                bootstrap, config.clientId(), receivePool, config.requestTimeout(), config.security());
         try {
             this.transport = resolveTransport(config, metadataConnections);
         } catch (final RuntimeException e) {
@@ -111,7 +112,8 @@ public final class IsthmusProducer implements AutoCloseable {
         this.sender = new Sender(
                 config,
                 accumulator,
-                new BrokerConnections(bootstrap, config.clientId(), receivePool, config.requestTimeout()),
+                new BrokerConnections(
+                        bootstrap, config.clientId(), receivePool, config.requestTimeout(), config.security()),
                 transport == Transport.RDMA
                         ? new RdmaProducerTransport(config.rdmaSettings(), config.clientId(), accumulator.bufferSlab())
                         : null,
@@ -390,7 +392,12 @@ public final class IsthmusProducer implements AutoCloseable {
             final byte[] value,
             final HeaderList headers) {
         final CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-        append(topic, partition, timestamp, null, key, null, value, headers, future);
+        try {
+            append(topic, partition, timestamp, null, key, null, value, headers, future);
+        } catch (final ApiException refused) {
+            // As KafkaProducer: what the broker refuses (an unauthorized topic) fails the future, not the call.
+            future.completeExceptionally(refused);
+        }
         return future;
     }
 
@@ -420,7 +427,12 @@ public final class IsthmusProducer implements AutoCloseable {
             final MemorySegment value,
             final HeaderList headers) {
         final CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-        append(topic, partition, timestamp, key, null, value, null, headers, future);
+        try {
+            append(topic, partition, timestamp, key, null, value, null, headers, future);
+        } catch (final ApiException refused) {
+            // As KafkaProducer: what the broker refuses (an unauthorized topic) fails the future, not the call.
+            future.completeExceptionally(refused);
+        }
         return future;
     }
 

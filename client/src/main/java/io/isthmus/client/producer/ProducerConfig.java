@@ -3,6 +3,7 @@ package io.isthmus.client.producer;
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
 import io.isthmus.client.rdma.RdmaClientSettings;
+import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.protocol.record.CompressionType;
 import java.time.Duration;
 import java.util.Map;
@@ -31,31 +32,33 @@ public final class ProducerConfig {
     public static final String TRANSACTION_TIMEOUT_MS = "transaction.timeout.ms";
     public static final String TRANSPORT = "transport";
 
-    private static final Set<String> KNOWN = Set.of(
-            BOOTSTRAP_SERVERS,
-            CLIENT_ID,
-            ACKS,
-            LINGER_MS,
-            BATCH_SIZE,
-            BUFFER_MEMORY,
-            MAX_BLOCK_MS,
-            MAX_IN_FLIGHT,
-            COMPRESSION_TYPE,
-            RETRIES,
-            RETRY_BACKOFF_MS,
-            DELIVERY_TIMEOUT_MS,
-            REQUEST_TIMEOUT_MS,
-            ENABLE_IDEMPOTENCE,
-            METADATA_MAX_AGE_MS,
-            TRANSACTIONAL_ID,
-            TRANSACTION_TIMEOUT_MS,
-            TRANSPORT,
-            RdmaClientSettings.DEVICE,
-            RdmaClientSettings.PORT,
-            RdmaClientSettings.GID_INDEX,
-            RdmaClientSettings.READ_BYTES,
-            RdmaClientSettings.CREDITS,
-            RdmaClientSettings.PRODUCE_MODE);
+    private static final Set<String> KNOWN = ConfigReader.union(
+            SecuritySettings.NAMES,
+            Set.of(
+                    BOOTSTRAP_SERVERS,
+                    CLIENT_ID,
+                    ACKS,
+                    LINGER_MS,
+                    BATCH_SIZE,
+                    BUFFER_MEMORY,
+                    MAX_BLOCK_MS,
+                    MAX_IN_FLIGHT,
+                    COMPRESSION_TYPE,
+                    RETRIES,
+                    RETRY_BACKOFF_MS,
+                    DELIVERY_TIMEOUT_MS,
+                    REQUEST_TIMEOUT_MS,
+                    ENABLE_IDEMPOTENCE,
+                    METADATA_MAX_AGE_MS,
+                    TRANSACTIONAL_ID,
+                    TRANSACTION_TIMEOUT_MS,
+                    TRANSPORT,
+                    RdmaClientSettings.DEVICE,
+                    RdmaClientSettings.PORT,
+                    RdmaClientSettings.GID_INDEX,
+                    RdmaClientSettings.READ_BYTES,
+                    RdmaClientSettings.CREDITS,
+                    RdmaClientSettings.PRODUCE_MODE));
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
 
     private final String bootstrapServers;
@@ -77,6 +80,7 @@ public final class ProducerConfig {
     private final int transactionTimeoutMs;
     private final Transport transport;
     private final RdmaClientSettings rdmaSettings;
+    private final SecuritySettings security;
 
     public ProducerConfig(final Map<String, ?> settings) {
         final ConfigReader r = new ConfigReader(settings, KNOWN, "producer");
@@ -106,7 +110,8 @@ public final class ProducerConfig {
         transactionalId = r.string(TRANSACTIONAL_ID, null);
         transactionTimeoutMs = r.integer(TRANSACTION_TIMEOUT_MS, 60_000, 1);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
-        rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs);
+        security = SecuritySettings.from(r);
+        rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs, security);
         if (idempotence && acks != -1) {
             throw new IllegalArgumentException("enable.idempotence=true needs acks=all: acks=" + ackValue
                     + " (set enable.idempotence=false to use acks=" + ackValue + ")");
@@ -224,6 +229,11 @@ public final class ProducerConfig {
      */
     public int transactionTimeoutMs() {
         return transactionTimeoutMs;
+    }
+
+    /** {@code security.protocol} and SASL: how every connection of this client authenticates. */
+    public SecuritySettings security() {
+        return security;
     }
 
     /** The {@code rdma.*} settings, used with transport rdma (or auto where RDMA is picked). */

@@ -1,6 +1,7 @@
 package io.isthmus.client.rdma;
 
 import io.isthmus.client.config.ConfigReader;
+import io.isthmus.client.security.SecuritySettings;
 
 /**
  * The {@code rdma.*} settings of a producer or consumer that uses the RDMA transport.
@@ -13,6 +14,7 @@ import io.isthmus.client.config.ConfigReader;
  * @param requestTimeoutMs how long a control request or an RDMA completion may take
  * @param sharedProduce whether a producer asks for shared produce access (reserving space with FETCH_AND_ADD, next to
  *     other producers) instead of exclusive access
+ * @param security how the control connection authenticates (the principal every RDMA grant is checked against)
  */
 public record RdmaClientSettings(
         String device,
@@ -21,7 +23,8 @@ public record RdmaClientSettings(
         int readBytes,
         int credits,
         long requestTimeoutMs,
-        boolean sharedProduce) {
+        boolean sharedProduce,
+        SecuritySettings security) {
     public static final String DEVICE = "rdma.device";
     public static final String PORT = "rdma.port";
     public static final String GID_INDEX = "rdma.gid.index";
@@ -47,14 +50,22 @@ public record RdmaClientSettings(
     /** Defaults, with the request timeout given. */
     public static RdmaClientSettings defaults(final long requestTimeoutMs) {
         return new RdmaClientSettings(
-                null, DEFAULT_PORT, DEFAULT_GID_INDEX, DEFAULT_READ_BYTES, DEFAULT_CREDITS, requestTimeoutMs, false);
+                null,
+                DEFAULT_PORT,
+                DEFAULT_GID_INDEX,
+                DEFAULT_READ_BYTES,
+                DEFAULT_CREDITS,
+                requestTimeoutMs,
+                false,
+                SecuritySettings.PLAINTEXT);
     }
 
     /**
      * The {@code rdma.*} settings from a client's configuration; {@code rdma.produce.mode} is only settable where the
      * client lists it as known (producers), and is exclusive otherwise.
      */
-    public static RdmaClientSettings from(final ConfigReader r, final long requestTimeoutMs) {
+    public static RdmaClientSettings from(
+            final ConfigReader r, final long requestTimeoutMs, final SecuritySettings security) {
         return new RdmaClientSettings(
                 r.string(DEVICE, null),
                 r.integer(PORT, DEFAULT_PORT, 1),
@@ -62,7 +73,8 @@ public record RdmaClientSettings(
                 r.integer(READ_BYTES, DEFAULT_READ_BYTES, 4096),
                 r.integer(CREDITS, DEFAULT_CREDITS, 1),
                 requestTimeoutMs,
-                parseSharedProduce(r.string(PRODUCE_MODE, null)));
+                parseSharedProduce(r.string(PRODUCE_MODE, null)),
+                security);
     }
 
     /** {@code rdma.produce.mode}: {@code exclusive} (the default) or {@code shared}. */

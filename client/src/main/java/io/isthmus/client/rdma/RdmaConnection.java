@@ -1,5 +1,6 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.client.security.SaslAuthentication;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.CompletionQueue;
 import io.isthmus.ffi.verbs.Context;
@@ -48,6 +49,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.RequestHeader;
 
 /**
  * One client's RDMA connection to a broker: the TCP control connection (its own socket, so the broker ties the RDMA
@@ -219,6 +227,8 @@ public final class RdmaConnection implements AutoCloseable {
     }
 
     private void connect() {
+        // The broker grants RDMA access to the principal this connection authenticates as, so SASL comes first.
+        SaslAuthentication.authenticate(settings.security(), broker.getHostString(), this::kafkaRequest);
         final int port = settings.port();
         qp.moveToInit(port, AccessFlags.LOCAL_WRITE);
         for (int i = 0; i < ackCredits; i++) {
@@ -337,6 +347,47 @@ public final class RdmaConnection implements AutoCloseable {
                     "malformed control response: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
                             + " cause=" + e.getMessage(),
                     e);
+        }
+    }
+
+    /**
+     * One Kafka request on the control connection (the SASL exchange that precedes RDMA_CONNECT), framed as Kafka frames
+     * it; once per connection, so it uses plain heap buffers.
+     */
+    private ApiMessage kafkaRequest(final ApiKeys apiKey, final short version, final ApiMessage body) {
+        final int id = ++correlationId;
+        final RequestHeader header = new RequestHeader(apiKey, version, clientId, id);
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final short headerVersion = header.headerVersion();
+        final int size = header.data().size(cache, headerVersion) + body.size(cache, version);
+        final ByteBuffer request = ByteBuffer.allocate(4 + size).putInt(size);
+        final ByteBufferAccessor writer = new ByteBufferAccessor(request);
+        header.data().write(writer, cache, headerVersion);
+        body.write(writer, cache, version);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
+        try {
+            transfer(request.flip(), true, deadline);
+            final ByteBuffer sizeBuffer = ByteBuffer.allocate(4);
+            transfer(sizeBuffer, false, deadline);
+            final int responseSize = sizeBuffer.getInt(0);
+            if (responseSize < 4 || responseSize > MAX_RESPONSE_FRAME) {
+                throw new RdmaTransportException(
+                        "bad " + apiKey + " response size: broker=" + broker + " size=" + responseSize);
+            }
+            final ByteBuffer response = ByteBuffer.allocate(responseSize);
+            transfer(response, false, deadline);
+            response.flip();
+            final ByteBufferAccessor reader = new ByteBufferAccessor(response);
+            final ResponseHeaderData responseHeader =
+                    new ResponseHeaderData(reader, apiKey.responseHeaderVersion(version));
+            if (responseHeader.correlationId() != id) {
+                throw new RdmaTransportException("out of order " + apiKey + " response: broker=" + broker
+                        + " correlationId=" + id + " answered=" + responseHeader.correlationId());
+            }
+            return AbstractResponse.parseResponse(apiKey, reader, version).data();
+        } catch (final IOException e) {
+            throw new RdmaTransportException(
+                    apiKey + " failed on the control connection: broker=" + broker + " cause=" + e, e);
         }
     }
 

@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -408,6 +409,12 @@ public final class RdmaProducerTransport implements AutoCloseable {
             throw new RdmaConnectionLostException("no RDMA produce access: " + stream + " cause=" + e.getMessage(), e);
         }
         final short error = access.errorCode();
+        if (error == ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED) {
+            stream.needsAccess = true;
+            throw new TopicAuthorizationException(
+                    "not authorized to write topic '" + stream.topic + "' (RDMA produce access refused)",
+                    java.util.Set.of(stream.topic));
+        }
         if (error != ControlErrorCodes.NONE) {
             stream.needsAccess = true;
             final String message = "broker refused RDMA produce access: " + stream + " error="

@@ -20,9 +20,14 @@ class KafkaSettingsTest {
                 "reconnect.backoff.ms", "50",
                 "security.protocol", "plaintext"));
         assertThat(t.settings())
-                .containsOnlyKeys("bootstrap.servers", "transport", "max.partition.fetch.bytes", "metadata.max.age.ms")
+                .containsOnlyKeys(
+                        "bootstrap.servers",
+                        "transport",
+                        "max.partition.fetch.bytes",
+                        "metadata.max.age.ms",
+                        "security.protocol")
                 .containsEntry("max.partition.fetch.bytes", 4_194_304);
-        assertThat(t.ignored()).containsExactly("key.deserializer", "reconnect.backoff.ms", "security.protocol");
+        assertThat(t.ignored()).containsExactly("key.deserializer", "reconnect.backoff.ms");
         final ConsumerConfig config = new ConsumerConfig(t.settings());
         assertThat(config.maxPartitionFetchBytes()).isEqualTo(4_194_304);
         assertThat(config.transport()).isEqualTo(Transport.TCP);
@@ -69,10 +74,28 @@ class KafkaSettingsTest {
 
     @Test
     void shouldRefuseSecurityItCannotProvideRatherThanDropIt() {
-        assertThatThrownBy(() ->
-                        KafkaSettings.forConsumer(Map.of("bootstrap.servers", "b:1", "security.protocol", "SASL_SSL")))
+        final KafkaSettings.Translated tls =
+                KafkaSettings.forConsumer(Map.of("bootstrap.servers", "b:1", "security.protocol", "SASL_SSL"));
+        assertThatThrownBy(() -> new ConsumerConfig(tls.settings()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("key=security.protocol")
-                .hasMessageContaining("no TLS or SASL");
+                .hasMessageContaining("no TLS");
+    }
+
+    @Test
+    void shouldCarrySaslSettingsOverToTheIsthmusClient() {
+        final KafkaSettings.Translated sasl = KafkaSettings.forProducer(Map.of(
+                "bootstrap.servers",
+                "b:1",
+                "security.protocol",
+                "SASL_PLAINTEXT",
+                "sasl.mechanism",
+                "SCRAM-SHA-256",
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"p\";"));
+        assertThat(new io.isthmus.client.producer.ProducerConfig(sasl.settings())
+                        .security()
+                        .username())
+                .isEqualTo("u");
     }
 }

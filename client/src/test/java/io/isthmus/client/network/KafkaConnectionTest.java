@@ -2,6 +2,7 @@ package io.isthmus.client.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.client.testing.FakeKafkaBroker;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -26,7 +27,11 @@ class KafkaConnectionTest {
         pool = new ReceiveBufferPool(64 * 1024);
         final String[] hostPort = broker.bootstrapServers().split(":");
         connection = KafkaConnection.open(
-                new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])), "test", pool, Duration.ofSeconds(5));
+                new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])),
+                "test",
+                pool,
+                Duration.ofSeconds(5),
+                SecuritySettings.PLAINTEXT);
     }
 
     @AfterEach

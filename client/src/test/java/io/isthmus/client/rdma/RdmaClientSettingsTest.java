@@ -3,6 +3,7 @@ package io.isthmus.client.rdma;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.client.security.SecuritySettings;
 import org.junit.jupiter.api.Test;
 
 class RdmaClientSettingsTest {
@@ -31,7 +32,8 @@ class RdmaClientSettingsTest {
 
     @Test
     void shouldRejectAReadBufferSmallerThanAPageWithContext() {
-        assertThatThrownBy(() -> new RdmaClientSettings("rxe0", 1, 1, 1024, 32, 1000, false))
+        assertThatThrownBy(
+                        () -> new RdmaClientSettings("rxe0", 1, 1, 1024, 32, 1000, false, SecuritySettings.PLAINTEXT))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("readBytes=1024")
                 .hasMessageContaining("device=rxe0");

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -296,6 +297,13 @@ public final class TcpFetcher implements Fetcher {
                     }
                     subscriptions.requestPositionReset(state);
                     continue;
+                }
+                if (error == Errors.TOPIC_AUTHORIZATION_FAILED) {
+                    // As KafkaConsumer: the application hears of it from poll, and no retry can help.
+                    throw new TopicAuthorizationException(
+                            "not authorized to read topic '"
+                                    + state.topicPartition().topic() + "'",
+                            java.util.Set.of(state.topicPartition().topic()));
                 }
                 if (error != Errors.NONE) {
                     LOG.debug("fetch partition error: partition={}, error={}", state.topicPartition(), error);

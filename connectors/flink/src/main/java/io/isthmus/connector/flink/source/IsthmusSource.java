@@ -3,6 +3,7 @@ package io.isthmus.connector.flink.source;
 import io.isthmus.client.admin.IsthmusAdmin;
 import io.isthmus.client.consumer.ConsumerConfig;
 import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.connector.flink.source.enumerator.IsthmusSourceEnumState;
 import io.isthmus.connector.flink.source.enumerator.IsthmusSourceEnumStateSerializer;
 import io.isthmus.connector.flink.source.enumerator.IsthmusSourceEnumerator;
@@ -118,6 +119,7 @@ public final class IsthmusSource<OUT>
     public SplitEnumerator<IsthmusPartitionSplit, IsthmusSourceEnumState> restoreEnumerator(
             final SplitEnumeratorContext<IsthmusPartitionSplit> context, final IsthmusSourceEnumState checkpoint) {
         final String bootstrap = consumerSettings.get(ConsumerConfig.BOOTSTRAP_SERVERS);
+        final SecuritySettings security = SecuritySettings.of(consumerSettings);
         return new IsthmusSourceEnumerator(
                 context,
                 subscriber,
@@ -126,7 +128,7 @@ public final class IsthmusSource<OUT>
                 boundedness,
                 discoveryIntervalMs,
                 consumerSettings.get(ConsumerConfig.GROUP_ID),
-                () -> new IsthmusAdmin(bootstrap),
+                () -> new IsthmusAdmin(bootstrap, Duration.ofSeconds(30), security),
                 checkpoint);
     }
 

@@ -4,7 +4,9 @@ import io.isthmus.client.admin.IsthmusAdmin;
 import io.isthmus.client.cluster.OffsetAndTime;
 import io.isthmus.client.cluster.OffsetLookup;
 import io.isthmus.client.consumer.ConsumerConfig;
+import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.connector.spark.IsthmusOptions;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,7 +32,10 @@ public final class PartitionOffsetReader implements AutoCloseable {
 
     public PartitionOffsetReader(final ReadOptions options) {
         this.options = options;
-        this.admin = new IsthmusAdmin(options.consumerSettings().get(IsthmusOptions.BOOTSTRAP_SERVERS));
+        this.admin = new IsthmusAdmin(
+                options.consumerSettings().get(IsthmusOptions.BOOTSTRAP_SERVERS),
+                Duration.ofSeconds(30),
+                SecuritySettings.of(options.consumerSettings()));
         this.readCommitted = "read_committed".equals(options.consumerSettings().get(ConsumerConfig.ISOLATION_LEVEL));
     }
 
