@@ -2,9 +2,6 @@ package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.log.AbortedTransaction;
 import io.isthmus.broker.log.PartitionLog;
-import io.isthmus.ffi.verbs.AccessFlags;
-import io.isthmus.ffi.verbs.MemoryRegion;
-import io.isthmus.ffi.verbs.ProtectionDomain;
 import io.isthmus.protocol.control.AbortedTransactionsDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -19,16 +16,16 @@ import java.util.List;
  * <p>Append-only: an entry is written once, before the count that covers it is published in any metadata slot, so a
  * consumer that READs entries below a count it saw in its slot never sees one half written. When the array is full, a
  * larger one is registered holding the entries retention has not made useless, and consumers find it in their next
- * access answer (they ask once a slot's count passes what their array holds). Replaced arrays stay registered until
- * the partition's last RDMA consumer leaves ({@link #close()}): a consumer may still be READing one, and
- * deregistering it under that READ would break the consumer's connection.
+ * access answer (they ask once a slot's count passes what their array holds). Each consumer READs an array through a
+ * registration in its own protection domain ({@link ConsumeGrant#abortedRegion}); replaced arrays stay allocated until
+ * the partition's last RDMA consumer leaves ({@link #close()}), since a consumer may still hold a registration of
+ * one.
  *
  * <p>Guarded by the owning {@link PartitionSlots}' monitor.
  */
 final class AbortedTransactionArray implements AutoCloseable {
     static final int INITIAL_CAPACITY = 256;
 
-    private final Registrar registrar;
     private final PartitionLog log;
     private final List<Registered> replaced = new ArrayList<>();
     private Registered current;
@@ -37,34 +34,14 @@ final class AbortedTransactionArray implements AutoCloseable {
     /** The log's aborted transactions with markers at or after this offset are not written yet. */
     private long nextMarkerOffset;
 
-    /** Registers memory for remote READ: the device's protection domain, or a stand-in where a test has no device. */
-    @FunctionalInterface
-    interface Registrar {
-        Registration register(MemorySegment memory);
-
-        /** Remote READ through {@code pd}. */
-        static Registrar remoteRead(final ProtectionDomain pd) {
-            return memory -> {
-                final MemoryRegion region = pd.registerMemory(memory, AccessFlags.REMOTE_READ);
-                return new Registration(region.address(), region.rkey(), region::close);
-            };
-        }
-    }
-
-    /** Where consumers READ the memory, and how to deregister it. */
-    record Registration(long address, int rkey, Runnable deregister) {}
-
-    private record Registered(Arena arena, MemorySegment memory, Registration registration, long base, int capacity)
-            implements AutoCloseable {
+    private record Registered(Arena arena, MemorySegment memory, long base, int capacity) implements AutoCloseable {
         @Override
         public void close() {
-            registration.deregister().run();
             arena.close();
         }
     }
 
-    AbortedTransactionArray(final Registrar registrar, final PartitionLog log) {
-        this.registrar = registrar;
+    AbortedTransactionArray(final PartitionLog log) {
         this.log = log;
         this.current = register(0, INITIAL_CAPACITY);
     }
@@ -91,17 +68,9 @@ final class AbortedTransactionArray implements AutoCloseable {
         return count;
     }
 
-    /** The current array's memory (what consumers READ), for tests. */
+    /** The current array's memory: what consumers register and READ. */
     MemorySegment memory() {
         return current.memory();
-    }
-
-    long address() {
-        return current.registration().address();
-    }
-
-    int rkey() {
-        return current.registration().rkey();
     }
 
     /** Index of the current array's first entry. */
@@ -138,7 +107,7 @@ final class AbortedTransactionArray implements AutoCloseable {
         try {
             final MemorySegment memory =
                     arena.allocate((long) capacity * AbortedTransactionsDescriptor.ENTRY_LENGTH, 8);
-            return new Registered(arena, memory, registrar.register(memory), base, capacity);
+            return new Registered(arena, memory, base, capacity);
         } catch (final RuntimeException e) {
             arena.close();
             throw e;

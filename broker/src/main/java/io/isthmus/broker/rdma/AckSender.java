@@ -1,7 +1,6 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.ffi.verbs.AccessFlags;
-import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.Opcode;
 import io.isthmus.ffi.verbs.SendFlags;
 import io.isthmus.ffi.verbs.SendWorkRequests;
@@ -20,11 +19,12 @@ import org.slf4j.LoggerFactory;
  * entries. An ack that finds its session's send queue full (the client's NIC acknowledges our SENDs slower than it
  * writes) waits, in order, in the session's ring of {@code credits} pending acks and is posted when completions free
  * room: nothing is posted into a full send queue at any speed. Each session has a ring of {@code maxSendWr} ack
- * buffers; a buffer is reused only after the send that read it was retired (or copied it inline).
+ * buffers, registered in the session's own protection domain at its first ack (a send's buffer must be in its queue
+ * pair's domain); a buffer is reused only after the send that read it was retired (or copied it inline).
  *
  * <p>Confined to the datapath thread.
  */
-final class AckSender implements SharedProducePath.Acker, AutoCloseable {
+final class AckSender implements SharedProducePath.Acker {
     private static final Logger LOG = LoggerFactory.getLogger(AckSender.class);
 
     /** What happens to a session whose ack cannot be posted: the control plane tears it down. */
@@ -36,23 +36,16 @@ final class AckSender implements SharedProducePath.Acker, AutoCloseable {
     private final int signalInterval;
     private final SendWorkRequests sends;
     private final MemorySegment acks;
-    private final MemoryRegion ackRegion;
     private final SessionFailure failure;
     private volatile long deferredAcks;
     /** Fault injection for tests: how long the datapath thread sleeps before each ack (0: never). */
     private volatile long ackDelayNanos;
 
-    AckSender(
-            final RdmaSettings settings,
-            final RdmaDevice device,
-            final Arena arena,
-            final int sessionSlots,
-            final SessionFailure failure) {
+    AckSender(final RdmaSettings settings, final Arena arena, final int sessionSlots, final SessionFailure failure) {
         this.maxSendWr = settings.maxSendWr();
         this.signalInterval = Math.max(1, maxSendWr / 4);
         this.sends = SendWorkRequests.allocate(arena, 1, 1);
         this.acks = arena.allocate((long) sessionSlots * maxSendWr * ProduceAckDescriptor.LENGTH, 64);
-        this.ackRegion = device.pd.registerMemory(acks, AccessFlags.LOCAL_WRITE);
         this.failure = failure;
     }
 
@@ -101,9 +94,10 @@ final class AckSender implements SharedProducePath.Acker, AutoCloseable {
     /** Posts one ack SEND; false if posting failed (the session is torn down then). */
     private boolean postAck(
             final RdmaSession session, final long baseOffset, final int immediate, final short errorCode) {
-        final long offset = ((long) session.index * maxSendWr + session.ackCursor) * ProduceAckDescriptor.LENGTH;
+        final long sliceOffset = (long) session.index * maxSendWr * ProduceAckDescriptor.LENGTH;
+        final long offset = (long) session.ackCursor * ProduceAckDescriptor.LENGTH;
         session.ackCursor = (session.ackCursor + 1) % maxSendWr;
-        ProduceAckDescriptor.write(acks, offset, baseOffset, immediate, errorCode);
+        ProduceAckDescriptor.write(acks, sliceOffset + offset, baseOffset, immediate, errorCode);
         final boolean signal = ++session.unsignaledSends >= signalInterval;
         if (signal) {
             session.unsignaledSends = 0;
@@ -112,9 +106,15 @@ final class AckSender implements SharedProducePath.Acker, AutoCloseable {
         if (session.qp.maxInlineData() >= ProduceAckDescriptor.LENGTH) {
             flags |= SendFlags.INLINE;
         }
-        sends.set(0, session.wrId(RdmaSession.KIND_SEND), Opcode.SEND, flags)
-                .sge(0, 0, ackRegion, offset, ProduceAckDescriptor.LENGTH);
         try {
+            if (session.ackRegistration == null) {
+                // The session's slice, in its own protection domain: a send's buffer must be in its queue pair's.
+                session.ackRegistration = session.pd.registerMemory(
+                        acks.asSlice(sliceOffset, (long) maxSendWr * ProduceAckDescriptor.LENGTH),
+                        AccessFlags.LOCAL_WRITE);
+            }
+            sends.set(0, session.wrId(RdmaSession.KIND_SEND), Opcode.SEND, flags)
+                    .sge(0, 0, session.ackRegistration, offset, ProduceAckDescriptor.LENGTH);
             session.qp.postSend(sends, 1);
         } catch (final RuntimeException e) {
             LOG.warn("posting an ack failed, tearing the session down: {}", session, e);
@@ -132,10 +132,5 @@ final class AckSender implements SharedProducePath.Acker, AutoCloseable {
     /** Makes every later ack wait {@code nanos} first (0 stops it); see {@link RdmaDatapath#delayAcks}. */
     void delay(final long nanos) {
         ackDelayNanos = nanos;
-    }
-
-    @Override
-    public void close() {
-        ackRegion.close();
     }
 }

@@ -1,17 +1,14 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.ffi.verbs.AccessFlags;
-import io.isthmus.ffi.verbs.MemoryRegion;
-import io.isthmus.ffi.verbs.ProtectionDomain;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
 
 /**
- * The one registered, remotely readable region that holds every consumer's metadata slots ({@link
- * MetadataSlotDescriptor}). Each RDMA connection owns a contiguous range of {@code slotsPerRange} slots, so a consumer
- * refreshes all its partitions with one READ of its range.
+ * The memory that holds every consumer's metadata slots ({@link MetadataSlotDescriptor}). Each RDMA connection owns a
+ * contiguous range of {@code slotsPerRange} slots, registered for remote READ in that connection's own protection
+ * domain (so it can read no other connection's range), and refreshes all its partitions with one READ of it.
  *
  * <pre>
  *   region:  | range 0: slot 0 | slot 1 | ... | range 1: slot 0 | slot 1 | ... | ...
@@ -24,22 +21,15 @@ import java.util.BitSet;
 public final class MetadataSlotRegion implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment memory;
-    private final MemoryRegion region;
     private final int ranges;
     private final int slotsPerRange;
     private final BitSet used;
 
-    public MetadataSlotRegion(final ProtectionDomain pd, final int ranges, final int slotsPerRange) {
+    public MetadataSlotRegion(final int ranges, final int slotsPerRange) {
         this.ranges = ranges;
         this.slotsPerRange = slotsPerRange;
         this.used = new BitSet(ranges);
         this.memory = arena.allocate((long) ranges * slotsPerRange * MetadataSlotDescriptor.LENGTH, 4096);
-        try {
-            this.region = pd.registerMemory(memory, AccessFlags.REMOTE_READ);
-        } catch (final RuntimeException e) {
-            arena.close();
-            throw e;
-        }
     }
 
     /** A free range, or -1 when every range is taken. */
@@ -79,13 +69,9 @@ public final class MetadataSlotRegion implements AutoCloseable {
         return rangeOffset(range) + (long) index * MetadataSlotDescriptor.LENGTH;
     }
 
-    /** Remote address of {@code range}'s first slot. */
-    public long rangeAddress(final int range) {
-        return region.address() + rangeOffset(range);
-    }
-
-    public int rkey() {
-        return region.rkey();
+    /** The memory of {@code range}'s slots: what its connection registers for remote READ, in its own domain. */
+    public MemorySegment range(final int range) {
+        return memory.asSlice(rangeOffset(range), (long) slotsPerRange * MetadataSlotDescriptor.LENGTH);
     }
 
     /** The local memory, for {@link PartitionSlots} to write slots into. */
@@ -95,7 +81,6 @@ public final class MetadataSlotRegion implements AutoCloseable {
 
     @Override
     public void close() {
-        region.close();
         arena.close();
     }
 }

@@ -11,7 +11,9 @@ import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.Gid;
+import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.Mtu;
+import io.isthmus.ffi.verbs.ProtectionDomain;
 import io.isthmus.ffi.verbs.QueuePair;
 import io.isthmus.ffi.verbs.QueuePairAddress;
 import io.isthmus.ffi.verbs.QueuePairOptions;
@@ -26,7 +28,9 @@ import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.RdmaConnectResponse;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.ReleaseAccessResponse;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.common.TopicPartition;
@@ -54,7 +58,6 @@ final class RdmaControlPlane implements AutoCloseable {
     private final Authorizer authorizer;
     private final RdmaDevice device;
     private final PartitionManager partitions;
-    private final SegmentRegistrations registrations;
     private final MetadataSlotRegion slotRegion;
     private final Map<Partition, PartitionSlots> partitionSlots = new HashMap<>();
     private final RdmaSession[] sessions;
@@ -79,7 +82,6 @@ final class RdmaControlPlane implements AutoCloseable {
             final RdmaSettings settings,
             final RdmaDevice device,
             final PartitionManager partitions,
-            final SegmentRegistrations registrations,
             final ReceiveWorkRequests receives,
             final SharedProducePath shared,
             final Authorizer authorizer) {
@@ -87,10 +89,9 @@ final class RdmaControlPlane implements AutoCloseable {
         this.authorizer = authorizer;
         this.device = device;
         this.partitions = partitions;
-        this.registrations = registrations;
         this.receives = receives;
         this.shared = shared;
-        this.slotRegion = new MetadataSlotRegion(device.pd, settings.maxConnections(), settings.slotsPerConnection());
+        this.slotRegion = new MetadataSlotRegion(settings.maxConnections(), settings.slotsPerConnection());
         this.sessions = new RdmaSession[sessionSlots(settings)];
     }
 
@@ -141,25 +142,38 @@ final class RdmaControlPlane implements AutoCloseable {
                             + " reservedCompletions=" + reservedCompletions + " cqEntries=" + device.cq.capacity());
             return;
         }
-        final QueuePair qp = device.pd.createQueuePair(new QueuePairOptions()
-                .completionQueue(device.cq)
-                .maxSendWr(settings.maxSendWr())
-                .maxRecvWr(credits)
-                .maxSendSge(1)
-                .maxRecvSge(1)
-                .maxInlineData(MAX_INLINE_DATA));
+        // A protection domain per client: its rkeys work on its own queue pair only (see RdmaSession).
+        final ProtectionDomain pd = device.context.allocateProtectionDomain();
+        final QueuePair qp;
+        try {
+            qp = pd.createQueuePair(new QueuePairOptions()
+                    .completionQueue(device.cq)
+                    .maxSendWr(settings.maxSendWr())
+                    .maxRecvWr(credits)
+                    .maxSendSge(1)
+                    .maxRecvSge(1)
+                    .maxInlineData(MAX_INLINE_DATA));
+        } catch (final RuntimeException e) {
+            pd.close();
+            LOG.warn("RDMA connect failed: connectionId={} clientQpNumber={}", connectionId, request.qpNumber(), e);
+            refuseConnect(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR, e.getMessage());
+            return;
+        }
         final RdmaSession session = new RdmaSession(
                 nextSessionId++,
                 index,
                 connectionId,
                 qp,
+                pd,
+                AccessFlags.REMOTE_READ,
                 credits,
                 reserve,
                 exchange.principal(),
                 exchange.clientHost());
         final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
         try {
-            qp.moveToInit(device.port, AccessFlags.ALL_REMOTE);
+            // Remote READ only until a produce grant needs more (RdmaSession.allowRemote).
+            qp.moveToInit(device.port, session.remoteAccess);
             qp.moveToReadyToReceive(
                     new QueuePairAddress(
                             request.qpNumber(), request.packetSequenceNumber(), Gid.of(request.gid()), request.lid()),
@@ -174,7 +188,7 @@ final class RdmaControlPlane implements AutoCloseable {
             qp.postReceive(receives, credits);
             qp.moveToReadyToSend(psn, 1);
         } catch (final RuntimeException e) {
-            qp.close();
+            session.closeResources();
             LOG.warn("RDMA connect failed: connectionId={} clientQpNumber={}", connectionId, request.qpNumber(), e);
             refuseConnect(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR, e.getMessage());
             return;
@@ -264,7 +278,7 @@ final class RdmaControlPlane implements AutoCloseable {
                 log.roll();
             }
             session.produceGrants.remove(grant);
-            registrations.release(grant.registration);
+            grant.releaseAccess();
             grant = null;
             final PartitionSlots slots = partitionSlots.get(partition);
             if (slots != null) {
@@ -275,8 +289,9 @@ final class RdmaControlPlane implements AutoCloseable {
             grant.suspended = false; // the producer learns the tail and order from this answer
         } else {
             try {
+                session.allowRemote(AccessFlags.REMOTE_WRITE);
                 final SegmentLease lease = log.acquireActiveSegment();
-                grant = ProduceGrant.exclusive(partition, registrations.acquire(lease, true));
+                grant = ProduceGrant.exclusive(session, partition, session.registrations.acquire(lease, true));
             } catch (final RuntimeException e) {
                 partition.releaseWriter(session);
                 LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
@@ -332,12 +347,21 @@ final class RdmaControlPlane implements AutoCloseable {
             return;
         }
         if (session.slotRange < 0) {
-            session.slotRange = slotRegion.allocateRange();
-            if (session.slotRange < 0) {
+            final int range = slotRegion.allocateRange();
+            if (range < 0) {
                 lease.close();
                 response.errorCode(ControlErrorCodes.RESOURCES_EXHAUSTED);
                 return;
             }
+            try {
+                // The session's own range only: it can READ no other client's slots.
+                session.slotRegistration = session.pd.registerMemory(slotRegion.range(range), AccessFlags.REMOTE_READ);
+            } catch (final RuntimeException e) {
+                slotRegion.freeRange(range);
+                lease.close();
+                throw e;
+            }
+            session.slotRange = range;
         }
         ConsumeGrant grant = session.consumeGrant(partition);
         final int slotIndex = grant != null ? grant.slotIndex : session.freeSlotIndex(slotRegion.slotsPerRange());
@@ -346,7 +370,7 @@ final class RdmaControlPlane implements AutoCloseable {
             response.errorCode(ControlErrorCodes.RESOURCES_EXHAUSTED);
             return;
         }
-        final SegmentRegistration registration = registrations.acquire(lease, false);
+        final SegmentRegistration registration = session.registrations.acquire(lease, false);
         if (grant == null) {
             grant = new ConsumeGrant(
                     partition,
@@ -358,7 +382,7 @@ final class RdmaControlPlane implements AutoCloseable {
         } else {
             final SegmentRegistration previous = grant.registration;
             grant.registration = registration;
-            registrations.release(previous);
+            session.registrations.release(previous);
         }
         grant.slots.assign(grant.slotOffset, segment);
         final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
@@ -370,15 +394,16 @@ final class RdmaControlPlane implements AutoCloseable {
                 .readablePosition(MetadataSlotDescriptor.position(readable))
                 .capacity(segment.capacity())
                 .segmentBaseOffset(segment.baseOffset())
-                .slotRegionAddress(slotRegion.rangeAddress(session.slotRange))
-                .slotRegionRkey(slotRegion.rkey())
+                .slotRegionAddress(session.slotRegistration.address())
+                .slotRegionRkey(session.slotRegistration.rkey())
                 .slotIndex(grant.slotIndex)
                 .slotCount(session.slotsInUse())
                 .flags(MetadataSlotDescriptor.isSealed(readable) ? ConsumeAccessResponse.SEALED : 0);
         final AbortedTransactionArray aborted = grant.slots.aborted();
         synchronized (grant.slots) {
-            response.abortedAddress(aborted.address())
-                    .abortedRkey(aborted.rkey())
+            final MemoryRegion abortedRegion = grant.abortedRegion(session.pd, aborted.memory());
+            response.abortedAddress(abortedRegion.address())
+                    .abortedRkey(abortedRegion.rkey())
                     .abortedCapacity(aborted.capacity())
                     .abortedBase(aborted.base());
         }
@@ -491,7 +516,7 @@ final class RdmaControlPlane implements AutoCloseable {
             shared.dropGrant(grant);
             return;
         }
-        registrations.release(grant.registration);
+        grant.releaseAccess();
         grant.partition.releaseWriter(session);
     }
 
@@ -502,7 +527,8 @@ final class RdmaControlPlane implements AutoCloseable {
         } else {
             grant.slots.unassign(grant.slotOffset);
         }
-        registrations.release(grant.registration);
+        session.registrations.release(grant.registration);
+        grant.releaseAbortedRegions();
         if (grant.slots.isEmpty()) {
             grant.partition.removeAppendObserver(grant.slots);
             partitionSlots.remove(grant.partition);
@@ -518,8 +544,7 @@ final class RdmaControlPlane implements AutoCloseable {
                     slotRegion.memory(),
                     partition::highWatermark,
                     partition::lastStableOffset,
-                    new AbortedTransactionArray(
-                            AbortedTransactionArray.Registrar.remoteRead(device.pd), partition.log()));
+                    new AbortedTransactionArray(partition.log()));
             partitionSlots.put(partition, slots);
             partition.addAppendObserver(slots);
         }
@@ -569,16 +594,16 @@ final class RdmaControlPlane implements AutoCloseable {
         for (int i = session.consumeGrants.size() - 1; i >= 0; i--) {
             dropConsume(session, session.consumeGrants.get(i), false);
         }
-        if (session.slotRange >= 0) {
-            slotRegion.freeRange(session.slotRange);
-        }
         try {
             session.qp.moveToError();
         } catch (final RuntimeException e) {
             LOG.debug("moving a QP to ERR failed: {}", session, e);
         }
-        session.qp.close();
-        LOG.info("RDMA session closed: {} reason={} registrationsLeft={}", session, reason, registrations.size());
+        session.closeResources();
+        if (session.slotRange >= 0) {
+            slotRegion.freeRange(session.slotRange);
+        }
+        LOG.info("RDMA session closed: {} reason={} registrationsLeft={}", session, reason, registrationCount());
     }
 
     private int freeSessionIndex() {
@@ -603,12 +628,36 @@ final class RdmaControlPlane implements AutoCloseable {
 
     // ------------------------------------------------------------------ introspection and faults for tests
 
+    /** Segment registrations alive now, over every session. */
     int registrationCount() {
-        return registrations.size();
+        int count = 0;
+        for (final RdmaSession session : sessions) {
+            if (session != null) {
+                count += session.registrations.size();
+            }
+        }
+        return count;
     }
 
+    /** Whether any session has the segment with this id registered for this kind of access. */
     boolean isRegistered(final int segmentId, final boolean writable) {
-        return registrations.isRegistered(segmentId, writable);
+        for (final RdmaSession session : sessions) {
+            if (session != null && session.registrations.isRegistered(segmentId, writable)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What {@code ibv_query_qp} says each live session's queue pair allows remote peers. */
+    List<Integer> queuePairAccessFlags() {
+        final List<Integer> flags = new ArrayList<>();
+        for (final RdmaSession session : sessions) {
+            if (session != null) {
+                flags.add(session.qp.query().accessFlags());
+            }
+        }
+        return flags;
     }
 
     int sessionCount() {

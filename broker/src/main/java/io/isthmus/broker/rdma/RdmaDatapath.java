@@ -15,6 +15,7 @@ import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.ReleaseAccessResponse;
 import java.lang.foreign.Arena;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -24,8 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's RDMA datapath: one thread that owns every client queue pair, the completion queue they share, the
- * registration cache and the access grants. It alternates between control commands (connect, access, release, handed
+ * The broker's RDMA datapath: one thread that owns every client queue pair (each in the client's own protection
+ * domain, with the registrations its grants use), the completion queue they share and the access grants. It alternates between control commands (connect, access, release, handed
  * over from the network threads) and busy-polling the completion queue, backing off through an {@link IdleStrategy}.
  * Its parts, all confined to that thread:
  *
@@ -43,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * the ack side is {@link AckSender}'s.
  *
  * <p><b>Failure.</b> A completion in error (the client died, its QP broke, it wrote with a revoked rkey) or the TCP
- * connection closing tears the session down: its QP is destroyed, its grants are released, and registrations nobody
- * else uses are deregistered. A segment that retention deleted is revoked from its readers by a periodic sweep: their
+ * connection closing tears the session down: its QP is destroyed, its grants and their registrations released, and
+ * its protection domain freed. A segment that retention deleted is revoked from its readers by a periodic sweep: their
  * slot says REVOKED and asking again gives OFFSET_OUT_OF_RANGE.
  */
 public final class RdmaDatapath implements AutoCloseable {
@@ -57,7 +58,6 @@ public final class RdmaDatapath implements AutoCloseable {
 
     private final RdmaSettings settings;
     private final RdmaDevice device;
-    private final SegmentRegistrations registrations;
     private final Arena arena = Arena.ofShared();
     private final WorkCompletions completions;
     private final ReceiveWorkRequests receives;
@@ -88,12 +88,11 @@ public final class RdmaDatapath implements AutoCloseable {
         this.settings = settings;
         this.device = device;
         this.idle = idle;
-        this.registrations = new SegmentRegistrations(device.pd);
         this.completions = WorkCompletions.allocate(arena, POLL_BATCH);
         this.receives = ReceiveWorkRequests.allocate(arena, Math.max(1, settings.maxRecvWr()), 1);
-        this.acker = new AckSender(settings, device, arena, RdmaControlPlane.sessionSlots(settings), this::teardown);
+        this.acker = new AckSender(settings, arena, RdmaControlPlane.sessionSlots(settings), this::teardown);
         this.shared = openSharedProduce();
-        this.control = new RdmaControlPlane(settings, device, partitions, registrations, receives, shared, authorizer);
+        this.control = new RdmaControlPlane(settings, device, partitions, receives, shared, authorizer);
         this.exclusive = new ExclusiveProducePath(acker, control);
         this.thread = new Thread(this::run, "isthmus-rdma-datapath");
         this.thread.setDaemon(true);
@@ -101,7 +100,7 @@ public final class RdmaDatapath implements AutoCloseable {
 
     private SharedProducePath openSharedProduce() {
         try {
-            return new SharedProducePath(settings, device, registrations, acker, this::execute);
+            return new SharedProducePath(settings, device, acker, this::execute);
         } catch (final RuntimeException e) {
             LOG.warn("shared RDMA produce unavailable: the broker cannot run atomics on its own device", e);
             return null;
@@ -400,6 +399,11 @@ public final class RdmaDatapath implements AutoCloseable {
         return submit(() -> control.isRegistered(segmentId, writable));
     }
 
+    /** The remote access flags of each connected session's queue pair, as the device reports them (tests). */
+    CompletableFuture<List<Integer>> queuePairAccessFlags() {
+        return submit(control::queuePairAccessFlags);
+    }
+
     /** Sessions connected now. */
     CompletableFuture<Integer> sessionCount() {
         return submit(control::sessionCount);
@@ -459,8 +463,6 @@ public final class RdmaDatapath implements AutoCloseable {
         if (shared != null) {
             shared.close();
         }
-        registrations.close();
-        acker.close();
         device.close();
         arena.close();
         LOG.info("RDMA datapath stopped: commits={} rejectedWrites={}", commits(), exclusive.rejectedWrites());

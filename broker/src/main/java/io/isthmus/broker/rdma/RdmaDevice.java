@@ -11,8 +11,9 @@ import io.isthmus.ffi.verbs.PortState;
 import io.isthmus.ffi.verbs.ProtectionDomain;
 
 /**
- * The broker's verbs resources on one device port: context, the one protection domain every registration and queue
- * pair shares, and the one completion queue of the datapath thread. Closed in reverse order.
+ * The broker's verbs resources on one device port: context, the protection domain of the broker's own queue pairs
+ * (its loopback atomics; each client session has a domain of its own, see {@link RdmaSession}), and the one completion
+ * queue of the datapath thread. Closed in reverse order.
  */
 final class RdmaDevice implements AutoCloseable {
     final DeviceList devices;

@@ -1,7 +1,11 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.ffi.verbs.ProtectionDomain;
 import io.isthmus.ffi.verbs.QueuePair;
+import io.isthmus.ffi.verbs.QueuePairAttributes;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +14,12 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 /**
  * One RDMA client: the broker's queue pair connected to it, bound to the TCP connection that asked for it, and the
  * access it holds. Confined to the datapath thread.
+ *
+ * <p>Each session has a protection domain of its own, holding its queue pair and every registration its grants use
+ * (segments, its range of metadata slots, aborted-transaction arrays, shared-produce words): an rkey works only on the
+ * queue pair it was given to, so one client can never use another's, and dropping a grant deregisters exactly that
+ * client's access, at the NIC, whoever else reads the same segment. The queue pair starts with remote READ only and
+ * gains WRITE (and ATOMIC, for shared produce) with the first produce grant that needs it.
  *
  * <p>Work-request ids carry {@code sessionId << 16 | index << 1 | kind} (see {@link #wrId}) so a completion finds its
  * session without a map lookup, and a late completion of a closed session is recognised by its id.
@@ -23,6 +33,11 @@ final class RdmaSession {
     final int index;
     final long connectionId;
     final QueuePair qp;
+    /** The session's own protection domain; null only in tests without a device. */
+    final ProtectionDomain pd;
+    /** The session's registrations of log segments, in {@link #pd}. */
+    final SegmentRegistrations registrations;
+
     final int credits;
     final int reservedCompletions;
     /** Who connected, as the TCP connection authenticated them: every grant is checked against their ACLs. */
@@ -33,6 +48,13 @@ final class RdmaSession {
     final List<ProduceGrant> produceGrants = new ArrayList<>(2);
     final List<ConsumeGrant> consumeGrants = new ArrayList<>(4);
     int slotRange = -1;
+    /** The session's slot range registered for remote READ, in {@link #pd}; null until it consumes. */
+    MemoryRegion slotRegistration;
+    /** The session's slice of the broker's ack buffer, registered in {@link #pd} at its first ack. */
+    MemoryRegion ackRegistration;
+    /** The remote access its queue pair allows now ({@link AccessFlags}). */
+    int remoteAccess;
+
     int unsignaledSends;
     int ackCursor;
     /** Send-queue entries (acks) posted and not yet retired by a polled signalled completion. */
@@ -53,10 +75,15 @@ final class RdmaSession {
             final int index,
             final long connectionId,
             final QueuePair qp,
+            final ProtectionDomain pd,
+            final int remoteAccess,
             final int credits,
             final int reservedCompletions,
             final KafkaPrincipal principal,
             final InetAddress host) {
+        this.pd = pd;
+        this.registrations = pd == null ? null : new SegmentRegistrations(pd);
+        this.remoteAccess = remoteAccess;
         this.principal = principal;
         this.host = host;
         this.sessionId = sessionId;
@@ -103,6 +130,40 @@ final class RdmaSession {
 
     static int kindOf(final long wrId) {
         return (int) wrId & 1;
+    }
+
+    /**
+     * Widens what remote peers may do on the queue pair by {@code access} (an {@code ibv_modify_qp} of its access
+     * flags, allowed in RTS), if it does not allow it yet.
+     */
+    void allowRemote(final int access) {
+        if ((remoteAccess & access) == access) {
+            return;
+        }
+        qp.modify(new QueuePairAttributes().accessFlags(remoteAccess | access));
+        remoteAccess |= access;
+    }
+
+    /**
+     * Frees what the session holds once its grants are dropped: the queue pair first (nothing can use an rkey after),
+     * then its registrations, then its protection domain, in reverse order of creation.
+     */
+    void closeResources() {
+        qp.close();
+        if (slotRegistration != null) {
+            slotRegistration.close();
+            slotRegistration = null;
+        }
+        if (ackRegistration != null) {
+            ackRegistration.close();
+            ackRegistration = null;
+        }
+        if (registrations != null) {
+            registrations.close();
+        }
+        if (pd != null) {
+            pd.close();
+        }
     }
 
     ProduceGrant produceGrant(final Partition partition) {

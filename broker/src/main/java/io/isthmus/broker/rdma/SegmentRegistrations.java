@@ -12,9 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The memory-registration cache of log segments: a segment's mapping is registered the first time a grant needs it
- * and deregistered when the last grant using it is released (or revoked, e.g. after retention deleted it), never per
- * request. Producers and consumers get separate registrations of the same mapping: consumers' rkeys allow remote READ
+ * One RDMA session's registrations of log segments, in the session's own protection domain: a segment's mapping is
+ * registered the first time one of the session's grants needs it and deregistered when the last of them is released
+ * (or revoked, e.g. after retention deleted it), never per request. Registrations are never shared between sessions,
+ * so taking one client's access away ends it at the NIC whoever else reads the segment. Producers and consumers get separate registrations of the same mapping: consumers' rkeys allow remote READ
  * only, so a consumer can never write into the log, and revoking a producer invalidates exactly its rkey.
  *
  * <p>Keyed by segment id (unique among mapped segments of the broker) and access kind. Confined to the datapath thread.

@@ -8,6 +8,8 @@ import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
+import io.isthmus.ffi.verbs.AccessFlags;
+import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
@@ -63,7 +65,6 @@ final class SharedProducePath implements AutoCloseable {
     }
 
     private final RdmaSettings settings;
-    private final SegmentRegistrations registrations;
     private final SharedWordRegion words;
     private final LoopbackAtomics loopback;
     private final Acker acker;
@@ -84,11 +85,9 @@ final class SharedProducePath implements AutoCloseable {
     SharedProducePath(
             final RdmaSettings settings,
             final RdmaDevice device,
-            final SegmentRegistrations registrations,
             final Acker acker,
             final Consumer<Runnable> datapathExecutor) {
         this.settings = settings;
-        this.registrations = registrations;
         this.acker = acker;
         this.datapathExecutor = datapathExecutor;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(settings.reservationTimeoutMs());
@@ -180,8 +179,15 @@ final class SharedProducePath implements AutoCloseable {
         }
         if (grant == null || grant.shared != segment) {
             final ProduceGrant previous = grant;
-            grant = ProduceGrant.shared(segment);
-            segment.holders++;
+            try {
+                grant = holderGrant(session, segment);
+            } catch (final RuntimeException e) {
+                LOG.warn("shared produce access failed: {} {}", session, segment, e);
+                maybeEnd(shared);
+                refuse(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR);
+                return;
+            }
+            segment.holders.add(grant);
             shared.grants++;
             session.produceGrants.add(grant);
             if (previous != null) {
@@ -191,12 +197,35 @@ final class SharedProducePath implements AutoCloseable {
             }
             LOG.info("RDMA shared produce access granted: {} {}", session, segment);
         }
-        segment.registration
+        grant.registration
                 .answerGrant(exchange.answer(response, ProduceAccessResponse.LENGTH), segment.tail)
                 .flags(ProduceAccessResponse.SHARED)
-                .wordAddress(words.address(segment.word))
-                .wordRkey(words.rkey());
+                .wordAddress(grant.word.address())
+                .wordRkey(grant.word.rkey());
         exchange.complete();
+    }
+
+    /**
+     * A grant on {@code segment} for {@code session}, with registrations of its own: the segment for remote write and
+     * the segment's word alone for remote atomics, in the session's protection domain, whose queue pair is widened to
+     * allow both.
+     */
+    private ProduceGrant holderGrant(final RdmaSession session, final SharedSegment segment) {
+        final SegmentLease lease = segment.lease.segment().tryAcquire();
+        if (lease == null) {
+            throw new IllegalStateException("the shared segment's mapping is gone: " + segment);
+        }
+        session.allowRemote(AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
+        final SegmentRegistration registration = session.registrations.acquire(lease, true);
+        final MemoryRegion word;
+        try {
+            word = session.pd.registerMemory(
+                    words.word(segment.word), AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_ATOMIC);
+        } catch (final RuntimeException e) {
+            session.registrations.release(registration);
+            throw e;
+        }
+        return ProduceGrant.shared(session, segment, registration, word);
     }
 
     private void refuse(final ControlExchange exchange, final short errorCode) {
@@ -212,7 +241,8 @@ final class SharedProducePath implements AutoCloseable {
 
     private void releaseHold(final ProduceGrant grant) {
         final SharedSegment segment = grant.shared;
-        segment.holders--;
+        segment.holders.remove(grant);
+        grant.releaseAccess();
         segment.owner.grants--;
         maybeFreeWord(segment);
     }
@@ -221,16 +251,15 @@ final class SharedProducePath implements AutoCloseable {
     private SharedSegment open(final SharedProduce shared) {
         final PartitionLog log = shared.partition.log();
         final SegmentLease lease = log.acquireActiveSegment();
-        final SegmentRegistration registration = registrations.acquire(lease, true);
-        final long tail = registration.segment().committedPosition();
+        final long tail = lease.segment().committedPosition();
         final int word = words.allocate(SharedProduceWordDescriptor.word(0, tail));
         if (word < 0) {
-            registrations.release(registration);
+            lease.close();
             LOG.warn("no free reservation word for shared produce: inUse={}", words.inUse());
             return null;
         }
         final SharedSegment segment =
-                new SharedSegment(shared, registration, word, new ReservationSequencer(settings.sharedWindow()), tail);
+                new SharedSegment(shared, lease, word, new ReservationSequencer(settings.sharedWindow()), tail);
         shared.current = segment;
         return segment;
     }
@@ -355,7 +384,7 @@ final class SharedProducePath implements AutoCloseable {
             MemorySegment.copy(
                     append.batches,
                     position,
-                    segment.registration.memory(),
+                    segment.lease.memory(),
                     SharedProduceWordDescriptor.position(old),
                     length);
             if (!segment.sequencer.arrive(order, append, -1)) {
@@ -452,7 +481,7 @@ final class SharedProducePath implements AutoCloseable {
         if (log.activeSegment().id() == segment.segmentId()) {
             log.roll();
         }
-        releaseRegistration(segment);
+        releaseAccess(segment);
         maybeFreeWord(segment);
         shared.current = null;
         shared.partition.notifyAppendListeners(); // readers of the full segment see it sealed now
@@ -553,22 +582,24 @@ final class SharedProducePath implements AutoCloseable {
 
     private void retire(final SharedSegment segment) {
         segment.state = SharedSegment.State.RETIRED;
-        releaseRegistration(segment); // the rkey stops working: no write can land any more
+        releaseAccess(segment); // the rkeys stop working: no write can land any more
         final PartitionLog log = segment.owner.partition.log();
         log.discardUncommitted(segment.segmentId(), segment.tail, segment.reservedEnd - segment.tail);
         maybeFreeWord(segment);
         LOG.info("revoked shared segment retired: {}", segment);
     }
 
-    private void releaseRegistration(final SharedSegment segment) {
-        if (!segment.registrationReleased) {
-            segment.registrationReleased = true;
-            registrations.release(segment.registration);
+    /** Deregisters every holder's access to the segment and gives its lease back. */
+    private void releaseAccess(final SharedSegment segment) {
+        if (!segment.accessReleased) {
+            segment.accessReleased = true;
+            segment.holders.forEach(ProduceGrant::releaseAccess);
+            segment.lease.close();
         }
     }
 
     private void maybeFreeWord(final SharedSegment segment) {
-        if (!segment.wordFreed && segment.holders == 0 && segment.state != SharedSegment.State.LIVE) {
+        if (!segment.wordFreed && segment.holders.isEmpty() && segment.state != SharedSegment.State.LIVE) {
             segment.wordFreed = true;
             words.free(segment.word);
         }
@@ -591,7 +622,7 @@ final class SharedProducePath implements AutoCloseable {
                 return;
             }
             segment.state = SharedSegment.State.RETIRED;
-            releaseRegistration(segment);
+            releaseAccess(segment);
             maybeFreeWord(segment);
             shared.current = null;
         }

@@ -1,17 +1,19 @@
 package io.isthmus.broker.rdma;
 
+import io.isthmus.broker.log.SegmentLease;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One segment under shared produce: its writable registration, its reservation word, the committed tail and the
- * {@link ReservationSequencer} that puts arriving writes back into reservation order. Confined to the datapath thread.
+ * One segment under shared produce: a lease on its mapping, its reservation word, the grants of the producers writing
+ * it (each with its own registrations of the segment and the word), the committed tail and the {@link
+ * ReservationSequencer} that puts arriving writes back into reservation order. Confined to the datapath thread.
  *
  * <pre>
  *   LIVE ──(every order before the overflowed one committed)──▶ ROLLED    (the log segment is sealed)
  *     │
  *     └──(an order not written within the timeout, or a bad write)──▶ REVOKED ──(one more timeout)──▶ RETIRED
- *                                                                     word closed,         registration gone,
+ *                                                                     word closed,         registrations gone,
  *                                                                     waiting writes       unfilled space zeroed
  *                                                                     answered REVOKED
  * </pre>
@@ -28,7 +30,9 @@ final class SharedSegment {
     }
 
     final SharedProduce owner;
-    final SegmentRegistration registration;
+    /** Keeps the mapping the producers write into; its holders register it in their own protection domains. */
+    final SegmentLease lease;
+
     final int word;
     final ReservationSequencer sequencer;
     /** Access requests and TCP appends waiting for the roll this segment is heading for. */
@@ -44,31 +48,33 @@ final class SharedSegment {
     long reservedEnd;
 
     long graceEndNanos;
-    /** Grants that refer to this segment. */
-    int holders;
+    /** The grants that refer to this segment. */
+    final List<ProduceGrant> holders = new ArrayList<>(4);
 
-    boolean registrationReleased;
+    /** Every holder's access was deregistered and the lease given back: no write can land any more. */
+    boolean accessReleased;
+
     boolean wordFreed;
 
     SharedSegment(
             final SharedProduce owner,
-            final SegmentRegistration registration,
+            final SegmentLease lease,
             final int word,
             final ReservationSequencer sequencer,
             final long tail) {
         this.owner = owner;
-        this.registration = registration;
+        this.lease = lease;
         this.word = word;
         this.sequencer = sequencer;
         this.tail = tail;
     }
 
     int segmentId() {
-        return registration.segment().id();
+        return lease.segment().id();
     }
 
     long capacity() {
-        return registration.segment().capacity();
+        return lease.segment().capacity();
     }
 
     /** A producer says its reservation {@code order} overflowed: the segment ends before the earliest such order. */
@@ -91,6 +97,6 @@ final class SharedSegment {
     public String toString() {
         return "SharedSegment{partition=" + owner.partition.topicPartition() + ", segmentId=" + segmentId()
                 + ", state=" + state + ", tail=" + tail + ", nextOrder=" + sequencer.nextOrder() + ", waiting="
-                + sequencer.waiting() + ", overflowedOrder=" + overflowedOrder + ", holders=" + holders + '}';
+                + sequencer.waiting() + ", overflowedOrder=" + overflowedOrder + ", holders=" + holders.size() + '}';
     }
 }

@@ -68,7 +68,12 @@ final class SharedWordRegion implements AutoCloseable {
         return (long) WORD.getAcquire(memory, offset(index));
     }
 
-    /** Remote address of word {@code index}. */
+    /** Word {@code index} alone: what one producer's registration covers, so it can reach no other word. */
+    MemorySegment word(final int index) {
+        return memory.asSlice(offset(index), SharedProduceWordDescriptor.LENGTH);
+    }
+
+    /** Remote address of word {@code index} in the broker's own registration (its loopback atomics). */
     long address(final int index) {
         return region.address() + offset(index);
     }

@@ -43,8 +43,7 @@ class PartitionSlotsTest {
                 LogConfig.from(Map.of(LogConfig.SEGMENT_BYTES, "8192")),
                 new SegmentIdAllocator(),
                 InstantSource.system());
-        aborted = new AbortedTransactionArray(
-                registered -> new AbortedTransactionArray.Registration(registered.address(), 7, () -> {}), log);
+        aborted = new AbortedTransactionArray(log);
         slots = new PartitionSlots("t-0", memory, log::highWatermark, log::lastStableOffset, aborted);
     }
 
@@ -189,9 +188,7 @@ class PartitionSlotsTest {
                         LogConfig.from(Map.of(LogConfig.SEGMENT_BYTES, Integer.toString(1 << 20))),
                         new SegmentIdAllocator(),
                         InstantSource.system());
-                AbortedTransactionArray array = new AbortedTransactionArray(
-                        registered -> new AbortedTransactionArray.Registration(registered.address(), 7, () -> {}),
-                        big)) {
+                AbortedTransactionArray array = new AbortedTransactionArray(big)) {
             for (int i = 0; i < aborts; i++) {
                 big.append(transactional(100 + i, (short) 0, 0, 1), 0);
                 big.append(marker(100 + i, (short) 0, ControlRecordType.ABORT), 0, AppendOrigin.COORDINATOR);

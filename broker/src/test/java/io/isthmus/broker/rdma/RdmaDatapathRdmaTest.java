@@ -8,6 +8,7 @@ import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.network.NetworkMetrics;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.WorkCompletionStatus;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import io.isthmus.protocol.control.ControlApiKeys;
@@ -16,6 +17,7 @@ import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.ProduceImmediateDescriptor;
 import io.isthmus.protocol.control.RdmaConnectResponse;
+import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.SharedProduceWordDescriptor;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -420,6 +422,95 @@ class RdmaDatapathRdmaTest {
         }
     }
 
+    /**
+     * Every client's rkeys are its own: a READ with another client's segment or slot rkey fails at the NIC, though the
+     * memory behind them is the same. (With one protection domain for all, any connected client could use them.)
+     */
+    @Test
+    void shouldRefuseAReadWithAnotherClientsRkeysAtTheNic() throws Exception {
+        final Partition partition = topic("rdma-scoped");
+        partition.appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("scoped", 2, 100)));
+        awaitNoSessions();
+        try (RdmaTestClient owner = client();
+                RdmaTestClient other = client();
+                RdmaTestClient third = client()) {
+            final ConsumeAccessResponse access = owner.consumeAccess("rdma-scoped", 0, 0);
+            assertThat(access.errorCode()).isZero();
+            final long segmentAddress = access.segmentAddress();
+            final int segmentRkey = access.rkey();
+            final long slotAddress = access.slotRegionAddress();
+            final int slotRkey = access.slotRegionRkey();
+
+            assertThat(owner.read(segmentAddress, segmentRkey, 64)).isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(owner.read(slotAddress, slotRkey, MetadataSlotDescriptor.LENGTH))
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(other.read(segmentAddress, segmentRkey, 64))
+                    .as("another client's segment rkey")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+            assertThat(third.read(slotAddress, slotRkey, MetadataSlotDescriptor.LENGTH))
+                    .as("another client's slot rkey")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+            assertThat(owner.read(segmentAddress, segmentRkey, 64))
+                    .as("the owner reads on")
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+        }
+    }
+
+    /** Releasing one reader's access ends its READs at the NIC while another reader of the same segment goes on. */
+    @Test
+    void shouldEndAReleasedReadersAccessAtTheNicWhileAnotherReadsTheSameSegment() throws Exception {
+        final Partition partition = topic("rdma-two-readers");
+        partition.appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("shared", 2, 100)));
+        try (RdmaTestClient first = client();
+                RdmaTestClient second = client()) {
+            final ConsumeAccessResponse firstAccess = first.consumeAccess("rdma-two-readers", 0, 0);
+            final long firstAddress = firstAccess.segmentAddress();
+            final int firstRkey = firstAccess.rkey();
+            final ConsumeAccessResponse secondAccess = second.consumeAccess("rdma-two-readers", 0, 0);
+            assertThat(secondAccess.segmentId()).isEqualTo(firstAccess.segmentId());
+            final long secondAddress = secondAccess.segmentAddress();
+            final int secondRkey = secondAccess.rkey();
+            assertThat(first.read(firstAddress, firstRkey, 64)).isEqualTo(WorkCompletionStatus.SUCCESS);
+
+            assertThat(first.release("rdma-two-readers", 0, ReleaseAccessRequest.CONSUME)
+                            .errorCode())
+                    .isZero();
+
+            assertThat(first.read(firstAddress, firstRkey, 64))
+                    .as("the released reader's rkey")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+            assertThat(second.read(secondAddress, secondRkey, 64))
+                    .as("the other reader of the segment")
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+        }
+    }
+
+    /** A queue pair allows remote READ only until its client gets produce access, and then only what that needs. */
+    @Test
+    void shouldOpenQueuePairsForReadingOnlyAndWidenThemPerProduceGrant() throws Exception {
+        topic("rdma-rights");
+        topic("rdma-rights-shared");
+        awaitNoSessions();
+        try (RdmaTestClient client = client()) {
+            assertThat(await(datapath.queuePairAccessFlags())).containsExactly(AccessFlags.REMOTE_READ);
+            final ConsumeAccessResponse reading = client.consumeAccess("rdma-rights", 0, 0);
+            assertThat(reading.errorCode()).isZero();
+            final long readAddress = reading.segmentAddress();
+            final int readRkey = reading.rkey();
+            assertThat(await(datapath.queuePairAccessFlags())).containsExactly(AccessFlags.REMOTE_READ);
+            assertThat(client.produceAccess("rdma-rights", 0).errorCode()).isZero();
+            assertThat(await(datapath.queuePairAccessFlags()))
+                    .containsExactly(AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+            assertThat(client.produceAccessShared("rdma-rights-shared", 0).errorCode())
+                    .isZero();
+            assertThat(await(datapath.queuePairAccessFlags()))
+                    .containsExactly(AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
+            assertThat(client.writeWithImm(new byte[16], readAddress, readRkey, 0))
+                    .as("on a queue pair that may write, the consumer rkey still may not")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+        }
+    }
+
     private void awaitNoSessions() throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (await(datapath.sessionCount()) > 0) {
@@ -464,8 +555,8 @@ class RdmaDatapathRdmaTest {
             assertThat(consumer.readData(0, committed.length).toArray(ValueLayout.JAVA_BYTE))
                     .isEqualTo(committed);
             assertThat(consumer.writeWithImm(new byte[16], access.segmentAddress(), access.rkey(), 0))
-                    .as("a consumer's rkey does not allow writing")
-                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+                    .as("a consumer's queue pair does not allow remote writes at all")
+                    .isEqualTo(WorkCompletionStatus.REM_INV_REQ_ERR);
         }
     }
 

@@ -9,7 +9,7 @@ class RdmaSessionTest {
     @Test
     void shouldFindItsSessionAndKindInAWorkRequestId() {
         final RdmaSession session =
-                new RdmaSession(123_456_789L, 32_767, 9, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
+                new RdmaSession(123_456_789L, 32_767, 9, null, null, 0, 16, 80, KafkaPrincipal.ANONYMOUS, null);
 
         final long receive = session.wrId(RdmaSession.KIND_RECEIVE);
         final long send = session.wrId(RdmaSession.KIND_SEND);
@@ -23,8 +23,8 @@ class RdmaSessionTest {
 
     @Test
     void shouldTellALaterSessionOnTheSameIndexApart() {
-        final RdmaSession first = new RdmaSession(1, 4, 9, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
-        final RdmaSession second = new RdmaSession(2, 4, 10, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
+        final RdmaSession first = new RdmaSession(1, 4, 9, null, null, 0, 16, 80, KafkaPrincipal.ANONYMOUS, null);
+        final RdmaSession second = new RdmaSession(2, 4, 10, null, null, 0, 16, 80, KafkaPrincipal.ANONYMOUS, null);
 
         final long late = first.wrId(RdmaSession.KIND_RECEIVE);
 
@@ -34,7 +34,7 @@ class RdmaSessionTest {
 
     @Test
     void shouldHandOutTheLowestFreeSlotAndCountSlotsInUpToTheHighest() {
-        final RdmaSession session = new RdmaSession(1, 0, 9, null, 16, 80, KafkaPrincipal.ANONYMOUS, null);
+        final RdmaSession session = new RdmaSession(1, 0, 9, null, null, 0, 16, 80, KafkaPrincipal.ANONYMOUS, null);
         assertThat(session.freeSlotIndex(4)).isZero();
         assertThat(session.slotsInUse()).isZero();
 
