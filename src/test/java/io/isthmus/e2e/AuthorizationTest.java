@@ -55,8 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  * transactions and topic administration, over SASL_SSL with SCRAM and SASL_PLAINTEXT with PLAIN.
  */
 class AuthorizationTest {
-    private static final String PLAIN_JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " user_admin=\"admin-secret\" user_alice=\"alice-secret\" user_bob=\"bob-secret\";";
+    private static final String PLAIN_JAAS =
+            SaslSettings.plainUsers("admin", "admin-secret", "alice", "alice-secret", "bob", "bob-secret");
 
     @TempDir
     Path dir;
@@ -107,15 +107,7 @@ class AuthorizationTest {
 
     /** A PLAIN user's client settings on the SASL_PLAINTEXT listener. */
     private Map<String, Object> plain(final String user) {
-        final Map<String, Object> props = new HashMap<>();
-        props.put("bootstrap.servers", address("SASL_PLAINTEXT"));
-        props.put("security.protocol", "SASL_PLAINTEXT");
-        props.put("sasl.mechanism", "PLAIN");
-        props.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
-                        + user + "-secret\";");
-        return props;
+        return SaslSettings.client(address("SASL_PLAINTEXT"), "PLAIN", user, user + "-secret");
     }
 
     /** A SCRAM user's client settings on the SASL_SSL listener. */
@@ -124,10 +116,7 @@ class AuthorizationTest {
         props.put("bootstrap.servers", address("SASL_SSL"));
         props.put("security.protocol", "SASL_SSL");
         props.put("sasl.mechanism", "SCRAM-SHA-512");
-        props.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
-                        + password + "\";");
+        props.put("sasl.jaas.config", SaslSettings.scramLogin(user, password));
         props.put("ssl.truststore.location", certificates.truststore().toString());
         props.put("ssl.truststore.password", certificates.password());
         props.put("ssl.truststore.type", "PKCS12");

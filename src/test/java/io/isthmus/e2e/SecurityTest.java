@@ -51,8 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * credentials that survive a restart.
  */
 class SecurityTest {
-    private static final String PLAIN_JAAS =
-            "org.apache.kafka.common.security.plain.PlainLoginModule required" + " user_bob=\"bob-secret\";";
+    private static final String PLAIN_JAAS = SaslSettings.plainUsers("bob", "bob-secret");
 
     @TempDir
     Path dir;
@@ -101,10 +100,7 @@ class SecurityTest {
         props.put("bootstrap.servers", address("SASL_SSL"));
         props.put("security.protocol", "SASL_SSL");
         props.put("sasl.mechanism", mechanism);
-        props.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
-                        + password + "\";");
+        props.put("sasl.jaas.config", SaslSettings.scramLogin(user, password));
         props.put("ssl.truststore.location", certificates.truststore().toString());
         props.put("ssl.truststore.password", certificates.password());
         props.put("ssl.truststore.type", "PKCS12");
@@ -352,20 +348,10 @@ class SecurityTest {
 
     @Test
     void plainUsersComeFromTheListenersJaasEntry() throws Exception {
-        final Map<String, Object> bob = new HashMap<>();
-        bob.put("bootstrap.servers", address("SASL_PLAINTEXT"));
-        bob.put("security.protocol", "SASL_PLAINTEXT");
-        bob.put("sasl.mechanism", "PLAIN");
-        bob.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"bob\""
-                        + " password=\"bob-secret\";");
+        final Map<String, Object> bob = SaslSettings.client(address("SASL_PLAINTEXT"), "PLAIN", "bob", "bob-secret");
         assertThat(describeCluster(bob)).isNull();
 
-        bob.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"bob\""
-                        + " password=\"guess\";");
+        bob.put("sasl.jaas.config", SaslSettings.plainLogin("bob", "guess"));
         assertThat(describeCluster(bob)).isInstanceOf(SaslAuthenticationException.class);
     }
 

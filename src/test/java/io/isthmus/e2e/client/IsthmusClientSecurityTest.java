@@ -10,6 +10,7 @@ import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.security.SecuritySettings;
+import io.isthmus.e2e.SaslSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,8 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * reason.
  */
 class IsthmusClientSecurityTest {
-    private static final String PLAIN_JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " user_admin=\"admin-secret\" user_bob=\"bob-secret\";";
+    private static final String PLAIN_JAAS = SaslSettings.plainUsers("admin", "admin-secret", "bob", "bob-secret");
 
     @TempDir
     Path dir;
@@ -62,15 +62,8 @@ class IsthmusClientSecurityTest {
         settings.put("super.users", "User:admin");
         settings.put("num.network.threads", "2");
         broker = Broker.startEmbedded(dir.resolve("logs"), settings);
-        try (Admin admin = Admin.create(Map.of(
-                "bootstrap.servers",
-                broker.bootstrapServers(),
-                "security.protocol",
-                "SASL_PLAINTEXT",
-                "sasl.mechanism",
-                "PLAIN",
-                "sasl.jaas.config",
-                jaas("Plain", "admin", "admin-secret")))) {
+        try (Admin admin =
+                Admin.create(SaslSettings.client(broker.bootstrapServers(), "PLAIN", "admin", "admin-secret"))) {
             admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
                             "carol", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "carol-secret")))
                     .all()
@@ -97,17 +90,8 @@ class IsthmusClientSecurityTest {
                 new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW));
     }
 
-    private static String jaas(final String module, final String user, final String password) {
-        return "org.apache.kafka.common.security." + module.toLowerCase() + "." + module + "LoginModule required"
-                + " username=\"" + user + "\" password=\"" + password + "\";";
-    }
-
     private Map<String, Object> client(final String mechanism, final String user, final String password) {
-        final Map<String, Object> settings = new HashMap<>();
-        settings.put("bootstrap.servers", broker.bootstrapServers());
-        settings.put("security.protocol", "SASL_PLAINTEXT");
-        settings.put("sasl.mechanism", mechanism);
-        settings.put("sasl.jaas.config", jaas(mechanism.equals("PLAIN") ? "Plain" : "Scram", user, password));
+        final Map<String, Object> settings = SaslSettings.client(broker.bootstrapServers(), mechanism, user, password);
         settings.put("request.timeout.ms", "10000");
         return settings;
     }

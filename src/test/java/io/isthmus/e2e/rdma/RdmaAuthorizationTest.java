@@ -9,6 +9,7 @@ import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.e2e.EmbeddedBroker;
+import io.isthmus.e2e.SaslSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,8 +48,8 @@ import org.junit.jupiter.api.TestInstance;
 @Tag("rdma")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RdmaAuthorizationTest {
-    private static final String PLAIN_JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " user_admin=\"admin-secret\" user_alice=\"alice-secret\" user_bob=\"bob-secret\";";
+    private static final String PLAIN_JAAS =
+            SaslSettings.plainUsers("admin", "admin-secret", "alice", "alice-secret", "bob", "bob-secret");
 
     private Path logDir;
     private Broker broker;
@@ -91,14 +92,8 @@ class RdmaAuthorizationTest {
     }
 
     private Map<String, Object> settings(final String user) {
-        final Map<String, Object> settings = new HashMap<>();
-        settings.put("bootstrap.servers", broker.bootstrapServers());
-        settings.put("security.protocol", "SASL_PLAINTEXT");
-        settings.put("sasl.mechanism", "PLAIN");
-        settings.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
-                        + user + "-secret\";");
+        final Map<String, Object> settings =
+                SaslSettings.client(broker.bootstrapServers(), "PLAIN", user, user + "-secret");
         settings.put("transport", "rdma");
         settings.put("rdma.device", env("ISTHMUS_RDMA_DEVICE", "rxe0"));
         settings.put("rdma.gid.index", env("ISTHMUS_RDMA_GID_INDEX", "1"));

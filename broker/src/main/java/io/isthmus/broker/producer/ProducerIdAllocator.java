@@ -41,9 +41,7 @@ public final class ProducerIdAllocator {
     public static ProducerIdAllocator open(final Path directory) {
         final Path file = directory.resolve(FILE_NAME);
         try {
-            Files.createDirectories(directory);
-            CrashSafeFile.removeLeftovers(directory, FILE_NAME);
-            if (!Files.exists(file)) {
+            if (!CrashSafeFile.prepareToRead(file)) {
                 return new ProducerIdAllocator(file, 0L);
             }
             final String text = Files.readString(file, StandardCharsets.UTF_8).trim();

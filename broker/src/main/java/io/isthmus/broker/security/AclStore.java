@@ -49,9 +49,7 @@ public final class AclStore {
     public static AclStore open(final Path directory) {
         final AclStore store = new AclStore(directory.resolve(FILE_NAME));
         try {
-            Files.createDirectories(directory);
-            CrashSafeFile.removeLeftovers(directory, FILE_NAME);
-            if (Files.exists(store.file)) {
+            if (CrashSafeFile.prepareToRead(store.file)) {
                 store.load();
             }
         } catch (final IOException e) {

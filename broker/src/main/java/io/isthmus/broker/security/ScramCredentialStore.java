@@ -54,9 +54,7 @@ public final class ScramCredentialStore {
     public static ScramCredentialStore open(final Path directory) {
         final ScramCredentialStore store = new ScramCredentialStore(directory.resolve(FILE_NAME));
         try {
-            Files.createDirectories(directory);
-            CrashSafeFile.removeLeftovers(directory, FILE_NAME);
-            if (Files.exists(store.file)) {
+            if (CrashSafeFile.prepareToRead(store.file)) {
                 store.load();
             }
         } catch (final IOException e) {

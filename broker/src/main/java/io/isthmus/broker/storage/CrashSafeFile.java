@@ -41,6 +41,17 @@ public final class CrashSafeFile {
     }
 
     /**
+     * Gets {@code file} ready to be read at startup: creates its directory, removes the temporary a crash left beside
+     * it (a replacement that never reached its rename), and tells whether the file exists.
+     */
+    public static boolean prepareToRead(final Path file) throws IOException {
+        final Path directory = file.toAbsolutePath().getParent();
+        Files.createDirectories(directory);
+        removeLeftovers(directory, file.getFileName().toString());
+        return Files.exists(file);
+    }
+
+    /**
      * Removes the temporary files a crash left in {@code directory} for files matching {@code glob} (replacements that
      * never reached their rename: the files they were for still hold their old contents).
      */

@@ -56,8 +56,7 @@ public final class TopicRegistry {
         final Path file = directory.resolve(FILE_NAME);
         final List<TopicInfo> topics = new ArrayList<>();
         try {
-            Files.createDirectories(directory);
-            if (Files.exists(file)) {
+            if (CrashSafeFile.prepareToRead(file)) {
                 int lineNumber = 0;
                 for (final String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
                     lineNumber++;
