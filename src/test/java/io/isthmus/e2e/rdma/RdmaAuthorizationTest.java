@@ -11,14 +11,11 @@ import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.e2e.EmbeddedBroker;
 import io.isthmus.e2e.SaslSettings;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
@@ -38,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ACLs on the RDMA datapath, on a real device: the isthmus clients authenticate their RDMA control connection with
@@ -51,12 +49,13 @@ class RdmaAuthorizationTest {
     private static final String PLAIN_JAAS =
             SaslSettings.plainUsers("admin", "admin-secret", "alice", "alice-secret", "bob", "bob-secret");
 
-    private Path logDir;
+    @TempDir
+    Path logDir;
+
     private Broker broker;
 
     @BeforeAll
     void startBroker() throws Exception {
-        logDir = Files.createTempDirectory("rdma-acl");
         broker = EmbeddedBroker.start(
                 logDir,
                 "listeners=SASL_PLAINTEXT://127.0.0.1:0",
@@ -66,8 +65,8 @@ class RdmaAuthorizationTest {
                 "super.users=User:admin",
                 "log.segment.bytes=" + (256 * 1024),
                 "rdma.enabled=true",
-                "rdma.device=" + env("ISTHMUS_RDMA_DEVICE", "rxe0"),
-                "rdma.gid.index=" + env("ISTHMUS_RDMA_GID_INDEX", "1"),
+                "rdma.device=" + GuestDevice.name(),
+                "rdma.gid.index=" + GuestDevice.gidIndex(),
                 "rdma.cq.size=1024",
                 "rdma.max.connections=8",
                 "num.network.threads=1");
@@ -79,24 +78,14 @@ class RdmaAuthorizationTest {
         if (broker != null) {
             broker.close();
         }
-        try (Stream<Path> paths = Files.walk(logDir)) {
-            for (final Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
-    }
-
-    private static String env(final String name, final String fallback) {
-        final String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 
     private Map<String, Object> settings(final String user) {
         final Map<String, Object> settings =
                 SaslSettings.client(broker.bootstrapServers(), "PLAIN", user, user + "-secret");
         settings.put("transport", "rdma");
-        settings.put("rdma.device", env("ISTHMUS_RDMA_DEVICE", "rxe0"));
-        settings.put("rdma.gid.index", env("ISTHMUS_RDMA_GID_INDEX", "1"));
+        settings.put("rdma.device", GuestDevice.name());
+        settings.put("rdma.gid.index", GuestDevice.gidIndex());
         settings.put("rdma.read.bytes", Integer.toString(32 * 1024));
         settings.put("request.timeout.ms", "20000");
         return settings;

@@ -78,8 +78,8 @@ class RdmaEndToEndTest {
                 logDir,
                 "log.segment.bytes=" + SEGMENT_BYTES,
                 "rdma.enabled=true",
-                "rdma.device=" + env("ISTHMUS_RDMA_DEVICE", "rxe0"),
-                "rdma.gid.index=" + env("ISTHMUS_RDMA_GID_INDEX", "1"),
+                "rdma.device=" + GuestDevice.name(),
+                "rdma.gid.index=" + GuestDevice.gidIndex(),
                 "rdma.cq.size=1024",
                 "rdma.max.connections=8",
                 "rdma.produce.reservation.timeout.ms=500",
@@ -99,17 +99,12 @@ class RdmaEndToEndTest {
         }
     }
 
-    private static String env(final String name, final String fallback) {
-        final String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
-    }
-
     private Map<String, Object> clientSettings(final String transport) {
         final Map<String, Object> settings = new HashMap<>();
         settings.put("bootstrap.servers", broker.bootstrapServers());
         settings.put("transport", transport);
-        settings.put("rdma.device", env("ISTHMUS_RDMA_DEVICE", "rxe0"));
-        settings.put("rdma.gid.index", env("ISTHMUS_RDMA_GID_INDEX", "1"));
+        settings.put("rdma.device", GuestDevice.name());
+        settings.put("rdma.gid.index", GuestDevice.gidIndex());
         return settings;
     }
 
@@ -480,9 +475,9 @@ class RdmaEndToEndTest {
         final long revocationsBefore = datapath.sharedRevocations();
         final String[] hostPort = broker.bootstrapServers().split(":");
         final RdmaClientSettings stalledSettings = new RdmaClientSettings(
-                env("ISTHMUS_RDMA_DEVICE", "rxe0"),
+                GuestDevice.name(),
                 1,
-                Integer.parseInt(env("ISTHMUS_RDMA_GID_INDEX", "1")),
+                Integer.parseInt(GuestDevice.gidIndex()),
                 RdmaClientSettings.DEFAULT_READ_BYTES,
                 4,
                 30_000,
