@@ -143,9 +143,10 @@ final class RdmaControlPlane implements AutoCloseable {
             return;
         }
         // A protection domain per client: its rkeys work on its own queue pair only (see RdmaSession).
-        final ProtectionDomain pd = device.context.allocateProtectionDomain();
+        ProtectionDomain pd = null;
         final QueuePair qp;
         try {
+            pd = device.context.allocateProtectionDomain();
             qp = pd.createQueuePair(new QueuePairOptions()
                     .completionQueue(device.cq)
                     .maxSendWr(settings.maxSendWr())
@@ -154,7 +155,9 @@ final class RdmaControlPlane implements AutoCloseable {
                     .maxRecvSge(1)
                     .maxInlineData(MAX_INLINE_DATA));
         } catch (final RuntimeException e) {
-            pd.close();
+            if (pd != null) {
+                pd.close();
+            }
             LOG.warn("RDMA connect failed: connectionId={} clientQpNumber={}", connectionId, request.qpNumber(), e);
             refuseConnect(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR, e.getMessage());
             return;

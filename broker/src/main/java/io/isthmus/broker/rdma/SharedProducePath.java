@@ -211,11 +211,11 @@ final class SharedProducePath implements AutoCloseable {
      * allow both.
      */
     private ProduceGrant holderGrant(final RdmaSession session, final SharedSegment segment) {
+        session.allowRemote(AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
         final SegmentLease lease = segment.lease.segment().tryAcquire();
         if (lease == null) {
             throw new IllegalStateException("the shared segment's mapping is gone: " + segment);
         }
-        session.allowRemote(AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
         final SegmentRegistration registration = session.registrations.acquire(lease, true);
         final MemoryRegion word;
         try {

@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -169,7 +170,7 @@ public final class BrokerConnections implements AutoCloseable {
                 if (t != null && t.error() == Errors.TOPIC_AUTHORIZATION_FAILED) {
                     // Not a condition that passes by waiting: Kafka's clients fail at once too.
                     throw new TopicAuthorizationException(
-                            "not authorized to access topic '" + topic + "'", java.util.Set.of(topic));
+                            "not authorized to access topic '" + topic + "'", Set.of(topic));
                 }
                 if (t == null || t.error() != Errors.NONE || t.partitionCount() == 0) {
                     missing = topic + (t == null ? "" : "(" + t.error() + ")");

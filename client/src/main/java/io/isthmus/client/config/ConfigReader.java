@@ -1,6 +1,7 @@
 package io.isthmus.client.config;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -26,7 +27,7 @@ public final class ConfigReader {
     /** The names of several groups of settings, as one set: a client's known keys. */
     @SafeVarargs
     public static Set<String> union(final Set<String>... groups) {
-        final java.util.HashSet<String> all = new java.util.HashSet<>();
+        final Set<String> all = new HashSet<>();
         for (final Set<String> group : groups) {
             all.addAll(group);
         }

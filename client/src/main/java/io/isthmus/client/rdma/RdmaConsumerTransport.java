@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,7 +199,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             case ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED ->
                 throw new TopicAuthorizationException(
                         "not authorized to read topic '" + reader.topic + "' (RDMA consume access refused)",
-                        java.util.Set.of(reader.topic));
+                        Set.of(reader.topic));
             default ->
                 throw new RdmaTransportException("broker refused RDMA consume access: " + reader + " error="
                         + ControlErrorCodes.name(access.errorCode()) + " broker=" + reader.broker);

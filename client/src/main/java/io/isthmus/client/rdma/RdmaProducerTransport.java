@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -413,7 +414,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
             stream.needsAccess = true;
             throw new TopicAuthorizationException(
                     "not authorized to write topic '" + stream.topic + "' (RDMA produce access refused)",
-                    java.util.Set.of(stream.topic));
+                    Set.of(stream.topic));
         }
         if (error != ControlErrorCodes.NONE) {
             stream.needsAccess = true;

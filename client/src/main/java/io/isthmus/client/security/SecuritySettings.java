@@ -1,10 +1,12 @@
 package io.isthmus.client.security;
 
 import io.isthmus.client.config.ConfigReader;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * A client's security settings under Kafka's names: {@code security.protocol} ({@code PLAINTEXT} or {@code
@@ -42,7 +44,7 @@ public record SecuritySettings(String mechanism, String username, String passwor
      * connector's partition discovery) that connect with the credentials of the consumer or producer beside them.
      */
     public static SecuritySettings of(final Map<String, ?> settings) {
-        final Map<String, Object> mine = new java.util.HashMap<>();
+        final Map<String, Object> mine = new HashMap<>();
         for (final String name : NAMES) {
             if (settings.get(name) != null) {
                 mine.put(name, settings.get(name));
@@ -68,7 +70,7 @@ public record SecuritySettings(String mechanism, String username, String passwor
                 final String mechanism = r.string(SASL_MECHANISM, "GSSAPI").toUpperCase(Locale.ROOT);
                 if (!MECHANISMS.contains(mechanism)) {
                     throw new IllegalArgumentException("unsupported setting: key=" + SASL_MECHANISM + ", value="
-                            + mechanism + ": isthmus clients speak " + new java.util.TreeSet<>(MECHANISMS));
+                            + mechanism + ": isthmus clients speak " + new TreeSet<>(MECHANISMS));
                 }
                 final String jaas = r.string(SASL_JAAS_CONFIG, null);
                 if (jaas == null || jaas.isBlank()) {
@@ -110,7 +112,7 @@ public record SecuritySettings(String mechanism, String username, String passwor
         final String module = text.substring(i, moduleEnd);
         if (!LOGIN_MODULES.contains(module)) {
             throw new IllegalArgumentException(SASL_JAAS_CONFIG + " names login module '" + module
-                    + "'; isthmus clients" + " read " + new java.util.TreeSet<>(LOGIN_MODULES));
+                    + "'; isthmus clients" + " read " + new TreeSet<>(LOGIN_MODULES));
         }
         i = skipSpaces(text, moduleEnd);
         final int flagEnd = nextSpace(text, i);

@@ -13,6 +13,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
@@ -303,7 +304,7 @@ public final class TcpFetcher implements Fetcher {
                     throw new TopicAuthorizationException(
                             "not authorized to read topic '"
                                     + state.topicPartition().topic() + "'",
-                            java.util.Set.of(state.topicPartition().topic()));
+                            Set.of(state.topicPartition().topic()));
                 }
                 if (error != Errors.NONE) {
                     LOG.debug("fetch partition error: partition={}, error={}", state.topicPartition(), error);
