@@ -18,20 +18,23 @@ import picocli.CommandLine.Option;
         description = "Sends generated and mutated Kafka request frames at a broker while a well-behaved client"
                 + " produces and consumes; fails if the broker stops answering or an acknowledged record is lost.")
 public final class FuzzMain implements Callable<Integer> {
-    /** Settings of the embedded broker under fuzz: small segments, and room for the topics the fuzz creates. */
-    static final Map<String, String> EMBEDDED_SETTINGS = Map.of(
-            "listeners",
-            "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
-            "sasl.enabled.mechanisms",
-            "SCRAM-SHA-256,SCRAM-SHA-512,PLAIN",
-            "listener.name.sasl_plaintext.plain.sasl.jaas.config",
-            "org.apache.kafka.common.security.plain.PlainLoginModule required user_fuzz-0=\"fuzz\";",
-            "log.segment.bytes",
-            Integer.toString(1 << 20),
-            "max.broker.partitions",
-            "300",
-            "num.network.threads",
-            "2");
+    /**
+     * Settings of the embedded broker under fuzz: small segments, room for the topics the fuzz creates, and the ACL
+     * authorizer on, with every PLAINTEXT connection (the fuzzers and the well-behaved client, all {@code
+     * User:ANONYMOUS}) a super user: every request passes through the authorizer, and the ACL APIs take the fuzz's
+     * bindings, which must be refused or stored so that they read back.
+     */
+    static final Map<String, String> EMBEDDED_SETTINGS = Map.ofEntries(
+            Map.entry("authorizer.class.name", "io.isthmus.broker.security.AclAuthorizer"),
+            Map.entry("super.users", "User:ANONYMOUS"),
+            Map.entry("listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0"),
+            Map.entry("sasl.enabled.mechanisms", "SCRAM-SHA-256,SCRAM-SHA-512,PLAIN"),
+            Map.entry(
+                    "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required user_fuzz-0=\"fuzz\";"),
+            Map.entry("log.segment.bytes", Integer.toString(1 << 20)),
+            Map.entry("max.broker.partitions", "300"),
+            Map.entry("num.network.threads", "2"));
 
     @Option(names = "--frames", description = "frames to deliver (default: ${DEFAULT-VALUE})")
     long frames = 1_000_000;

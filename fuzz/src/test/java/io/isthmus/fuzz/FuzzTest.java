@@ -1,9 +1,11 @@
 package io.isthmus.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.isthmus.broker.Broker;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.security.AclStore;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
@@ -72,6 +74,10 @@ class FuzzTest {
 
         awaitNothingLeftBehind();
         assertThat(heapAfterGc() - heapBefore).isLessThan(HEAP_GROWTH_BOUND);
+        assertThatCode(() -> System.out.println("ACL bindings the fuzz got stored, read back: "
+                        + AclStore.open(logDir).bindings().size()))
+                .as("seed %d: the ACLs the fuzz got stored read back", seed)
+                .doesNotThrowAnyException();
     }
 
     /** Every fuzzing and well-behaved connection closed, every long poll gone with its connection. */

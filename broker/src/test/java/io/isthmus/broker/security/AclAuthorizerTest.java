@@ -386,6 +386,15 @@ class AclAuthorizerTest {
         create(
                 first,
                 allowTopic("orders with spaces", "User:CN=alice, O=example", AclOperation.READ),
+                allowTopic("ü\n\u0000 line;two " + "x".repeat(5000), "User:ev:il\nname\u0000ü", AclOperation.WRITE),
+                binding(
+                        ResourceType.TRANSACTIONAL_ID,
+                        "tx",
+                        PatternType.LITERAL,
+                        "Group:team",
+                        "::1",
+                        AclOperation.DESCRIBE,
+                        AclPermissionType.ALLOW),
                 binding(
                         ResourceType.GROUP,
                         "g-",
