@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -58,7 +59,10 @@ public final class CrashSafeFile {
     public static void removeLeftovers(final Path directory, final String glob) throws IOException {
         try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(directory, glob + TEMPORARY_SUFFIX)) {
             for (final Path leftover : leftovers) {
-                Files.deleteIfExists(leftover);
+                // A crash leaves regular files only; anything else by that name was put there by someone, not us.
+                if (Files.isRegularFile(leftover, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.deleteIfExists(leftover);
+                }
             }
         }
     }
