@@ -282,9 +282,14 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     private void answerAuthentication(
             final ChannelHandlerContext ctx, final PendingResponse response, final AbstractRequest request) {
-        complete(ctx, response, Response.of(authenticator.handle(request)));
-        if (authenticator.failed()) {
+        final Response answer = Response.of(authenticator.handle(request));
+        final boolean failed = authenticator.failed();
+        if (failed) {
+            // Counted before the answer goes out: whoever hears of the failure finds it counted.
             metrics.authenticationFailed();
+        }
+        complete(ctx, response, answer);
+        if (failed) {
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
     }
