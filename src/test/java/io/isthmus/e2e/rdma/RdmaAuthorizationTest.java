@@ -11,11 +11,14 @@ import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.e2e.EmbeddedBroker;
 import io.isthmus.e2e.SaslSettings;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
@@ -35,7 +38,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ACLs on the RDMA datapath, on a real device: the isthmus clients authenticate their RDMA control connection with
@@ -49,13 +51,14 @@ class RdmaAuthorizationTest {
     private static final String PLAIN_JAAS =
             SaslSettings.plainUsers("admin", "admin-secret", "alice", "alice-secret", "bob", "bob-secret");
 
-    @TempDir
-    Path logDir;
+    private Path logDir;
 
     private Broker broker;
 
     @BeforeAll
     void startBroker() throws Exception {
+        // Made by hand: JUnit's @TempDir field is not injected before a per-class @BeforeAll in the guest's launcher.
+        logDir = Files.createTempDirectory("rdma-acl");
         broker = EmbeddedBroker.start(
                 logDir,
                 "listeners=SASL_PLAINTEXT://127.0.0.1:0",
@@ -77,6 +80,11 @@ class RdmaAuthorizationTest {
     void stopBroker() throws Exception {
         if (broker != null) {
             broker.close();
+        }
+        try (Stream<Path> paths = Files.walk(logDir)) {
+            for (final Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
         }
     }
 
