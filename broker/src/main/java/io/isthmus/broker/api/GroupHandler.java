@@ -469,10 +469,10 @@ public final class GroupHandler implements ApiHandler {
             });
         } else {
             for (final OffsetFetchRequestData.OffsetFetchRequestTopic topic : data.topics()) {
-                final OffsetFetchResponseData.OffsetFetchResponseTopic answer = mayDescribeTopic(context, topic.name())
-                        ? legacyTopic(topic.name(), topic.partitionIndexes(), committed)
-                        : legacyTopic(topic.name(), topic.partitionIndexes(), Map.of());
-                if (!mayDescribeTopic(context, topic.name())) {
+                final boolean described = mayDescribeTopic(context, topic.name());
+                final OffsetFetchResponseData.OffsetFetchResponseTopic answer =
+                        legacyTopic(topic.name(), topic.partitionIndexes(), described ? committed : Map.of());
+                if (!described) {
                     answer.partitions().forEach(p -> p.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
                 }
                 response.topics().add(answer);

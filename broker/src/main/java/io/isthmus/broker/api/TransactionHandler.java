@@ -182,10 +182,10 @@ public final class TransactionHandler implements ApiHandler {
                 requested.add(new TopicPartition(topic.name(), partition));
             }
         }
-        final Map<TopicPartition, Errors> verdicts = authorizationVerdicts(context, transactionalId, requested);
-        if (verdicts.isEmpty()) {
-            verdicts.putAll(coordinator.addPartitions(transactionalId, producerId, epoch, requested, verifyOnly));
-        }
+        final Map<TopicPartition, Errors> refused = refusals(context, transactionalId, requested);
+        final Map<TopicPartition, Errors> verdicts = refused != null
+                ? refused
+                : coordinator.addPartitions(transactionalId, producerId, epoch, requested, verifyOnly);
         final Map<String, AddPartitionsToTxnTopicResult> byTopic = new LinkedHashMap<>();
         for (final TopicPartition partition : requested) {
             byTopic.computeIfAbsent(partition.topic(), name -> new AddPartitionsToTxnTopicResult().setName(name))
@@ -203,9 +203,9 @@ public final class TransactionHandler implements ApiHandler {
     /**
      * Kafka's verdicts when the request may not go ahead: every partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED without
      * WRITE on the transactional id, else those of topics without WRITE TOPIC_AUTHORIZATION_FAILED and the rest
-     * OPERATION_NOT_ATTEMPTED; empty (and mutable) when it may.
+     * OPERATION_NOT_ATTEMPTED; null when it may.
      */
-    private Map<TopicPartition, Errors> authorizationVerdicts(
+    private Map<TopicPartition, Errors> refusals(
             final RequestContext context, final String transactionalId, final List<TopicPartition> requested) {
         final Map<TopicPartition, Errors> verdicts = new HashMap<>();
         if (!mayWrite(context, transactionalId)) {
@@ -218,10 +218,7 @@ public final class TransactionHandler implements ApiHandler {
             refused |= !allowed;
             verdicts.put(partition, allowed ? Errors.OPERATION_NOT_ATTEMPTED : Errors.TOPIC_AUTHORIZATION_FAILED);
         }
-        if (!refused) {
-            verdicts.clear();
-        }
-        return verdicts;
+        return refused ? verdicts : null;
     }
 
     private DescribeTransactionsResponseData describe(

@@ -65,25 +65,8 @@ public final class KafkaServer implements AutoCloseable {
     }
 
     /**
-     * Binds every listener and starts serving, with isthmus control requests going to {@code controlRequests}.
-     *
-     * @throws InterruptedException if interrupted while binding
-     * @throws IllegalStateException naming the listener that could not be bound
-     */
-    public static KafkaServer start(
-            final List<Endpoint> listeners,
-            final int networkThreads,
-            final ConnectionLimits limits,
-            final SupportedApis supportedApis,
-            final RequestDispatcher dispatcher,
-            final ControlRequestHandler controlRequests)
-            throws InterruptedException {
-        return start(listeners, Map.of(), networkThreads, limits, supportedApis, dispatcher, controlRequests);
-    }
-
-    /**
      * Binds every listener, each secured as {@code security} says for its name (PLAINTEXT when it does not say), and
-     * starts serving.
+     * starts serving, with isthmus control requests going to {@code controlRequests}.
      *
      * @throws InterruptedException if interrupted while binding
      * @throws IllegalStateException naming the listener that could not be bound

@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.management.AttributeNotFoundException;
 import javax.management.MBeanServer;
@@ -52,6 +53,7 @@ class BrokerMetricsMBeanTest {
                 List.of(new ApiVersionsHandler(() -> router.get().apiVersions()))));
         kafka = KafkaServer.start(
                 List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0)),
+                Map.of(),
                 1,
                 ConnectionLimits.of(1024 * 1024, 8),
                 router.get(),

@@ -75,6 +75,7 @@ class ConnectionLimitsTest {
     private void start(final ConnectionLimits limits, final RequestRouter router) throws InterruptedException {
         server = KafkaServer.start(
                 List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0)),
+                Map.of(),
                 1,
                 limits,
                 router,
