@@ -27,8 +27,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The TCP produce path's storage half: {@link PartitionLog#append} of one valid batch (validate CRC-32C and structure,
- * copy into the mapped tail, assign offsets, publish). Score is batches per second; bytes per second is the score
+ * The produce paths' storage half. {@link #append}: the TCP path, {@link PartitionLog#append} of one valid batch
+ * (validate CRC-32C and structure, copy into the mapped tail, assign offsets, publish). {@link #commitStaged}: the RDMA
+ * path, {@link PartitionLog#commitStagedBatch} of the same batch from a producer's staging slot (copy to the tail,
+ * validate the copy, assign offsets, publish). Score is batches per second; bytes per second is the score
  * times {@code batchBytes} (batches are exactly that size), and {@link JmhMain} divides it by {@link MemcpyBenchmark}'s
  * bandwidth for the same size.
  *
@@ -84,6 +86,19 @@ public class LogAppendBenchmark {
             log.deleteOldSegments();
         }
         return lastOffset;
+    }
+
+    @Benchmark
+    public long commitStaged() {
+        LogSegment active = log.activeSegment();
+        if (active.committedPosition() + batchBytes > active.capacity()) {
+            log.roll(); // what a producer's ROLL_FULL access request does
+            log.deleteOldSegments();
+            active = log.activeSegment();
+        }
+        lastActive = active;
+        return log.commitStagedBatch(active.id(), active.committedPosition(), batch, 0, false)
+                .lastOffset();
     }
 
     @TearDown(Level.Trial)

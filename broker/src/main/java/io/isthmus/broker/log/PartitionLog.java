@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>The append gateway.</b> Every producer path ends here, under one lock per partition (the {@link
  * #appendLock() append lock}, which {@code Partition} also takes to route an append and to hand writing to RDMA in one
- * step): TCP produce copies batches to the tail ({@link #append}); RDMA produce, exclusive or shared, finds the bytes
- * already at the tail, written by a remote WRITE, and {@link #commitWritten commits} them in place. Either way each
+ * step): TCP produce copies batches to the tail ({@link #append}); RDMA produce, exclusive or shared, copies each batch
+ * from the producer's staging slot to the tail and commits the copy ({@link #commitStagedBatch}), and TCP batches that
+ * shared RDMA produce placed at the tail are {@link #commitWritten committed} where they are. Either way each
  * batch is validated once into a {@link BatchSummary} that every later step trusts, the idempotent-producer state is
  * checked for every transport (a retried batch is answered with its original offsets, never appended twice), and an
  * append's batches go to the log all or none. Base offsets and the leader epoch are assigned in place: the fields lie
@@ -394,8 +396,8 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * Commits the one batch an RDMA producer wrote straight into the active segment's memory at its tail: its length
-     * comes from its header, bounded by the segment. See {@link #commitWritten(int, long, long, int, boolean)}.
+     * Commits the one batch already at the active segment's tail (a TCP batch shared RDMA produce copied to its
+     * reserved place): its length comes from its header, bounded by the segment. See {@link #commitWritten(int, long, long, int, boolean)}.
      */
     public AppendInfo commitWrittenBatch(
             final int segmentId, final long position, final int leaderEpoch, final boolean sequencesReserved) {
@@ -423,12 +425,60 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * Commits batches that were written straight into the active segment's memory at its tail (an RDMA WRITE): they are
-     * validated in place once, checked against the idempotent-producer state, then given offsets and the epoch and
-     * published. If anything is invalid the range is zeroed, nothing is committed and {@link
-     * InvalidRecordBatchException} is thrown (the caller revokes the producer's access). A retry of batches already in
-     * the log is zeroed and answered as a {@link AppendInfo#duplicate() duplicate} with the original's offsets; a
-     * sequence gap or a fenced epoch is zeroed and thrown as {@link ProducerRejectedException}.
+     * Copies the one batch an RDMA producer wrote into its staging slot to the active segment's tail, then commits the
+     * copy as {@link #commitWrittenBatch} commits a batch written in place. The copy is the integrity boundary: the
+     * producer can still write its slot (it keeps the rkey), never the log, so what is validated, acknowledged and read
+     * is the copy, and a write to the slot after the copy changes nothing consumers see. The length comes from the
+     * staged header, bounded by the slot and the room left in the segment; a length the producer changes during the
+     * copy fails validation of the copy (zeroed, nothing committed).
+     *
+     * @param staged the producer's staging slot, exactly as large as the biggest batch it may hold
+     */
+    public AppendInfo commitStagedBatch(
+            final int segmentId,
+            final long position,
+            final MemorySegment staged,
+            final int leaderEpoch,
+            final boolean sequencesReserved) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            final LogSegment segment = writableTail(segmentId, position);
+            final long room = Math.min(staged.byteSize(), segment.capacity() - position);
+            final long length = RecordBatchValidator.completeBatchSize(staged, 0, room);
+            if (length < 0) {
+                throw new InvalidRecordBatchException(
+                        InvalidRecordBatchException.Reason.BATCH_PAST_LIMIT,
+                        0,
+                        RecordBatchDescriptor.LENGTH_OFFSET,
+                        "length",
+                        "a whole batch within the staging slot (" + staged.byteSize() + " bytes) and the segment ("
+                                + (segment.capacity() - position) + " bytes left)",
+                        "no whole batch in the slot");
+            }
+            try {
+                // The copy faults the pages in for writing: their blocks must exist first (a full disk is SIGBUS).
+                segment.reserveForAppend(position + length, 1);
+            } catch (final KafkaStorageException ex) {
+                throw new SegmentNotWritableException(
+                        "no disk space for the batch: partition=" + name + " segmentId=" + segmentId + " position="
+                                + position + " length=" + length + " (" + ex.getMessage() + ")",
+                        ex);
+            }
+            MemorySegment.copy(staged, 0, segment.mapping(), position, length);
+            return commitWrittenLocked(segment, position, length, leaderEpoch, sequencesReserved);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Commits batches that were put straight into the active segment's memory at its tail: they are validated in place
+     * once, checked against the idempotent-producer state, then given offsets and the epoch and published. If anything
+     * is invalid the range is zeroed, nothing is committed and {@link InvalidRecordBatchException} is thrown (the
+     * caller revokes the producer's access). A retry of batches already in the log is zeroed and answered as a {@link
+     * AppendInfo#duplicate() duplicate} with the original's offsets; a sequence gap or a fenced epoch is zeroed and
+     * thrown as {@link ProducerRejectedException}.
      *
      * @param segmentId id of the segment the producer was given (RDMA immediates carry it)
      * @param position where the write started: must be the committed tail (commits are in order)
@@ -670,7 +720,7 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * Batches written in place at the tail, by an RDMA producer or by TCP produce sharing the tail with RDMA producers,
+     * Batches committed at the tail for an RDMA producer or for TCP produce sharing the tail with RDMA producers,
      * must not be transactional: a partition has RDMA writers or open transactions, never both (see the README), so a
      * transaction's marker never has to take a place in an RDMA writer's order.
      */

@@ -125,9 +125,9 @@ public final class Partition implements AutoCloseable {
     }
 
     /**
-     * Commits the batch an RDMA producer wrote in place at the active segment's tail (see {@link
-     * PartitionLog#commitWrittenBatch}) and wakes the readers. A retry of a batch already in the log comes back as a
-     * {@link AppendInfo#duplicate() duplicate}: nothing was written, the tail did not move.
+     * Commits the batch already at the active segment's tail (see {@link PartitionLog#commitWrittenBatch}): a TCP batch
+     * that shared RDMA produce copied to its reserved place. Wakes the readers. A retry of a batch already in the log
+     * comes back as a {@link AppendInfo#duplicate() duplicate}: nothing was written, the tail did not move.
      *
      * @param sequencesReserved the batch's sequences were {@link #reserveSequences reserved} when it took its place in
      *     a shared order
@@ -136,7 +136,19 @@ public final class Partition implements AutoCloseable {
      * @throws io.isthmus.broker.log.SegmentNotWritableException if the segment or position is not the tail
      */
     public AppendInfo commitWritten(final int segmentId, final long position, final boolean sequencesReserved) {
-        final AppendInfo info = log.commitWrittenBatch(segmentId, position, 0, sequencesReserved);
+        return published(log.commitWrittenBatch(segmentId, position, 0, sequencesReserved));
+    }
+
+    /**
+     * Copies the batch an RDMA producer wrote into its staging slot to the active segment's tail and commits the copy
+     * (see {@link PartitionLog#commitStagedBatch}), then wakes the readers; otherwise as {@link #commitWritten}.
+     */
+    public AppendInfo commitStaged(
+            final int segmentId, final long position, final MemorySegment staged, final boolean sequencesReserved) {
+        return published(log.commitStagedBatch(segmentId, position, staged, 0, sequencesReserved));
+    }
+
+    private AppendInfo published(final AppendInfo info) {
         if (!info.duplicate()) {
             notifyAppendListeners();
         }

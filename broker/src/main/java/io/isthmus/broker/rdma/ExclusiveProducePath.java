@@ -6,22 +6,23 @@ import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
+import java.lang.foreign.MemorySegment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Exclusive RDMA produce, the data plane's half (KafkaDirect section 4.2.2): a producer WRITEs one whole batch per
- * WRITE WITH IMM at its grant's tail, and completions arrive in the order the writes were made (RC delivers in order,
- * and one thread handles them). For each write: the immediate must carry the grant's next order; the batch length is
- * read from the batch header at the tail, never from {@code byte_len}; {@link Partition#commitWritten} (the partition's
- * append gateway) validates the batch in place, checks the idempotent-producer state like a TCP produce, assigns
- * offsets, publishes, and runs the append observers (the metadata slots) and wakes long-poll fetches; the ack carries
- * the base offset back.
+ * WRITE WITH IMM into its next staging slot, and completions arrive in the order the writes were made (RC delivers in
+ * order, and one thread handles them). For each write: the immediate must carry the grant's next order; the batch
+ * length is read from the batch header in the slot, never from {@code byte_len}; {@link Partition#commitStaged} (the
+ * partition's append gateway) copies the batch to the grant's tail and validates the copy, checks the
+ * idempotent-producer state like a TCP produce, assigns offsets, publishes, and runs the append observers (the metadata
+ * slots) and wakes long-poll fetches; the ack carries the base offset back.
  *
- * <p>A bad batch is zeroed, never committed, answered with an error and the grant revoked (its registration goes, so
- * its rkey stops working). A retried batch already in the log (its first attempt's ack was lost with a connection) is
- * discarded and answered {@link ControlErrorCodes#DUPLICATE_SEQUENCE_NUMBER} with its original offset; the tail did not
- * move, so the grant is suspended until the producer asks for access again and learns the tail.
+ * <p>A bad batch is zeroed, never committed, answered with an error and the grant revoked. A retried batch already in
+ * the log (its first attempt's ack was lost with a connection) is discarded and answered {@link
+ * ControlErrorCodes#DUPLICATE_SEQUENCE_NUMBER} with its original offset; the tail did not move, so the grant is
+ * suspended until the producer asks for access again and learns the tail.
  *
  * <p>Confined to the datapath thread.
  */
@@ -40,7 +41,12 @@ final class ExclusiveProducePath {
     }
 
     /** A write under {@code grant} (exclusive, not suspended) completed with {@code immediate}. */
-    void onWrite(final RdmaSession session, final ProduceGrant grant, final int immediate, final int order) {
+    void onWrite(
+            final RdmaSession session,
+            final ProduceGrant grant,
+            final int immediate,
+            final int order,
+            final MemorySegment staged) {
         final int segmentId = grant.segmentId();
         if (order != grant.nextOrder) {
             reject(
@@ -53,7 +59,7 @@ final class ExclusiveProducePath {
         }
         final AppendInfo info;
         try {
-            info = grant.partition.commitWritten(segmentId, grant.tail, false);
+            info = grant.partition.commitStaged(segmentId, grant.tail, staged, false);
         } catch (final InvalidRecordBatchException e) {
             reject(session, grant, immediate, ControlErrorCodes.CORRUPT_MESSAGE, e.getMessage());
             return;

@@ -1,21 +1,26 @@
 package io.isthmus.broker.rdma;
 
+import io.isthmus.broker.log.LogSegment;
+import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.ffi.verbs.MemoryRegion;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.ProduceImmediateDescriptor;
 
 /**
  * Produce access of one connection to one partition's active segment. Exclusive: where the next batch must start and
  * which order number its immediate must carry. Shared: the {@link SharedSegment} whose word the producer reserves
- * through (the broker orders its writes there). Either way the registrations it hands out (the segment's, and for
- * shared access the reservation word's) are the session's own, in its protection domain, and end with the grant.
+ * through (the broker orders its writes there). The producer writes into its session's {@link ProduceStaging staging
+ * slots}, never the segment: the grant holds a lease on the segment (so its mapping stays while batches are copied in)
+ * and, for shared access, the session's own registration of the reservation word, which ends with the grant.
  * Confined to the datapath thread.
  */
 final class ProduceGrant {
     final RdmaSession session;
     final Partition partition;
-    /** The session's writable registration of the segment. */
-    final SegmentRegistration registration;
+    /** Keeps the granted segment mapped while the grant lasts. */
+    final SegmentLease lease;
     /** Null for exclusive access. */
     final SharedSegment shared;
     /** Shared: the session's registration of the segment's reservation word alone; null for exclusive access. */
@@ -34,35 +39,45 @@ final class ProduceGrant {
     private ProduceGrant(
             final RdmaSession session,
             final Partition partition,
-            final SegmentRegistration registration,
+            final SegmentLease lease,
             final SharedSegment shared,
             final MemoryRegion word) {
         this.session = session;
         this.partition = partition;
-        this.registration = registration;
+        this.lease = lease;
         this.shared = shared;
         this.word = word;
-        this.tail = registration.segment().committedPosition();
+        this.tail = lease.segment().committedPosition();
         this.nextOrder = 0;
     }
 
-    static ProduceGrant exclusive(
-            final RdmaSession session, final Partition partition, final SegmentRegistration registration) {
-        return new ProduceGrant(session, partition, registration, null, null);
+    static ProduceGrant exclusive(final RdmaSession session, final Partition partition, final SegmentLease lease) {
+        return new ProduceGrant(session, partition, lease, null, null);
     }
 
     static ProduceGrant shared(
-            final RdmaSession session,
-            final SharedSegment segment,
-            final SegmentRegistration registration,
-            final MemoryRegion word) {
-        return new ProduceGrant(session, segment.owner.partition, registration, segment, word);
+            final RdmaSession session, final SharedSegment segment, final SegmentLease lease, final MemoryRegion word) {
+        return new ProduceGrant(session, segment.owner.partition, lease, segment, word);
     }
 
     /**
-     * Deregisters what the grant gave the session (the word first, then the segment): its rkeys stop working, so a
-     * write still on the wire fails at the NIC. Idempotent: a shared segment that ends releases its holders' access
-     * before they give their grants back.
+     * Fills what every produce grant answers, exclusive or shared: the segment, where its batches start going and how
+     * far they may go, and the session's staging slots. The caller adds what its kind of grant needs.
+     */
+    ProduceAccessResponse answer(final ProduceAccessResponse response, final long tailPosition) {
+        final LogSegment segment = lease.segment();
+        return session.staging
+                .answer(response.errorCode(ControlErrorCodes.NONE))
+                .segmentId(segment.id())
+                .tailPosition(tailPosition)
+                .capacity(segment.capacity())
+                .segmentBaseOffset(segment.baseOffset());
+    }
+
+    /**
+     * Ends what the grant gave the session: the word's registration (its rkey stops working, so a reservation still
+     * on the wire fails at the NIC) and the lease on the segment. Idempotent: a shared segment that ends releases its
+     * holders' access before they give their grants back.
      */
     void releaseAccess() {
         if (accessReleased) {
@@ -72,11 +87,11 @@ final class ProduceGrant {
         if (word != null) {
             word.close();
         }
-        session.registrations.release(registration);
+        lease.close();
     }
 
     int segmentId() {
-        return registration.segment().id();
+        return lease.segment().id();
     }
 
     void committed(final long length) {

@@ -292,9 +292,8 @@ final class RdmaControlPlane implements AutoCloseable {
             grant.suspended = false; // the producer learns the tail and order from this answer
         } else {
             try {
-                session.allowRemote(AccessFlags.REMOTE_WRITE);
-                final SegmentLease lease = log.acquireActiveSegment();
-                grant = ProduceGrant.exclusive(session, partition, session.registrations.acquire(lease, true));
+                session.allowProduce(AccessFlags.REMOTE_WRITE, settings.stagingSlotBytes());
+                grant = ProduceGrant.exclusive(session, partition, log.acquireActiveSegment());
             } catch (final RuntimeException e) {
                 partition.releaseWriter(session);
                 LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
@@ -304,8 +303,7 @@ final class RdmaControlPlane implements AutoCloseable {
             session.produceGrants.add(grant);
             LOG.info("RDMA produce access granted: {} {}", session, grant);
         }
-        grant.registration
-                .answerGrant(exchange.answer(produceResponse, ProduceAccessResponse.LENGTH), grant.tail)
+        grant.answer(exchange.answer(produceResponse, ProduceAccessResponse.LENGTH), grant.tail)
                 .firstOrder(grant.nextOrder);
         exchange.complete();
     }
@@ -373,7 +371,7 @@ final class RdmaControlPlane implements AutoCloseable {
             response.errorCode(ControlErrorCodes.RESOURCES_EXHAUSTED);
             return;
         }
-        final SegmentRegistration registration = session.registrations.acquire(lease, false);
+        final SegmentRegistration registration = session.registrations.acquire(lease);
         if (grant == null) {
             grant = new ConsumeGrant(
                     partition,
@@ -507,7 +505,7 @@ final class RdmaControlPlane implements AutoCloseable {
         return null;
     }
 
-    /** A write under {@code grant} was rejected: the grant goes, and with it (if nobody else uses it) the rkey. */
+    /** A write under {@code grant} was rejected: the grant goes (a shared one's word rkey with it). */
     void revokeProduce(final RdmaSession session, final ProduceGrant grant) {
         dropProduce(session, grant);
         revokedGrants++;
@@ -574,7 +572,7 @@ final class RdmaControlPlane implements AutoCloseable {
             }
             for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
                 final ProduceGrant grant = session.produceGrants.get(i);
-                if (grant.registration.segment().isDeleted()) {
+                if (grant.lease.segment().isDeleted()) {
                     dropProduce(session, grant);
                     revokedGrants++;
                     revoked++;
@@ -642,10 +640,10 @@ final class RdmaControlPlane implements AutoCloseable {
         return count;
     }
 
-    /** Whether any session has the segment with this id registered for this kind of access. */
-    boolean isRegistered(final int segmentId, final boolean writable) {
+    /** Whether any session has the segment with this id registered (for remote READ: the only kind there is). */
+    boolean isRegistered(final int segmentId) {
         for (final RdmaSession session : sessions) {
-            if (session != null && session.registrations.isRegistered(segmentId, writable)) {
+            if (session != null && session.registrations.isRegistered(segmentId)) {
                 return true;
             }
         }

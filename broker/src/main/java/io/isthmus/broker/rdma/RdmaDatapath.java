@@ -15,6 +15,7 @@ import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.ReleaseAccessResponse;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -26,15 +27,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The broker's RDMA datapath: one thread that owns every client queue pair (each in the client's own protection
- * domain, with the registrations its grants use), the completion queue they share and the access grants. It alternates between control commands (connect, access, release, handed
+ * domain, with the registrations its grants use), the completion queue they share and the access grants. It
+ * alternates between control commands (connect, access, release, handed
  * over from the network threads) and busy-polling the completion queue, backing off through an {@link IdleStrategy}.
  * Its parts, all confined to that thread:
  *
  * <ul>
  *   <li>the <b>control plane</b>, {@link RdmaControlPlane}: sessions and the grants they hold, given and taken away;
  *   <li>the <b>data plane</b>: this class polls completions and routes each produce write (WRITE WITH IMM) by its
- *       immediate to {@link ExclusiveProducePath} or {@link SharedProducePath}, which commit in place and answer
- *       through {@link AckSender}. A write that arrives after its grant was dropped or suspended is answered {@link
+ *       immediate, with the {@link ProduceStaging staging slot} it landed in, to {@link ExclusiveProducePath} or {@link
+ *       SharedProducePath}, which copy it to the log's tail, commit the copy and answer through {@link AckSender}. A
+ *       write that arrives after its grant was dropped or suspended is answered {@link
  *       ControlErrorCodes#ACCESS_REVOKED} here: nothing of it was committed, so the producer may write it again once it
  *       has asked for access again.
  * </ul>
@@ -351,9 +354,11 @@ public final class RdmaDatapath implements AutoCloseable {
         if (!postReceive(session, 1)) {
             return;
         }
+        // Every write takes the next staging slot, answered or not: the producer counts its writes the same way.
+        final MemorySegment staged = session.staging != null ? session.staging.nextWrite() : null;
         final int segmentId = ProduceImmediateDescriptor.segmentId(immediate);
         final ProduceGrant grant = session.produceGrantForSegment(segmentId);
-        if (grant == null || grant.suspended) {
+        if (grant == null || grant.suspended || staged == null) {
             // Written before the producer learned that its access was dropped: not committed, safe to write again.
             revokedWrites++;
             LOG.debug(
@@ -367,9 +372,9 @@ public final class RdmaDatapath implements AutoCloseable {
         }
         final int order = ProduceImmediateDescriptor.order(immediate);
         if (grant.shared != null) {
-            shared.onWrite(session, grant, immediate, order);
+            shared.onWrite(session, grant, immediate, order, staged);
         } else {
-            exclusive.onWrite(session, grant, immediate, order);
+            exclusive.onWrite(session, grant, immediate, order, staged);
         }
     }
 
@@ -394,9 +399,9 @@ public final class RdmaDatapath implements AutoCloseable {
         return submit(control::registrationCount);
     }
 
-    /** Whether the segment is registered for producers (true) or readers (false). */
-    CompletableFuture<Boolean> isRegistered(final int segmentId, final boolean writable) {
-        return submit(() -> control.isRegistered(segmentId, writable));
+    /** Whether any session has the segment registered (for remote READ). */
+    CompletableFuture<Boolean> isRegistered(final int segmentId) {
+        return submit(() -> control.isRegistered(segmentId));
     }
 
     /** The remote access flags of each connected session's queue pair, as the device reports them (tests). */

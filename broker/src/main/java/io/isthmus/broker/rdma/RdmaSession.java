@@ -50,6 +50,8 @@ final class RdmaSession {
     int slotRange = -1;
     /** The session's slot range registered for remote READ, in {@link #pd}; null until it consumes. */
     MemoryRegion slotRegistration;
+    /** The session's produce staging slots, registered in {@link #pd} at its first produce grant; null until then. */
+    ProduceStaging staging;
     /** The session's slice of the broker's ack buffer, registered in {@link #pd} at its first ack. */
     MemoryRegion ackRegistration;
     /** The remote access its queue pair allows now ({@link AccessFlags}). */
@@ -145,11 +147,26 @@ final class RdmaSession {
     }
 
     /**
+     * Readies the session to produce: its queue pair allows remote WRITE and (shared) remote atomics, and its staging
+     * slots exist. Nothing else of the broker becomes writable for it.
+     */
+    void allowProduce(final int access, final int stagingSlotBytes) {
+        allowRemote(access);
+        if (staging == null) {
+            staging = ProduceStaging.allocate(pd, credits, stagingSlotBytes);
+        }
+    }
+
+    /**
      * Frees what the session holds once its grants are dropped: the queue pair first (nothing can use an rkey after),
      * then its registrations, then its protection domain, in reverse order of creation.
      */
     void closeResources() {
         qp.close();
+        if (staging != null) {
+            staging.close();
+            staging = null;
+        }
         if (slotRegistration != null) {
             slotRegistration.close();
             slotRegistration = null;

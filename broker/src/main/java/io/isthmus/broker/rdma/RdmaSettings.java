@@ -1,6 +1,8 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.config.BrokerConfig;
+import io.isthmus.broker.log.LogConfig;
+import io.isthmus.protocol.control.ProduceStagingDescriptor;
 
 /**
  * The {@code rdma.*} settings of the broker.
@@ -9,6 +11,8 @@ import io.isthmus.broker.config.BrokerConfig;
  * @param produceCredits WRITE WITH IMMs one client may have unacknowledged
  * @param maxConnections RDMA clients at once (each has a range of {@code slotsPerConnection} metadata slots)
  * @param reservationTimeoutMs shared produce: how long a reservation may stay unwritten before access is revoked
+ * @param stagingSlotBytes the size of each produce staging slot: {@code message.max.bytes} (the largest batch the
+ *     broker accepts), rounded up to {@link ProduceStagingDescriptor#SLOT_ALIGNMENT}
  */
 public record RdmaSettings(
         boolean enabled,
@@ -21,7 +25,8 @@ public record RdmaSettings(
         int produceCredits,
         int maxConnections,
         int slotsPerConnection,
-        long reservationTimeoutMs) {
+        long reservationTimeoutMs,
+        int stagingSlotBytes) {
 
     public static RdmaSettings from(final BrokerConfig config) {
         return new RdmaSettings(
@@ -35,7 +40,9 @@ public record RdmaSettings(
                 config.getInt(BrokerConfig.RDMA_PRODUCE_CREDITS),
                 config.getInt(BrokerConfig.RDMA_MAX_CONNECTIONS),
                 config.getInt(BrokerConfig.RDMA_SLOTS_PER_CONNECTION),
-                config.getLong(BrokerConfig.RDMA_PRODUCE_RESERVATION_TIMEOUT_MS));
+                config.getLong(BrokerConfig.RDMA_PRODUCE_RESERVATION_TIMEOUT_MS),
+                ProduceStagingDescriptor.slotBytes(
+                        LogConfig.from(config.originalsStrings()).messageMaxBytes()));
     }
 
     /** Writes that can wait for their turn in one shared segment: every client's credits, plus room for TCP. */

@@ -1,22 +1,24 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.protocol.control.ProduceImmediateDescriptor;
+import java.lang.foreign.MemorySegment;
 
 /**
  * Puts the writes of a shared segment back into reservation order. Each reservation through the segment's word got an
  * order (16 bits, wrapping); writes arrive in any order across writers, and the broker commits them strictly in
  * order, so a write waits here until every order before it has been committed.
  *
- * <p>A ring of {@code capacity} entries (a power of two) indexed by order: an arrival stores its writer and immediate,
- * the commit loop takes them in sequence. No allocation per write. Orders further ahead than the ring holds, or an
- * order that arrives twice, are protocol violations the caller answers by revoking access. Confined to the datapath
- * thread.
+ * <p>A ring of {@code capacity} entries (a power of two) indexed by order: an arrival stores its writer, immediate and
+ * staging slot (null for a batch the broker copied in itself), the commit loop takes them in sequence. No allocation
+ * per write. Orders further ahead than the ring holds, or an order that arrives twice, are protocol violations the
+ * caller answers by revoking access. Confined to the datapath thread.
  */
 final class ReservationSequencer {
     private static final int ORDERS = ProduceImmediateDescriptor.ORDER_MASK + 1;
 
     private final Object[] writers;
     private final int[] immediates;
+    private final MemorySegment[] staged;
     private final int mask;
     private int nextOrder;
     private int waiting;
@@ -29,6 +31,7 @@ final class ReservationSequencer {
         final int size = Integer.highestOneBit(capacity);
         this.writers = new Object[size < capacity ? size << 1 : size];
         this.immediates = new int[writers.length];
+        this.staged = new MemorySegment[writers.length];
         this.mask = writers.length - 1;
     }
 
@@ -47,7 +50,7 @@ final class ReservationSequencer {
      *
      * @return false if the order is outside the window or already arrived (a protocol violation)
      */
-    boolean arrive(final int order, final Object writer, final int immediate) {
+    boolean arrive(final int order, final Object writer, final int immediate, final MemorySegment stagedBatch) {
         if (distance(order) >= writers.length) {
             return false;
         }
@@ -57,6 +60,7 @@ final class ReservationSequencer {
         }
         writers[slot] = writer;
         immediates[slot] = immediate;
+        staged[slot] = stagedBatch;
         waiting++;
         return true;
     }
@@ -76,11 +80,17 @@ final class ReservationSequencer {
         return immediates[nextOrder & mask];
     }
 
+    /** The staging slot holding the next order's batch; null where the broker put it at the tail itself. */
+    MemorySegment nextStaged() {
+        return staged[nextOrder & mask];
+    }
+
     /** Moves past the next order (committed, or given up). */
     void advance() {
         final int slot = nextOrder & mask;
         if (writers[slot] != null) {
             writers[slot] = null;
+            staged[slot] = null;
             waiting--;
         }
         nextOrder = ProduceImmediateDescriptor.nextOrder(nextOrder);
@@ -98,6 +108,7 @@ final class ReservationSequencer {
             final Object writer = writers[slot];
             if (writer != null) {
                 writers[slot] = null;
+                staged[slot] = null;
                 waiting--;
                 action.accept(writer, immediates[slot]);
             }

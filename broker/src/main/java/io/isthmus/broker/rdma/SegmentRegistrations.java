@@ -15,15 +15,14 @@ import org.slf4j.LoggerFactory;
  * One RDMA session's registrations of log segments, in the session's own protection domain: a segment's mapping is
  * registered the first time one of the session's grants needs it and deregistered when the last of them is released
  * (or revoked, e.g. after retention deleted it), never per request. Registrations are never shared between sessions,
- * so taking one client's access away ends it at the NIC whoever else reads the segment. Producers and consumers get separate registrations of the same mapping: consumers' rkeys allow remote READ
- * only, so a consumer can never write into the log, and revoking a producer invalidates exactly its rkey.
+ * so taking one client's access away ends it at the NIC whoever else reads the segment. They allow remote READ and
+ * nothing else: no client ever holds an rkey that can write the log (producers write into their own {@link
+ * ProduceStaging staging slots}, which the broker copies from).
  *
- * <p>Keyed by segment id (unique among mapped segments of the broker) and access kind. Confined to the datapath thread.
+ * <p>Keyed by segment id (unique among mapped segments of the broker). Confined to the datapath thread.
  */
 public final class SegmentRegistrations implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentRegistrations.class);
-    private static final int WRITABLE_ACCESS =
-            AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
     private static final int READABLE_ACCESS = AccessFlags.REMOTE_READ;
 
     private final ProtectionDomain pd;
@@ -36,11 +35,11 @@ public final class SegmentRegistrations implements AutoCloseable {
     }
 
     /**
-     * The registration of {@code lease}'s segment for {@code writable} access, registering it if this is the first
-     * user. Takes ownership of {@code lease}: it is kept by a new registration or closed when one exists already.
+     * The registration of {@code lease}'s segment for remote READ, registering it if this is the first user. Takes
+     * ownership of {@code lease}: it is kept by a new registration or closed when one exists already.
      */
-    public SegmentRegistration acquire(final SegmentLease lease, final boolean writable) {
-        final int key = key(lease.segment().id(), writable);
+    public SegmentRegistration acquire(final SegmentLease lease) {
+        final int key = lease.segment().id();
         SegmentRegistration registration = byKey.get(key);
         if (registration != null && registration.segment() != lease.segment()) {
             throw new IllegalStateException(
@@ -49,12 +48,12 @@ public final class SegmentRegistrations implements AutoCloseable {
         if (registration == null) {
             final MemoryRegion region;
             try {
-                region = pd.registerMemory(lease.memory(), writable ? WRITABLE_ACCESS : READABLE_ACCESS);
+                region = pd.registerMemory(lease.memory(), READABLE_ACCESS);
             } catch (final RuntimeException e) {
                 lease.close();
                 throw e;
             }
-            registration = new SegmentRegistration(lease, region, writable);
+            registration = new SegmentRegistration(lease, region);
             byKey.put(key, registration);
             registrations++;
             LOG.debug("registered segment: {}", registration);
@@ -68,7 +67,7 @@ public final class SegmentRegistrations implements AutoCloseable {
     /** Drops one user; the last one deregisters the memory and releases the lease. */
     public void release(final SegmentRegistration registration) {
         if (registration.releaseOne()) {
-            byKey.remove(key(registration.segment().id(), registration.writable()));
+            byKey.remove(registration.segment().id());
             registration.deregister();
             deregistrations++;
             LOG.debug("deregistered segment: {}", registration);
@@ -80,9 +79,9 @@ public final class SegmentRegistrations implements AutoCloseable {
         return byKey.size();
     }
 
-    /** Whether the segment with this id is registered for this kind of access. */
-    public boolean isRegistered(final int segmentId, final boolean writable) {
-        return byKey.containsKey(key(segmentId, writable));
+    /** Whether the segment with this id is registered. */
+    public boolean isRegistered(final int segmentId) {
+        return byKey.containsKey(segmentId);
     }
 
     public long registrations() {
@@ -91,10 +90,6 @@ public final class SegmentRegistrations implements AutoCloseable {
 
     public long deregistrations() {
         return deregistrations;
-    }
-
-    private static int key(final int segmentId, final boolean writable) {
-        return segmentId << 1 | (writable ? 1 : 0);
     }
 
     /** Deregisters everything (broker shutdown, after every grant was dropped). */

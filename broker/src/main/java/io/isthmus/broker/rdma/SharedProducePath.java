@@ -33,13 +33,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Shared produce (KafkaDirect section 4.2.2, "shared RDMA/TCP access"), on the datapath thread. Producers reserve
  * space in a partition's active segment with FETCH_AND_ADD on the segment's {@link SharedProduceWordDescriptor word}
- * and WRITE WITH IMM their batch there, the immediate carrying the order the word gave them; TCP producers of the
- * partition reserve through the same word, by the broker's own {@link LoopbackAtomics}, and their batch is copied in.
+ * and WRITE WITH IMM their batch into their next {@link ProduceStaging staging slot}, the immediate carrying the order
+ * the word gave them; the broker copies it to its reserved place when its turn comes. TCP producers of the partition
+ * reserve through the same word, by the broker's own {@link LoopbackAtomics}, and their batch is copied in at once.
  *
  * <ul>
  *   <li><b>Strict order.</b> Writes wait in a {@link ReservationSequencer} until every earlier order is committed;
- *       then each goes through the partition's append gateway ({@link Partition#commitWritten}: validated in place,
- *       checked against the idempotent-producer state, given its offsets, published), and its writer is answered.
+ *       then each goes through the partition's append gateway ({@link Partition#commitStaged}: copied from its slot
+ *       to the tail and the copy validated, checked against the idempotent-producer state, given its offsets,
+ *       published), and its writer is answered.
  *   <li><b>Roll.</b> A reservation past the capacity overflows and so does every later one. A producer names its
  *       overflowed order in a roll request; once the orders before it are committed the log segment is sealed, the
  *       next one gets a fresh word, and the waiting requests are answered with it.
@@ -47,9 +49,9 @@ import org.slf4j.LoggerFactory;
  *       rdma.produce.reservation.timeout.ms}, or a write is bad, the broker closes the word (a FETCH_AND_ADD that
  *       makes every later reservation overflow), answers every waiting and late write ACCESS_REVOKED and keeps the
  *       committed tail: nothing after the missing write is ever committed, so consumers never see a hole. After one
- *       more timeout (for writes already posted to land and be answered) the registration goes, so the rkey stops
- *       working, the space that may have been written is zeroed, and access is granted again, on a fresh word at the
- *       same tail.
+ *       more timeout (for writes already posted to land and be answered) the word's registrations go, so their rkeys
+ *       stop working, the space TCP batches were copied into is zeroed, and access is granted again, on a fresh word at
+ *       the same tail.
  * </ul>
  */
 final class SharedProducePath implements AutoCloseable {
@@ -197,8 +199,7 @@ final class SharedProducePath implements AutoCloseable {
             }
             LOG.info("RDMA shared produce access granted: {} {}", session, segment);
         }
-        grant.registration
-                .answerGrant(exchange.answer(response, ProduceAccessResponse.LENGTH), segment.tail)
+        grant.answer(exchange.answer(response, ProduceAccessResponse.LENGTH), segment.tail)
                 .flags(ProduceAccessResponse.SHARED)
                 .wordAddress(grant.word.address())
                 .wordRkey(grant.word.rkey());
@@ -206,26 +207,25 @@ final class SharedProducePath implements AutoCloseable {
     }
 
     /**
-     * A grant on {@code segment} for {@code session}, with registrations of its own: the segment for remote write and
-     * the segment's word alone for remote atomics, in the session's protection domain, whose queue pair is widened to
-     * allow both.
+     * A grant on {@code segment} for {@code session}: a lease on the segment and a registration of the segment's word
+     * alone for remote atomics, in the session's protection domain, whose queue pair is widened to allow atomics and
+     * writes (into its staging slots).
      */
     private ProduceGrant holderGrant(final RdmaSession session, final SharedSegment segment) {
-        session.allowRemote(AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
+        session.allowProduce(AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC, settings.stagingSlotBytes());
         final SegmentLease lease = segment.lease.segment().tryAcquire();
         if (lease == null) {
             throw new IllegalStateException("the shared segment's mapping is gone: " + segment);
         }
-        final SegmentRegistration registration = session.registrations.acquire(lease, true);
         final MemoryRegion word;
         try {
             word = session.pd.registerMemory(
                     words.word(segment.word), AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_ATOMIC);
         } catch (final RuntimeException e) {
-            session.registrations.release(registration);
+            lease.close();
             throw e;
         }
-        return ProduceGrant.shared(session, segment, registration, word);
+        return ProduceGrant.shared(session, segment, lease, word);
     }
 
     private void refuse(final ControlExchange exchange, final short errorCode) {
@@ -266,15 +266,23 @@ final class SharedProducePath implements AutoCloseable {
 
     // ------------------------------------------------------------------ writes
 
-    /** A WRITE WITH IMM to a shared segment arrived from {@code session} (its receive is already re-posted). */
-    void onWrite(final RdmaSession session, final ProduceGrant grant, final int immediate, final int order) {
+    /**
+     * A WRITE WITH IMM for a shared segment arrived from {@code session} in {@code staged} (its receive is already
+     * re-posted).
+     */
+    void onWrite(
+            final RdmaSession session,
+            final ProduceGrant grant,
+            final int immediate,
+            final int order,
+            final MemorySegment staged) {
         final SharedSegment segment = grant.shared;
         if (segment.state != SharedSegment.State.LIVE) {
             revokedWrites++;
             acker.ack(session, -1, immediate, ControlErrorCodes.ACCESS_REVOKED);
             return;
         }
-        if (!segment.sequencer.arrive(order, session, immediate)) {
+        if (!segment.sequencer.arrive(order, session, immediate, staged)) {
             acker.ack(session, -1, immediate, ControlErrorCodes.OUT_OF_ORDER_WRITE);
             revoke(segment, "write order outside the window or twice: order=" + order + " from " + session);
             return;
@@ -387,7 +395,7 @@ final class SharedProducePath implements AutoCloseable {
                     segment.lease.memory(),
                     SharedProduceWordDescriptor.position(old),
                     length);
-            if (!segment.sequencer.arrive(order, append, -1)) {
+            if (!segment.sequencer.arrive(order, append, -1, null)) {
                 shared.partition.releaseSequences(
                         summary.producerId(), summary.producerEpoch(), summary.baseSequence());
                 append.fail(Errors.REQUEST_TIMED_OUT, "shared window full; retry");
@@ -417,13 +425,18 @@ final class SharedProducePath implements AutoCloseable {
             }
             final Object writer = sequencer.nextWriter();
             final int immediate = sequencer.nextImmediate();
+            final MemorySegment staged = sequencer.nextStaged();
             sequencer.advance();
             segment.stalledSinceNanos = 0;
             final long tail = segment.tail;
             final AppendInfo info;
             try {
-                // A TCP batch reserved its sequences when it took its order; an RDMA write is checked now, in order.
-                info = segment.owner.partition.commitWritten(segment.segmentId(), tail, writer instanceof LocalAppend);
+                // A TCP batch is at the tail already and reserved its sequences when it took its order; an RDMA
+                // write is copied from its staging slot and checked now, in order.
+                final Partition partition = segment.owner.partition;
+                info = staged == null
+                        ? partition.commitWritten(segment.segmentId(), tail, true)
+                        : partition.commitStaged(segment.segmentId(), tail, staged, false);
             } catch (final InvalidRecordBatchException | SegmentNotWritableException e) {
                 refuse(writer, immediate, ControlErrorCodes.CORRUPT_MESSAGE, Errors.CORRUPT_MESSAGE, e.getMessage());
                 revoke(segment, "rejected write: " + e.getMessage());
@@ -582,7 +595,7 @@ final class SharedProducePath implements AutoCloseable {
 
     private void retire(final SharedSegment segment) {
         segment.state = SharedSegment.State.RETIRED;
-        releaseAccess(segment); // the rkeys stop working: no write can land any more
+        releaseAccess(segment); // the word's rkeys stop working: no reservation can be made any more
         final PartitionLog log = segment.owner.partition.log();
         log.discardUncommitted(segment.segmentId(), segment.tail, segment.reservedEnd - segment.tail);
         maybeFreeWord(segment);

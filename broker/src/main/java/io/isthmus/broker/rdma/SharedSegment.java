@@ -6,14 +6,14 @@ import java.util.List;
 
 /**
  * One segment under shared produce: a lease on its mapping, its reservation word, the grants of the producers writing
- * it (each with its own registrations of the segment and the word), the committed tail and the {@link
+ * it (each with a lease on the segment and its own registration of the word), the committed tail and the {@link
  * ReservationSequencer} that puts arriving writes back into reservation order. Confined to the datapath thread.
  *
  * <pre>
  *   LIVE ──(every order before the overflowed one committed)──▶ ROLLED    (the log segment is sealed)
  *     │
  *     └──(an order not written within the timeout, or a bad write)──▶ REVOKED ──(one more timeout)──▶ RETIRED
- *                                                                     word closed,         registrations gone,
+ *                                                                     word closed,         word rkeys gone,
  *                                                                     waiting writes       unfilled space zeroed
  *                                                                     answered REVOKED
  * </pre>

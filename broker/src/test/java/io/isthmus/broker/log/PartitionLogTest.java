@@ -333,6 +333,69 @@ class PartitionLogTest {
         assertThat(log.logEndOffset()).isEqualTo(16);
     }
 
+    /**
+     * A producer's staging slot stays writable after its batch was committed (it keeps the slot's rkey); the commit
+     * copied the batch, so a later write to the slot changes nothing a reader sees.
+     */
+    @Test
+    void shouldCommitACopyOfAStagedBatchThatLaterWritesToTheSlotCannotChange() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 2, 5, T0);
+        final byte[] batch = TestBatches.batch(10, 4, T0);
+        final MemorySegment slot = MemorySegment.ofArray(new byte[batch.length + 256]);
+        MemorySegment.copy(batch, 0, slot, ValueLayout.JAVA_BYTE, 0, batch.length);
+        final int segmentId = log.activeSegment().id();
+        final long tail = log.activeSegment().committedPosition();
+
+        final AppendInfo info = log.commitStagedBatch(segmentId, tail, slot, 0, false);
+
+        assertThat(info.firstOffset()).isEqualTo(10);
+        assertThat(info.sizeInBytes())
+                .as("the batch's own length, not the slot's")
+                .isEqualTo(batch.length);
+        final byte[] committed;
+        try (LogReadResult result = log.read(10, 10_000)) {
+            committed = result.records().toArray(ValueLayout.JAVA_BYTE);
+        }
+        slot.fill((byte) 0x5a); // the producer overwrites its slot after the ack
+        try (LogReadResult result = log.read(10, 10_000)) {
+            assertThat(result.records().toArray(ValueLayout.JAVA_BYTE)).isEqualTo(committed);
+            assertThat(TestBatches.values(result.records()))
+                    .containsExactly("value-10", "value-11", "value-12", "value-13");
+        }
+        appendSequential(log, 1, 2, T0);
+        assertThat(log.logEndOffset()).isEqualTo(16);
+    }
+
+    @Test
+    void shouldRefuseAStagedBatchLongerThanItsSlotOrTheSegmentAndWriteNothing() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        appendSequential(log, 1, 5, T0);
+        final byte[] batch = TestBatches.batch(5, 4, T0);
+        final int segmentId = log.activeSegment().id();
+        final long tail = log.activeSegment().committedPosition();
+        final MemorySegment shortSlot = MemorySegment.ofArray(new byte[batch.length - 1]);
+        MemorySegment.copy(batch, 0, shortSlot, ValueLayout.JAVA_BYTE, 0, batch.length - 1);
+
+        assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, shortSlot, 0, false))
+                .isInstanceOf(InvalidRecordBatchException.class)
+                .hasMessageContaining("BATCH_PAST_LIMIT")
+                .hasMessageContaining("staging slot (" + (batch.length - 1) + " bytes)");
+        final byte[] corrupted = batch.clone();
+        corrupted[RecordBatchDescriptor.RECORDS_OFFSET + 3] ^= 0x01;
+        final MemorySegment corrupt = MemorySegment.ofArray(corrupted);
+        assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, corrupt, 0, false))
+                .isInstanceOf(InvalidRecordBatchException.class)
+                .hasMessageContaining("CRC_MISMATCH");
+
+        assertThat(log.activeSegment().committedPosition()).isEqualTo(tail);
+        assertThat(log.logEndOffset()).isEqualTo(5);
+        appendSequential(log, 1, 3, T0);
+        try (LogReadResult result = log.read(5, 10_000)) {
+            assertThat(TestBatches.values(result.records())).containsExactly("value-5", "value-6", "value-7");
+        }
+    }
+
     @Test
     void shouldRejectABatchWithBadCrcWrittenInPlaceAndCommitNothing() throws IOException {
         final PartitionLog log = open(smallConfig(Map.of()));

@@ -75,7 +75,7 @@ class ControlExchangeTest {
         final ProduceAccessResponse answer =
                 new ProduceAccessResponse().wrap(segment, ControlFrame.RESPONSE_BODY_OFFSET);
         assertThat(answer.errorCode()).isEqualTo(ControlErrorCodes.ACCESS_HELD);
-        assertThat(answer.segmentAddress()).isZero();
+        assertThat(answer.stagingAddress()).isZero();
         assertThat(answer.wordRkey()).isZero();
     }
 

@@ -122,6 +122,7 @@ class RdmaDatapathRdmaTest {
     @Test
     void shouldCommitExclusiveWritesInOrderAndAckTheirBaseOffsets() throws Exception {
         final Partition partition = topic("rdma-produce");
+        awaitNoSessions(); // registrations are counted over every session
         final long commitsBefore = datapath.commits();
         try (RdmaTestClient producer = client()) {
             final ProduceAccessResponse access = producer.produceAccess("rdma-produce", 0);
@@ -140,8 +141,7 @@ class RdmaDatapathRdmaTest {
                 for (int i = first; i < last; i++) {
                     final byte[] batch = RdmaBatches.batch("p" + i, 5, 40);
                     immediates[i - first] = ProduceImmediateDescriptor.immediate(access.segmentId(), order);
-                    assertThat(producer.writeWithImm(
-                                    batch, access.segmentAddress() + tail, access.rkey(), immediates[i - first]))
+                    assertThat(producer.writeStaged(access, batch, immediates[i - first]))
                             .isEqualTo(WorkCompletionStatus.SUCCESS);
                     expected.writeBytes(RdmaBatches.asCommitted(batch, i * 5L, 0));
                     tail += batch.length;
@@ -155,6 +155,9 @@ class RdmaDatapathRdmaTest {
 
             assertThat(partition.logEndOffset()).isEqualTo(100);
             assertThat(datapath.commits() - commitsBefore).isEqualTo(20);
+            assertThat(await(datapath.registrationCount()))
+                    .as("a producer gets no registration of the log, only its staging slots")
+                    .isZero();
             assertThat(logBytes(partition.log(), 0)).isEqualTo(expected.toByteArray());
             assertThat(partition
                             .appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("tcp", 1, 10)))
@@ -162,9 +165,6 @@ class RdmaDatapathRdmaTest {
                     .as("TCP produce while an exclusive RDMA producer holds the partition")
                     .isNotEqualTo(org.apache.kafka.common.protocol.Errors.NONE);
         }
-        assertThat(await(datapath.isRegistered(partition.log().activeSegment().id(), true)))
-                .as("registration released with the connection")
-                .isFalse();
     }
 
     @Test
@@ -175,35 +175,86 @@ class RdmaDatapathRdmaTest {
         assertThat(versions.apiKeys().find(ControlApiKeys.CONSUME_ACCESS)).isNotNull();
     }
 
+    /**
+     * A producer holds an rkey for its own staging slots and none that can write the log: the broker copies each batch
+     * out of its slot before it validates and acknowledges it. So once a batch is acknowledged, nothing its producer
+     * writes can change what consumers read: rewriting the slot succeeds at the NIC and changes nothing, and a write
+     * aimed at the log itself with the slot rkey fails at the NIC (a consumer's rkey cannot write either: see {@link
+     * #shouldOpenQueuePairsForReadingOnlyAndWidenThemPerProduceGrant}).
+     */
+    @Test
+    void shouldKeepAnAcknowledgedBatchWhateverItsProducerWritesAfterTheAck() throws Exception {
+        final Partition partition = topic("rdma-after-ack");
+        try (RdmaTestClient producer = client();
+                RdmaTestClient consumer = client()) {
+            final ProduceAccessResponse access = producer.produceAccess("rdma-after-ack", 0);
+            assertThat(access.errorCode()).isZero();
+            final byte[] first = RdmaBatches.batch("acked", 4, 50);
+            final long slot = producer.nextStagingSlot(access);
+            final int immediate = ProduceImmediateDescriptor.immediate(access.segmentId(), access.firstOrder());
+            assertThat(producer.writeWithImm(first, slot, access.stagingRkey(), immediate))
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(producer.awaitAck()).isEqualTo(new RdmaTestClient.Ack(0, immediate, ControlErrorCodes.NONE));
+            final byte[] acknowledged = RdmaBatches.asCommitted(first, 0, 0);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(acknowledged);
+
+            final byte[] hostile = RdmaBatches.batch("HOSTILE", 4, 50);
+            assertThat(producer.write(hostile, slot, access.stagingRkey()))
+                    .as("the producer's own slot, rewritten after the ack")
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(logBytes(partition.log(), 0)).isEqualTo(acknowledged);
+            final ConsumeAccessResponse reading = consumer.consumeAccess("rdma-after-ack", 0, 0);
+            assertThat(consumer.read(reading.segmentAddress(), reading.rkey(), acknowledged.length))
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(consumer.readData(0, acknowledged.length).toArray(ValueLayout.JAVA_BYTE))
+                    .as("what an RDMA consumer reads after the slot was rewritten")
+                    .isEqualTo(acknowledged);
+
+            final byte[] second = RdmaBatches.batch("next", 2, 50);
+            final int nextImmediate = ProduceImmediateDescriptor.immediate(
+                    access.segmentId(), ProduceImmediateDescriptor.nextOrder(access.firstOrder()));
+            assertThat(producer.writeStaged(access, second, nextImmediate)).isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(producer.awaitAck())
+                    .as("the next write goes to the next slot and commits right after the first")
+                    .isEqualTo(new RdmaTestClient.Ack(4, nextImmediate, ControlErrorCodes.NONE));
+
+            assertThat(producer.write(hostile, reading.segmentAddress(), access.stagingRkey()))
+                    .as("the log itself, through the staging rkey")
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+        }
+        final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        expected.writeBytes(RdmaBatches.asCommitted(RdmaBatches.batch("acked", 4, 50), 0, 0));
+        expected.writeBytes(RdmaBatches.asCommitted(RdmaBatches.batch("next", 2, 50), 4, 0));
+        assertThat(logBytes(partition.log(), 0)).isEqualTo(expected.toByteArray());
+        assertThat(partition.logEndOffset()).isEqualTo(6);
+    }
+
     @Test
     void shouldRejectABadBatchRevokeTheProducerAndKeepTheLogIntact() throws Exception {
         final Partition partition = topic("rdma-bad-crc");
         try (RdmaTestClient producer = client()) {
             final ProduceAccessResponse access = producer.produceAccess("rdma-bad-crc", 0);
             final byte[] good = RdmaBatches.batch("good", 3, 30);
-            producer.writeWithImm(
-                    good,
-                    access.segmentAddress(),
-                    access.rkey(),
-                    ProduceImmediateDescriptor.immediate(access.segmentId(), 0));
+            producer.writeStaged(access, good, ProduceImmediateDescriptor.immediate(access.segmentId(), 0));
             assertThat(producer.awaitAck().errorCode()).isZero();
             final byte[] before = logBytes(partition.log(), 0);
 
             final byte[] bad = RdmaBatches.corrupted(RdmaBatches.batch("bad", 3, 30));
             final int immediate = ProduceImmediateDescriptor.immediate(access.segmentId(), 1);
-            producer.writeWithImm(bad, access.segmentAddress() + good.length, access.rkey(), immediate);
+            producer.writeStaged(access, bad, immediate);
             final RdmaTestClient.Ack ack = producer.awaitAck();
 
             assertThat(ack).isEqualTo(new RdmaTestClient.Ack(-1, immediate, ControlErrorCodes.CORRUPT_MESSAGE));
             assertThat(partition.logEndOffset()).isEqualTo(3);
             assertThat(logBytes(partition.log(), 0)).isEqualTo(before);
-            assertThat(await(datapath.isRegistered(access.segmentId(), true))).isFalse();
-            assertThat(producer.writeWithImm(good, access.segmentAddress() + good.length, access.rkey(), immediate))
-                    .as("a write with the revoked rkey")
-                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+            assertThat(producer.writeStaged(access, good, immediate))
+                    .as("the producer's own staging slots stay writable")
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(producer.awaitAck())
+                    .as("a write after the grant was revoked")
+                    .isEqualTo(new RdmaTestClient.Ack(-1, immediate, ControlErrorCodes.ACCESS_REVOKED));
             assertThat(partition.logEndOffset()).isEqualTo(3);
             assertThat(logBytes(partition.log(), 0)).isEqualTo(before);
-            awaitNoSessions(); // the broker's QP failed with the client's: the session is gone though TCP is open
             assertThat(partition
                             .appendFromClient(MemorySegment.ofArray(RdmaBatches.batch("tcp", 1, 10)))
                             .error())
@@ -359,8 +410,16 @@ class RdmaDatapathRdmaTest {
             assertThat(h.tailPosition()).isEqualTo(before.length);
             assertThat(h.wordAddress()).isNotEqualTo(s.wordAddress());
             assertThat(stalled.writeReserved(s, stalledWord, neverWritten))
-                    .as("the stalled producer's late write, with the revoked rkey")
-                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+                    .as("the stalled producer's late write lands in its own staging slot")
+                    .isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(stalled.awaitAck())
+                    .as("and is answered, never committed")
+                    .isEqualTo(new RdmaTestClient.Ack(
+                            -1,
+                            ProduceImmediateDescriptor.immediate(
+                                    s.segmentId(), SharedProduceWordDescriptor.order(stalledWord)),
+                            ControlErrorCodes.ACCESS_REVOKED));
+            assertThat(partition.logEndOffset()).isEqualTo(2);
             final long retryWord = healthy.reserve(h, behind);
             assertThat(SharedProduceWordDescriptor.position(retryWord)).isEqualTo(before.length);
             healthy.writeReserved(h, retryWord, behind);
@@ -390,20 +449,13 @@ class RdmaDatapathRdmaTest {
         try (RdmaTestClient producer = client()) {
             final ProduceAccessResponse access = producer.produceAccess("rdma-qp-error", 0);
             final byte[] batch = RdmaBatches.batch("q", 4, 30);
-            producer.writeWithImm(
-                    batch,
-                    access.segmentAddress(),
-                    access.rkey(),
-                    ProduceImmediateDescriptor.immediate(access.segmentId(), 0));
+            producer.writeStaged(access, batch, ProduceImmediateDescriptor.immediate(access.segmentId(), 0));
             assertThat(producer.awaitAck().errorCode()).isZero();
             final byte[] before = logBytes(partition.log(), 0);
 
             assertThat(await(datapath.breakQueuePairs())).isPositive();
             awaitNoSessions();
 
-            assertThat(await(datapath.isRegistered(access.segmentId(), true)))
-                    .as("access revoked: the segment's registration is gone")
-                    .isFalse();
             try (RdmaTestClient next = client()) {
                 final ProduceAccessResponse again = next.produceAccess("rdma-qp-error", 0);
                 assertThat(again.errorCode())
@@ -680,7 +732,7 @@ class RdmaDatapathRdmaTest {
                     rolls++;
                 }
                 final int immediate = ProduceImmediateDescriptor.immediate(access.segmentId(), order);
-                producer.writeWithImm(batch, access.segmentAddress() + tail, access.rkey(), immediate);
+                producer.writeStaged(access, batch, immediate);
                 assertThat(producer.awaitAck()).isEqualTo(new RdmaTestClient.Ack(nextOffset, immediate, (short) 0));
                 expected.writeBytes(RdmaBatches.asCommitted(batch, nextOffset, 0));
                 tail += batch.length;
@@ -724,7 +776,7 @@ class RdmaDatapathRdmaTest {
             assertThat(MetadataSlotDescriptor.isRevoked(readable)).isTrue();
             assertThat(consumer.consumeAccess("rdma-retention", 0, 0).errorCode())
                     .isEqualTo(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
-            assertThat(await(datapath.isRegistered(access.segmentId(), false))).isFalse();
+            assertThat(await(datapath.isRegistered(access.segmentId()))).isFalse();
             assertThat(consumer.read(access.segmentAddress(), access.rkey(), 64))
                     .as("a READ with the deregistered rkey")
                     .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);

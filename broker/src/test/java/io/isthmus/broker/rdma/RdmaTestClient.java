@@ -29,6 +29,7 @@ import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.ProduceAckDescriptor;
 import io.isthmus.protocol.control.ProduceImmediateDescriptor;
+import io.isthmus.protocol.control.ProduceStagingDescriptor;
 import io.isthmus.protocol.control.RdmaConnectRequest;
 import io.isthmus.protocol.control.RdmaConnectResponse;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
@@ -47,8 +48,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An RDMA client for tests, written straight against the ffi binding: the control plane over a plain socket with the
- * shared message flyweights (each answer in an array of its own, so a test may keep it), one RC queue pair with its own send and receive CQs, a registered 1 MiB buffer (acks in its
- * first 4 KiB, write sources and READ targets after).
+ * shared message flyweights (each answer in an array of its own, so a test may keep it), one RC queue pair with its own
+ * send and receive CQs, a registered 1 MiB buffer (acks in its first 4 KiB, write sources and READ targets after).
  */
 final class RdmaTestClient implements AutoCloseable {
     static final int ACK_CREDITS = 16;
@@ -86,6 +87,8 @@ final class RdmaTestClient implements AutoCloseable {
     private final long requestBody = ControlFrame.REQUEST_HEADER_OFFSET + header.bodyOffset();
     private int correlationId;
     RdmaConnectResponse connection;
+    /** WRITE WITH IMMs posted into staging slots so far: what picks the next slot. */
+    private long stagedWrites;
 
     RdmaTestClient(final String host, final int port) throws IOException {
         socket = new Socket(host, port);
@@ -279,12 +282,39 @@ final class RdmaTestClient implements AutoCloseable {
                 access.wordAddress(), access.wordRkey(), SharedProduceWordDescriptor.reservation(batch.length));
     }
 
-    /** Writes {@code batch} where reservation {@code word} says, with the order it gave. */
+    /**
+     * A plain RDMA WRITE (no immediate: the broker's CPU never hears of it) of {@code data} to {@code remoteAddress};
+     * returns the status of its completion.
+     */
+    WorkCompletionStatus write(final byte[] data, final long remoteAddress, final int rkey) {
+        MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, DATA_OFFSET, data.length);
+        sends.set(0, 4, Opcode.RDMA_WRITE, SendFlags.SIGNALED)
+                .sge(0, 0, mr, DATA_OFFSET, data.length)
+                .rdma(0, remoteAddress, rkey);
+        qp.postSend(sends, 1);
+        await(sendCq);
+        return completions.status(0);
+    }
+
+    /**
+     * WRITE WITH IMM of {@code batch} into the staging slot of this connection's next write ({@link
+     * ProduceStagingDescriptor}: the n-th write goes to slot n mod credits), as a producer must.
+     */
+    WorkCompletionStatus writeStaged(final ProduceAccessResponse access, final byte[] batch, final int immediate) {
+        return writeWithImm(batch, nextStagingSlot(access), access.stagingRkey(), immediate);
+    }
+
+    /** The address of the staging slot the next write must go to; counts that write. */
+    long nextStagingSlot(final ProduceAccessResponse access) {
+        final int slot = ProduceStagingDescriptor.slot(stagedWrites++, connection.produceCredits());
+        return access.stagingAddress() + ProduceStagingDescriptor.slotOffset(slot, access.stagingSlotBytes());
+    }
+
+    /** Writes {@code batch} for reservation {@code word}, with the order it gave, into the next staging slot. */
     WorkCompletionStatus writeReserved(final ProduceAccessResponse access, final long word, final byte[] batch) {
-        return writeWithImm(
+        return writeStaged(
+                access,
                 batch,
-                access.segmentAddress() + SharedProduceWordDescriptor.position(word),
-                access.rkey(),
                 ProduceImmediateDescriptor.immediate(access.segmentId(), SharedProduceWordDescriptor.order(word)));
     }
 

@@ -4,10 +4,10 @@ import io.isthmus.protocol.control.ProduceAccessResponse;
 import java.net.InetSocketAddress;
 
 /**
- * A producer's write access to one partition (KafkaDirect section 4.2.2): the granted segment's address, rkey and
- * capacity, and then either (exclusive) the tail where the next batch goes and the order its immediate carries, or
- * (shared) the reservation word every batch is placed through. Owned by the producer's sender thread; {@link
- * RdmaProducerTransport} updates it.
+ * A producer's write access to one partition (KafkaDirect section 4.2.2): the granted segment and its capacity, the
+ * connection's staging slots its batches are written into, and then either (exclusive) the tail where the next batch
+ * will go and the order its immediate carries, or (shared) the reservation word every batch is placed through. Owned by
+ * the producer's sender thread; {@link RdmaProducerTransport} updates it.
  */
 public final class RdmaProduceStream {
     final String topic;
@@ -17,8 +17,11 @@ public final class RdmaProduceStream {
 
     boolean needsAccess = true;
     int segmentId = -1;
-    int rkey;
-    long segmentAddress;
+    /** The connection's staging slots ({@link io.isthmus.protocol.control.ProduceStagingDescriptor}). */
+    long stagingAddress;
+
+    int stagingRkey;
+    int stagingSlotBytes;
     long capacity;
     long tail;
     int nextOrder;
@@ -57,8 +60,9 @@ public final class RdmaProduceStream {
     /** Copies the grant out of {@code access}, which is valid only until its connection's next control request. */
     void granted(final ProduceAccessResponse access) {
         segmentId = access.segmentId();
-        rkey = access.rkey();
-        segmentAddress = access.segmentAddress();
+        stagingAddress = access.stagingAddress();
+        stagingRkey = access.stagingRkey();
+        stagingSlotBytes = access.stagingSlotBytes();
         capacity = access.capacity();
         tail = access.tailPosition();
         nextOrder = access.firstOrder();

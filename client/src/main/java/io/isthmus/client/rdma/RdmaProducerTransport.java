@@ -8,6 +8,7 @@ import io.isthmus.protocol.control.ProduceAccessRequest;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import io.isthmus.protocol.control.ProduceAckDescriptor;
 import io.isthmus.protocol.control.ProduceImmediateDescriptor;
+import io.isthmus.protocol.control.ProduceStagingDescriptor;
 import io.isthmus.protocol.control.SharedProduceWordDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,30 +23,33 @@ import org.slf4j.LoggerFactory;
 /**
  * The producer side of exclusive RDMA produce (KafkaDirect section 4.2.2). Per partition an {@link RdmaProduceStream}
  * holds produce access to the active segment. Each sealed batch goes, from the producer's registered batch buffers,
- * with one WRITE WITH IMM to the segment's tail; the immediate names the segment and the write's order. The broker
- * validates and commits in order and SENDs an {@link ProduceAckDescriptor ack} with the base offset or an error.
+ * with one WRITE WITH IMM into the connection's next {@link ProduceStagingDescriptor staging slot} at the broker; the
+ * immediate names the segment and the write's order. The broker copies it to the segment's tail, validates and
+ * commits the copy in order and SENDs an {@link ProduceAckDescriptor ack} with the base offset or an error. The
+ * producer holds no rkey that can write the log.
  *
  * <p><b>Shared produce</b> ({@code rdma.produce.mode=shared}, KafkaDirect's "shared RDMA/TCP access"): before each
  * batch the producer adds {@link SharedProduceWordDescriptor#reservation(int) one order and the batch's size} to the
- * segment's reservation word with an RDMA FETCH_AND_ADD and waits for the old value: it says where the batch goes and
- * which order its immediate carries. Other producers, and the broker for TCP producers, reserve through the same word;
- * the broker commits the orders strictly in sequence.
+ * segment's reservation word with an RDMA FETCH_AND_ADD and waits for the old value: it says where in the segment the
+ * batch will go and which order its immediate carries. Other producers, and the broker for TCP producers, reserve
+ * through the same word; the broker commits the orders strictly in sequence.
  *
  * <ul>
- *   <li><b>Credits:</b> at most {@link RdmaConnection#produceCredits()} writes per connection are unacknowledged, exactly
- *       the receives the broker posted for them: a write, exclusive or shared, is posted only with a free credit (and a
- *       shared reservation only then, so it is always filled at once). A write without a credit would find no receive
- *       at the broker and, worse, no slot here to be matched to its ack.
+ *   <li><b>Credits:</b> at most {@link RdmaConnection#produceCredits()} writes per connection are unacknowledged,
+ *       exactly the receives the broker posted for them and the staging slots it has: the n-th write goes to slot n mod
+ *       credits, so a write, exclusive or shared, is posted only once the write before it in that slot was acknowledged
+ *       (and a shared reservation only then, so it is always filled at once). A write without its slot free would
+ *       overwrite a batch the broker has not copied yet.
  *   <li><b>Send queue:</b> writes are signalled one in {@code credits / 4}; an ack can arrive before the send
  *       completion of its own write, so credits alone do not bound the send queue. Each signalled work request carries
  *       in its id how many requests its completion retires, and nothing is posted while the queue is full.
  *   <li><b>Roll:</b> a batch that does not fit the segment (exclusive: by the stream's tail; shared: the reservation
- *       overflowed) waits until the stream's writes are all acknowledged, then asks for the next segment (PRODUCE_ACCESS
- *       with ROLL_FULL, naming the overflowed order when shared) and goes there.
+ *       overflowed) waits until the stream's writes are all acknowledged, then asks for the next segment
+ *       (PRODUCE_ACCESS with ROLL_FULL, naming the overflowed order when shared) and goes there.
  *   <li><b>Errors:</b> an ack with an error means the broker committed nothing of that write and dropped or suspended
- *       the grant (writes behind it are answered {@link ControlErrorCodes#ACCESS_REVOKED}, or fail at the NIC where
- *       the broker deregistered the segment, which breaks the connection): the stream writes nothing more until its
- *       writes in flight are all answered and it has asked for access again. A {@link
+ *       the grant (writes behind it still land in their staging slots and are answered {@link
+ *       ControlErrorCodes#ACCESS_REVOKED}): the stream writes nothing more until its writes in flight are all answered
+ *       and it has asked for access again. A {@link
  *       ControlErrorCodes#isRetriable retriable} code fails the batch with {@link RdmaAccessRevokedException}, which
  *       the sender retries in order. A completion in error breaks the queue pair and fails every write in flight on it
  *       with {@link RdmaConnectionLostException} (retriable; whether the broker committed it is unknown, so an
@@ -94,8 +98,9 @@ public final class RdmaProducerTransport implements AutoCloseable {
     private long rolls;
 
     /**
-     * A connection with the slab registered and its writes in flight: one slot per credit, free where {@code streams}
-     * is null, each write's slot found again by its immediate when its ack arrives.
+     * A connection with the slab registered and its writes in flight: one slot per credit (the broker's staging slot
+     * of the same number), free where {@code streams} is null, taken in turn (the n-th write uses slot n mod
+     * credits), each write's slot found again by its immediate when its ack arrives.
      */
     static final class Link {
         final RdmaConnection connection;
@@ -112,6 +117,9 @@ public final class RdmaProducerTransport implements AutoCloseable {
         final int[] immediates;
         final MemoryRegion[] ownRegions;
         int size;
+        /** WRITE WITH IMMs posted on the connection: the next one uses slot {@code posted mod credits}. */
+        long posted;
+
         int unsignaled;
         /** Send-queue entries posted and not yet retired by a polled completion. */
         int sendQueued;
@@ -134,9 +142,12 @@ public final class RdmaProducerTransport implements AutoCloseable {
             this.ownRegions = new MemoryRegion[credits];
         }
 
-        /** Whether a write (and, shared, its reservation before it) can be posted now: a credit and send-queue room. */
+        /**
+         * Whether a write (and, shared, its reservation before it) can be posted now: its staging slot free (the write
+         * that used it last was acknowledged) and send-queue room.
+         */
         boolean canPost(final boolean shared) {
-            return size < credits && sendQueued + (shared ? 2 : 1) <= sendQueueDepth;
+            return streams[nextSlot()] == null && sendQueued + (shared ? 2 : 1) <= sendQueueDepth;
         }
 
         /**
@@ -162,13 +173,9 @@ public final class RdmaProducerTransport implements AutoCloseable {
             return (wrId & RETIRES_MASK) != 0;
         }
 
-        int freeSlot() {
-            for (int i = 0; i < credits; i++) {
-                if (streams[i] == null) {
-                    return i;
-                }
-            }
-            return -1;
+        /** The slot the next write must use, free or not. */
+        int nextSlot() {
+            return ProduceStagingDescriptor.slot(posted, credits);
         }
 
         int slotOf(final int immediate) {
@@ -241,6 +248,11 @@ public final class RdmaProducerTransport implements AutoCloseable {
             throw new RdmaTransportException("batch larger than a whole segment: " + stream + " batchBytes=" + length
                     + " (lower batch.size or raise the broker's log.segment.bytes)");
         }
+        if (length > stream.stagingSlotBytes) {
+            throw new RdmaTransportException("batch larger than the broker accepts: " + stream + " batchBytes="
+                    + length + " stagingSlotBytes=" + stream.stagingSlotBytes
+                    + " (lower batch.size or max.request.size, or raise the broker's message.max.bytes)");
+        }
         if (!stream.link.canPost(stream.shared)) {
             return false;
         }
@@ -262,10 +274,10 @@ public final class RdmaProducerTransport implements AutoCloseable {
             offset = 0;
         }
         final int immediate = ProduceImmediateDescriptor.immediate(stream.segmentId, stream.nextOrder);
-        final int slot = link.freeSlot();
-        if (slot < 0) {
+        final int slot = link.nextSlot();
+        if (link.streams[slot] != null) {
             throw new IllegalStateException(
-                    "no free credit slot after canPost: " + stream + " size=" + link.size + " credits=" + link.credits);
+                    "staging slot busy after canPost: " + stream + " slot=" + slot + " credits=" + link.credits);
         }
         final long wrId = link.nextSendId(0, false);
         try {
@@ -274,8 +286,8 @@ public final class RdmaProducerTransport implements AutoCloseable {
                     region,
                     offset,
                     length,
-                    stream.segmentAddress + stream.tail,
-                    stream.rkey,
+                    stream.stagingAddress + ProduceStagingDescriptor.slotOffset(slot, stream.stagingSlotBytes),
+                    stream.stagingRkey,
                     immediate,
                     Link.isSignaled(wrId));
         } catch (final RuntimeException e) {
@@ -290,6 +302,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
         link.streams[slot] = stream;
         link.immediates[slot] = immediate;
         link.ownRegions[slot] = own;
+        link.posted++;
         if (link.size == 0) {
             link.progressNanos = System.nanoTime();
         }

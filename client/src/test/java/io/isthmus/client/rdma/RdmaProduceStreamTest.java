@@ -18,8 +18,9 @@ class RdmaProduceStreamTest {
                 .wrapForEncode(MemorySegment.ofArray(new byte[ProduceAccessResponse.LENGTH]), 0)
                 .errorCode(ControlErrorCodes.NONE)
                 .segmentId(segmentId)
-                .rkey(77)
-                .segmentAddress(0x4000)
+                .stagingRkey(77)
+                .stagingAddress(0x4000)
+                .stagingSlotBytes(1 << 20)
                 .tailPosition(tail)
                 .capacity(capacity)
                 .segmentBaseOffset(500)
@@ -27,7 +28,7 @@ class RdmaProduceStreamTest {
     }
 
     @Test
-    void shouldWriteAtTheGrantedTailWithTheGrantedOrder() {
+    void shouldKeepTheGrantedTailOrderAndStagingSlots() {
         final RdmaProduceStream stream = new RdmaProduceStream("t", 2, BROKER);
         assertThat(stream.needsAccess).isTrue();
 
@@ -40,8 +41,9 @@ class RdmaProduceStreamTest {
         assertThat(stream.tail).isEqualTo(1234);
         assertThat(stream.capacity).isEqualTo(65536);
         assertThat(stream.nextOrder).isEqualTo(17);
-        assertThat(stream.rkey).isEqualTo(77);
-        assertThat(stream.segmentAddress).isEqualTo(0x4000);
+        assertThat(stream.stagingRkey).isEqualTo(77);
+        assertThat(stream.stagingAddress).isEqualTo(0x4000);
+        assertThat(stream.stagingSlotBytes).isEqualTo(1 << 20);
     }
 
     @Test

@@ -1,30 +1,33 @@
 package io.isthmus.protocol.control;
 
 /**
- * PRODUCE_ACCESS response body. The producer writes whole RecordBatch v2 batches, one per WRITE WITH IMM, into the
- * segment at {@code segmentAddress} with {@code rkey}, never past {@code capacity}, and numbers them with {@link
- * ProduceImmediateDescriptor immediates} carrying {@code segmentId} and an order. An error answer carries only its
- * {@code errorCode}; every other field is 0.
+ * PRODUCE_ACCESS response body. The producer writes whole RecordBatch v2 batches, one per WRITE WITH IMM, into its
+ * connection's {@link ProduceStagingDescriptor staging slots} at {@code stagingAddress} with {@code stagingRkey}, each
+ * at most {@code stagingSlotBytes} long, and numbers them with {@link ProduceImmediateDescriptor immediates} carrying
+ * {@code segmentId} and an order. The broker copies each batch from its slot to the segment's tail and commits the
+ * copy: no producer can write the log itself, so nothing it writes after an ack changes what consumers read. {@code
+ * tailPosition} and {@code capacity} say where in the segment the batches will go, so the producer knows when the
+ * segment is full. An error answer carries only its {@code errorCode}; every other field is 0.
  *
  * <ul>
  *   <li><b>Exclusive</b> ({@code flags} without {@link #SHARED}): batches go at {@code tailPosition} onwards, orders
  *       count from {@code firstOrder}.
- *   <li><b>Shared</b>: before each batch the producer adds {@link SharedProduceWordDescriptor#reservation} to the 8-byte
- *       word at {@code wordAddress} ({@code wordRkey}) with an RDMA FETCH_AND_ADD; the old value gives the batch's
- *       position and order.
+ *   <li><b>Shared</b>: before each batch the producer adds {@link SharedProduceWordDescriptor#reservation} to the
+ *       8-byte word at {@code wordAddress} ({@code wordRkey}) with an RDMA FETCH_AND_ADD; the old value gives the
+ *       batch's position and order.
  * </ul>
  *
  * <pre>
- *   0           2           4       8                16              24          32                 40
- *   +-----------+-----------+-------+----------------+---------------+-----------+------------------+
- *   | errorCode | segmentId | rkey  | segmentAddress | tailPosition  | capacity  | segmentBaseOffset|
- *   | int16     | uint16    | int32 | int64          | int64         | int64     | int64            |
- *   +-----------+-----------+-------+----------------+---------------+-----------+------------------+
- *   40          44          48              56          60      64
- *   +-----------+-----------+---------------+-----------+-------+
- *   | firstOrder| flags     | wordAddress   | wordRkey  | (pad) |
- *   | int32     | int32     | int64         | int32     | int32 |
- *   +-----------+-----------+---------------+-----------+-------+
+ *   0           2           4            8                16              24          32                 40
+ *   +-----------+-----------+------------+----------------+---------------+-----------+------------------+
+ *   | errorCode | segmentId | stagingRkey| stagingAddress | tailPosition  | capacity  | segmentBaseOffset|
+ *   | int16     | uint16    | int32      | int64          | int64         | int64     | int64            |
+ *   +-----------+-----------+------------+----------------+---------------+-----------+------------------+
+ *   40          44          48              56          60                64
+ *   +-----------+-----------+---------------+-----------+-----------------+
+ *   | firstOrder| flags     | wordAddress   | wordRkey  | stagingSlotBytes|
+ *   | int32     | int32     | int64         | int32     | int32           |
+ *   +-----------+-----------+---------------+-----------+-----------------+
  * </pre>
  */
 public final class ProduceAccessResponse extends ControlFlyweight<ProduceAccessResponse> {
@@ -33,8 +36,8 @@ public final class ProduceAccessResponse extends ControlFlyweight<ProduceAccessR
 
     public static final int ERROR_CODE_OFFSET = 0;
     public static final int SEGMENT_ID_OFFSET = 2;
-    public static final int RKEY_OFFSET = 4;
-    public static final int SEGMENT_ADDRESS_OFFSET = 8;
+    public static final int STAGING_RKEY_OFFSET = 4;
+    public static final int STAGING_ADDRESS_OFFSET = 8;
     public static final int TAIL_POSITION_OFFSET = 16;
     public static final int CAPACITY_OFFSET = 24;
     public static final int SEGMENT_BASE_OFFSET_OFFSET = 32;
@@ -42,6 +45,7 @@ public final class ProduceAccessResponse extends ControlFlyweight<ProduceAccessR
     public static final int FLAGS_OFFSET = 44;
     public static final int WORD_ADDRESS_OFFSET = 48;
     public static final int WORD_RKEY_OFFSET = 56;
+    public static final int STAGING_SLOT_BYTES_OFFSET = 60;
     public static final int LENGTH = 64;
 
     public ProduceAccessResponse() {
@@ -67,21 +71,33 @@ public final class ProduceAccessResponse extends ControlFlyweight<ProduceAccessR
         return this;
     }
 
-    public int rkey() {
-        return getInt32(RKEY_OFFSET);
+    /** The rkey of the connection's staging slots (the same in every grant of a connection). */
+    public int stagingRkey() {
+        return getInt32(STAGING_RKEY_OFFSET);
     }
 
-    public ProduceAccessResponse rkey(final int rkey) {
-        putInt32(RKEY_OFFSET, rkey);
+    public ProduceAccessResponse stagingRkey(final int stagingRkey) {
+        putInt32(STAGING_RKEY_OFFSET, stagingRkey);
         return this;
     }
 
-    public long segmentAddress() {
-        return getInt64(SEGMENT_ADDRESS_OFFSET);
+    /** The address of staging slot 0. */
+    public long stagingAddress() {
+        return getInt64(STAGING_ADDRESS_OFFSET);
     }
 
-    public ProduceAccessResponse segmentAddress(final long segmentAddress) {
-        putInt64(SEGMENT_ADDRESS_OFFSET, segmentAddress);
+    public ProduceAccessResponse stagingAddress(final long stagingAddress) {
+        putInt64(STAGING_ADDRESS_OFFSET, stagingAddress);
+        return this;
+    }
+
+    /** The size of each staging slot: the largest batch the producer may write. */
+    public int stagingSlotBytes() {
+        return getInt32(STAGING_SLOT_BYTES_OFFSET);
+    }
+
+    public ProduceAccessResponse stagingSlotBytes(final int stagingSlotBytes) {
+        putInt32(STAGING_SLOT_BYTES_OFFSET, stagingSlotBytes);
         return this;
     }
 

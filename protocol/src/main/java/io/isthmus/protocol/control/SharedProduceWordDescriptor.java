@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 /**
  * The 64-bit reservation word of shared RDMA produce (KafkaDirect section 4.2.2, "shared access"): one per segment in
  * broker memory, advanced by producers with a remote FETCH_AND_ADD of {@link #reservation(int) reservation(size)}. The
- * old value returned tells the producer its order and where to write.
+ * old value returned tells the producer its order and where in the segment its batch will go.
  *
  * <pre>
  *   63             48 47                                              0
