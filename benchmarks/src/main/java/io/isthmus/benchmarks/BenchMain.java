@@ -13,10 +13,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ./isthmus bench [--quick] [--only NAME] [--out DIR]}: the side-by-side harness. Starts an Apache Kafka 4.4.0
- * KRaft broker and an isthmus broker, each in its own JVM, runs every workload against both with kafka-clients and
- * the isthmus client in their own JVMs, measures this machine's memcpy and loopback TCP limits, and writes {@code results.json}, {@code report.md}
- * and PNG plots. Progress goes to stderr; stdout ends with exactly one {@code bench: ...} line.
+ * {@code ./isthmus bench [--quick] [--only NAME] [--repetitions N] [--out DIR]}: the side-by-side harness. Starts an
+ * Apache Kafka 4.4.0 KRaft broker and an isthmus broker, each in its own JVM, runs every workload against both with
+ * kafka-clients and the isthmus client in their own JVMs (every pairing {@code N} times: 3 in a full run, 1 with
+ * {@code --quick}), measures this machine's memcpy and loopback TCP limits and the isthmus log's append rate, and
+ * writes {@code results.json}, {@code report.md} and PNG plots. Progress goes to stderr; stdout ends with exactly one
+ * {@code bench: ...} line of medians.
  */
 @Command(
         name = "isthmus bench",
@@ -36,6 +38,12 @@ public final class BenchMain implements Callable<Integer> {
     private List<String> only = new ArrayList<>();
 
     @Option(
+            names = "--repetitions",
+            paramLabel = "N",
+            description = "Runs of every pairing (default 3, 1 with --quick); the report gives medians and ranges.")
+    private Integer repetitions;
+
+    @Option(
             names = "--out",
             paramLabel = "DIR",
             description =
@@ -48,7 +56,7 @@ public final class BenchMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final BenchPlan plan = BenchPlan.of(quick, only);
+        final BenchPlan plan = repetitions == null ? BenchPlan.of(quick, only) : BenchPlan.of(quick, only, repetitions);
         final Path dir = out != null ? out.toAbsolutePath() : ResultsDirectory.fresh(quick ? "quick-" : "");
         final BenchRun run = new BenchRun(plan, dir);
         final BenchRun.Outcome outcome = run.execute();

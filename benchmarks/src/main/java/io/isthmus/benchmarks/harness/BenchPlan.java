@@ -34,20 +34,36 @@ public final class BenchPlan {
     /** Records per transaction in the {@value #TRANSACTIONS} group: a commit (and its markers) per 1,000 records. */
     public static final int TRANSACTION_RECORDS = 1_000;
 
+    /** Repetitions of every pairing in a full run: the fewest that give a median and a spread. */
+    public static final int FULL_REPETITIONS = 3;
+
     private final boolean quick;
     private final Set<String> groups;
+    private final int repetitions;
     private final List<BenchCase> cases;
 
-    private BenchPlan(final boolean quick, final Set<String> groups) {
+    private BenchPlan(final boolean quick, final Set<String> groups, final int repetitions) {
+        if (repetitions < 1) {
+            throw new IllegalArgumentException("repetitions must be at least 1: " + repetitions);
+        }
         this.quick = quick;
         this.groups = groups;
+        this.repetitions = repetitions;
         this.cases = build();
     }
 
-    /** The plan for {@code quick} or the full run, with only the named groups ({@code null} or empty: all). */
+    /**
+     * The plan for {@code quick} or the full run, with only the named groups ({@code null} or empty: all), each pairing
+     * run once (quick) or {@value #FULL_REPETITIONS} times.
+     */
     public static BenchPlan of(final boolean quick, final List<String> only) {
+        return of(quick, only, quick ? 1 : FULL_REPETITIONS);
+    }
+
+    /** {@link #of(boolean, List)} with every pairing run {@code repetitions} times. */
+    public static BenchPlan of(final boolean quick, final List<String> only, final int repetitions) {
         if (only == null || only.isEmpty()) {
-            return new BenchPlan(quick, Set.copyOf(GROUPS));
+            return new BenchPlan(quick, Set.copyOf(GROUPS), repetitions);
         }
         for (final String group : only) {
             if (!GROUPS.contains(group)) {
@@ -55,11 +71,16 @@ public final class BenchPlan {
                         "unknown group: " + group + " (known: " + String.join(", ", GROUPS) + ")");
             }
         }
-        return new BenchPlan(quick, Set.copyOf(only));
+        return new BenchPlan(quick, Set.copyOf(only), repetitions);
     }
 
     public boolean quick() {
         return quick;
+    }
+
+    /** How many times each pairing of each case runs. */
+    public int repetitions() {
+        return repetitions;
     }
 
     public boolean includes(final String group) {
@@ -79,6 +100,7 @@ public final class BenchPlan {
     public Map<String, Object> describe() {
         final Map<String, Object> map = new LinkedHashMap<>();
         map.put("quick", quick);
+        map.put("repetitions", repetitions);
         map.put("groups", GROUPS.stream().filter(groups::contains).toList());
         for (final ClientLibrary library : ClientLibrary.values()) {
             map.put("recommended_settings_" + library.label(), library.recommendedSettings());

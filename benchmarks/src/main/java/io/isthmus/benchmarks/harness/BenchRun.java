@@ -16,9 +16,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * One harness run: probes the limits, starts both brokers, runs every case of the plan against each (alternating which
- * broker goes first, so that a drift in machine load does not favour one), stops them, and writes {@code results.json},
- * {@code report.md} and the plots into the output directory.
+ * One harness run: probes the limits, starts both brokers, runs every case of the plan against each, as many times as
+ * the plan's repetitions (alternating which broker goes first from case to case and from repetition to repetition, so
+ * that a drift in machine load does not favour one), stops them, and writes {@code results.json}, {@code report.md} and
+ * the plots into the output directory.
  */
 public final class BenchRun {
     private final BenchPlan plan;
@@ -29,7 +30,7 @@ public final class BenchRun {
         this.plan = plan;
         this.dir = dir;
         this.progress = new Progress(
-                plan.cases().stream().mapToInt(c -> c.pairings().size()).sum());
+                plan.cases().stream().mapToInt(c -> c.pairings().size()).sum() * plan.repetitions());
     }
 
     public Outcome execute() throws IOException, InterruptedException {
@@ -40,12 +41,15 @@ public final class BenchRun {
         Map<String, Object> limits = Map.of();
         if (plan.includes(BenchPlan.LIMITS)) {
             progress.note("measuring memcpy and loopback TCP bandwidth");
-            limits = PhysicalLimits.measure(plan.limitSeconds());
+            limits = new LinkedHashMap<>(PhysicalLimits.measure(plan.limitSeconds()));
+            // Not a limit: the isthmus log itself, measured next to memcpy so that its fraction is one run's.
+            limits.put("log_append_64k_gb_per_s", LogAppendProbe.measure(plan.limitSeconds()) / 1e9);
             progress.note(String.format(
                     Locale.ROOT,
-                    "limits: memcpy %.2f GB/s, TCP loopback %.2f GB/s",
+                    "limits: memcpy %.2f GB/s, TCP loopback %.2f GB/s; isthmus log append (64 KiB batches) %.2f GB/s",
                     limits.get("memcpy_gb_per_s"),
-                    limits.get("tcp_loopback_gb_per_s")));
+                    limits.get("tcp_loopback_gb_per_s"),
+                    limits.get("log_append_64k_gb_per_s")));
         }
         final Path dataRoot = dataRoot();
         final List<CaseOutcome> outcomes = new ArrayList<>();
@@ -113,29 +117,15 @@ public final class BenchRun {
             }
             int index = 0;
             for (final BenchCase benchCase : plan.cases()) {
-                final List<BrokerKind> order = index++ % 2 == 0
-                        ? List.of(BrokerKind.ISTHMUS, BrokerKind.KAFKA)
-                        : List.of(BrokerKind.KAFKA, BrokerKind.ISTHMUS);
-                final Map<Pairing, Map<String, Object>> results = new LinkedHashMap<>();
-                for (final BrokerKind kind : order) {
-                    final List<ClientLibrary> clients = benchCase.clientsOn(kind);
-                    if (clients.isEmpty()) {
-                        continue;
-                    }
-                    runners.get(kind).run(benchCase, clients, new CaseRunner.RunListener() {
-                        @Override
-                        public void begin(final ClientLibrary client) {
-                            progress.begin(new Pairing(client, kind).key() + " " + benchCase.id());
-                        }
-
-                        @Override
-                        public void end(final ClientLibrary client, final Map<String, Object> result) {
-                            results.put(new Pairing(client, kind), result);
-                            progress.end(headline(benchCase, result));
-                        }
-                    });
+                final List<Map<Pairing, Map<String, Object>>> repetitions = new ArrayList<>();
+                for (int repetition = 0; repetition < plan.repetitions(); repetition++) {
+                    final List<BrokerKind> order = (index + repetition) % 2 == 0
+                            ? List.of(BrokerKind.ISTHMUS, BrokerKind.KAFKA)
+                            : List.of(BrokerKind.KAFKA, BrokerKind.ISTHMUS);
+                    repetitions.add(runOnce(benchCase, order, runners, repetition));
                 }
-                outcomes.add(new CaseOutcome(benchCase, results));
+                index++;
+                outcomes.add(new CaseOutcome(benchCase, repetitions));
             }
         } finally {
             for (final BrokerKind kind : BrokerKind.values()) {
@@ -152,6 +142,36 @@ public final class BenchRun {
                 }
             }
         }
+    }
+
+    /** One repetition of {@code benchCase}: every pairing, brokers in {@code order}. */
+    private Map<Pairing, Map<String, Object>> runOnce(
+            final BenchCase benchCase,
+            final List<BrokerKind> order,
+            final Map<BrokerKind, CaseRunner> runners,
+            final int repetition)
+            throws IOException, InterruptedException {
+        final String suffix = plan.repetitions() > 1 ? " (" + (repetition + 1) + "/" + plan.repetitions() + ")" : "";
+        final Map<Pairing, Map<String, Object>> results = new LinkedHashMap<>();
+        for (final BrokerKind kind : order) {
+            final List<ClientLibrary> clients = benchCase.clientsOn(kind);
+            if (clients.isEmpty()) {
+                continue;
+            }
+            runners.get(kind).run(benchCase, clients, new CaseRunner.RunListener() {
+                @Override
+                public void begin(final ClientLibrary client) {
+                    progress.begin(new Pairing(client, kind).key() + " " + benchCase.id() + suffix);
+                }
+
+                @Override
+                public void end(final ClientLibrary client, final Map<String, Object> result) {
+                    results.put(new Pairing(client, kind), result);
+                    progress.end(headline(benchCase, result));
+                }
+            });
+        }
+        return results;
     }
 
     private static String headline(final BenchCase benchCase, final Map<String, Object> result) {
@@ -229,8 +249,8 @@ public final class BenchRun {
                         + " cheapest completion path: the isthmus producer's per-batch DeliveryListener (nothing"
                         + " allocated per record), one shared Callback for kafka-clients.",
                 "Consumers: assign() to all partitions from the beginning, no group, CRC checks on; consume"
-                        + " throughput preloads the topic with kafka-clients once per broker and lets each client read"
-                        + " it; the first tenth of the records is warmup. The isthmus consumer runs its"
+                        + " throughput preloads the topic with kafka-clients once per broker and repetition and lets"
+                        + " each client read it; the first tenth of the records is warmup. The isthmus consumer runs its"
                         + " allocation-free poll(handler, limit, timeout), reading each value's size and first 8 bytes"
                         + " in place; kafka-clients' poll(Duration) materialises byte[] values.",
                 "Flink: a local Flink 2.3 in the client JVM runs source -> map -> discarding sink over the preloaded"
@@ -260,8 +280,13 @@ public final class BenchRun {
                         + " so only the measured part of a workload counts. Heap bytes per record: HotSpot's"
                         + " per-thread allocation counters (ThreadMXBean.getThreadAllocatedBytes) in the client JVM,"
                         + " after warmup, of the sending (produce) or polling (consume) thread, and of all threads.",
-                "Cases alternate which broker runs first; each pairing runs once (no repetitions): compare ratios,"
-                        + " and repeat a full run before quoting a number.");
+                plan.repetitions() == 1
+                        ? "Cases alternate which broker runs first; each pairing runs once (no repetitions): compare"
+                                + " ratios, and repeat a run before quoting a number."
+                        : "Each pairing runs " + plan.repetitions() + " times; the order of the brokers alternates"
+                                + " from case to case and from repetition to repetition. Figures are medians over the"
+                                + " repetitions; ratios are medians of the repetitions' own ratios (pairings of one"
+                                + " repetition run side by side), with their range.");
     }
 
     private static Path dataRoot() throws IOException {

@@ -1,24 +1,118 @@
 package io.isthmus.benchmarks.harness;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * One case's results on each pairing of client library and broker, with derived figures and three isthmus/Kafka
- * ratios of its headline figures: the stacks ({@link Pairing#ISTHMUS_STACK} over {@link Pairing#KAFKA_STACK}), the
- * broker alone (kafka-clients on both) and the client alone (both clients on the isthmus broker).
+ * One case's results on each pairing of client library and broker, over one or more repetitions, with derived figures
+ * and three isthmus/Kafka ratios of its headline figures: the stacks ({@link Pairing#ISTHMUS_STACK} over {@link
+ * Pairing#KAFKA_STACK}), the broker alone (kafka-clients on both) and the client alone (both clients on the isthmus
+ * broker).
+ *
+ * <p><b>Repetitions.</b> Every pairing of a case runs once per repetition, the pairings of one repetition side by side.
+ * A figure is the median over the repetitions that measured it; a ratio is the median of the repetitions' own ratios
+ * (each taken between pairings that ran next to each other, so a drift in machine load between repetitions cancels),
+ * and its {@link RatioStats spread} is their range.
  */
-public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>> results) {
+public final class CaseOutcome {
+    private final BenchCase benchCase;
+    private final List<Map<Pairing, Map<String, Object>>> repetitions;
+    private final Map<Pairing, Map<String, Object>> medians;
 
-    public CaseOutcome {
-        final Map<Pairing, Map<String, Object>> ordered = new LinkedHashMap<>();
+    /** A case run once. */
+    public CaseOutcome(final BenchCase benchCase, final Map<Pairing, Map<String, Object>> results) {
+        this(benchCase, List.of(results));
+    }
+
+    /** A case run once per element of {@code repetitions}, each a result per pairing. */
+    public CaseOutcome(final BenchCase benchCase, final List<Map<Pairing, Map<String, Object>>> repetitions) {
+        if (repetitions.isEmpty()) {
+            throw new IllegalArgumentException("a case outcome needs at least one repetition: " + benchCase.id());
+        }
+        this.benchCase = benchCase;
+        final List<Map<Pairing, Map<String, Object>>> ordered = new ArrayList<>();
+        for (final Map<Pairing, Map<String, Object>> results : repetitions) {
+            final Map<Pairing, Map<String, Object>> repetition = new LinkedHashMap<>();
+            for (final Pairing pairing : Pairing.ALL) {
+                if (results.containsKey(pairing)) {
+                    final Map<String, Object> result = results.get(pairing);
+                    derive(benchCase, result);
+                    repetition.put(pairing, result);
+                }
+            }
+            ordered.add(repetition);
+        }
+        this.repetitions = List.copyOf(ordered);
+        this.medians = medians(this.repetitions);
+    }
+
+    public BenchCase benchCase() {
+        return benchCase;
+    }
+
+    /** How many times each pairing ran. */
+    public int repetitionCount() {
+        return repetitions.size();
+    }
+
+    /**
+     * Per pairing that ran: the median of each numeric figure over the repetitions that measured it; other values
+     * (latency CDFs, settings) from the first repetition that has them; {@code error} naming every repetition that
+     * failed.
+     */
+    public Map<Pairing, Map<String, Object>> results() {
+        return medians;
+    }
+
+    private static Map<Pairing, Map<String, Object>> medians(
+            final List<Map<Pairing, Map<String, Object>>> repetitions) {
+        final Map<Pairing, Map<String, Object>> medians = new LinkedHashMap<>();
         for (final Pairing pairing : Pairing.ALL) {
-            if (results.containsKey(pairing)) {
-                ordered.put(pairing, results.get(pairing));
+            final List<Map<String, Object>> runs = new ArrayList<>();
+            for (final Map<Pairing, Map<String, Object>> repetition : repetitions) {
+                if (repetition.containsKey(pairing)) {
+                    runs.add(repetition.get(pairing));
+                }
+            }
+            if (runs.isEmpty()) {
+                continue;
+            }
+            if (runs.size() == 1) {
+                medians.put(pairing, runs.get(0));
+                continue;
+            }
+            final Map<String, Object> median = new LinkedHashMap<>();
+            final List<String> errors = new ArrayList<>();
+            for (int i = 0; i < runs.size(); i++) {
+                for (final Map.Entry<String, Object> entry : runs.get(i).entrySet()) {
+                    if (entry.getKey().equals("error")) {
+                        errors.add("repetition " + (i + 1) + ": " + entry.getValue());
+                    } else if (!median.containsKey(entry.getKey())) {
+                        median.put(
+                                entry.getKey(),
+                                entry.getValue() instanceof Number ? medianOf(runs, entry.getKey()) : entry.getValue());
+                    }
+                }
+            }
+            if (!errors.isEmpty()) {
+                median.put("error", String.join("; ", errors));
+            }
+            medians.put(pairing, median);
+        }
+        return medians;
+    }
+
+    private static Double medianOf(final List<Map<String, Object>> runs, final String key) {
+        final List<Double> values = new ArrayList<>();
+        for (final Map<String, Object> run : runs) {
+            final Double value = number(run, key);
+            if (value != null) {
+                values.add(value);
             }
         }
-        results = ordered;
-        results.values().forEach(result -> derive(benchCase, result));
+        return RatioStats.median(values);
     }
 
     /** Figures derived from a client result and the broker CPU of its phase. */
@@ -47,36 +141,65 @@ public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>>
     }
 
     public Map<String, Object> of(final Pairing pairing) {
-        return results.getOrDefault(pairing, Map.of());
+        return medians.getOrDefault(pairing, Map.of());
     }
 
-    /** A numeric figure of one pairing's result, or null when missing (failed run, figure not measured, not run). */
+    /**
+     * A numeric figure of one pairing's result, the median over the repetitions, or null when missing (failed runs,
+     * figure not measured, not run).
+     */
     public Double figure(final Pairing pairing, final String key) {
         return number(of(pairing), key);
     }
 
-    /** The isthmus stack over the Kafka stack (isthmus client and broker over kafka-clients and Kafka), or null. */
+    /**
+     * The isthmus stack over the Kafka stack (isthmus client and broker over kafka-clients and Kafka), the median over
+     * the repetitions, or null.
+     */
     public Double ratio(final String key) {
-        return ratio(Pairing.ISTHMUS_STACK, Pairing.KAFKA_STACK, key);
+        return median(ratioStats(Pairing.ISTHMUS_STACK, Pairing.KAFKA_STACK, key));
     }
 
-    /** The isthmus broker over Kafka, kafka-clients on both, or null. */
+    /** The isthmus broker over Kafka, kafka-clients on both, the median over the repetitions, or null. */
     public Double brokerRatio(final String key) {
-        return ratio(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK, key);
+        return median(ratioStats(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK, key));
     }
 
-    /** The isthmus client over kafka-clients, both on the isthmus broker, or null. */
+    /** The isthmus client over kafka-clients, both on the isthmus broker, the median over the repetitions, or null. */
     public Double clientRatio(final String key) {
-        return ratio(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, key);
+        return median(ratioStats(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, key));
     }
 
-    private Double ratio(final Pairing top, final Pairing bottom, final String key) {
-        final Double numerator = figure(top, key);
-        final Double denominator = figure(bottom, key);
-        if (numerator == null || denominator == null || denominator == 0) {
-            return null;
+    /** {@link #ratio} with its spread over the repetitions, or null. */
+    public RatioStats ratioStats(final String key) {
+        return ratioStats(Pairing.ISTHMUS_STACK, Pairing.KAFKA_STACK, key);
+    }
+
+    /** {@link #brokerRatio} with its spread over the repetitions, or null. */
+    public RatioStats brokerRatioStats(final String key) {
+        return ratioStats(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK, key);
+    }
+
+    /** {@link #clientRatio} with its spread over the repetitions, or null. */
+    public RatioStats clientRatioStats(final String key) {
+        return ratioStats(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, key);
+    }
+
+    /** {@code top} over {@code bottom} in each repetition that measured both, summarised; null if none did. */
+    private RatioStats ratioStats(final Pairing top, final Pairing bottom, final String key) {
+        final List<Double> ratios = new ArrayList<>();
+        for (final Map<Pairing, Map<String, Object>> repetition : repetitions) {
+            final Double numerator = number(repetition.getOrDefault(top, Map.of()), key);
+            final Double denominator = number(repetition.getOrDefault(bottom, Map.of()), key);
+            if (numerator != null && denominator != null && denominator != 0) {
+                ratios.add(numerator / denominator);
+            }
         }
-        return numerator / denominator;
+        return RatioStats.of(ratios);
+    }
+
+    private static Double median(final RatioStats stats) {
+        return stats == null ? null : stats.median();
     }
 
     /** The stack ratios of every headline figure this case's group has. */
@@ -87,12 +210,24 @@ public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>>
     private Map<String, Double> ratios(final Pairing top, final Pairing bottom) {
         final Map<String, Double> ratios = new LinkedHashMap<>();
         for (final String key : headlineKeys(benchCase.group())) {
-            final Double ratio = ratio(top, bottom, key);
-            if (ratio != null) {
-                ratios.put(key, ratio);
+            final RatioStats stats = ratioStats(top, bottom, key);
+            if (stats != null) {
+                ratios.put(key, stats.median());
             }
         }
         return ratios;
+    }
+
+    /** Each headline ratio's range over the repetitions, {@code [min, max]}. */
+    private Map<String, List<Double>> spreads(final Pairing top, final Pairing bottom) {
+        final Map<String, List<Double>> spreads = new LinkedHashMap<>();
+        for (final String key : headlineKeys(benchCase.group())) {
+            final RatioStats stats = ratioStats(top, bottom, key);
+            if (stats != null) {
+                spreads.put(key, List.of(stats.min(), stats.max()));
+            }
+        }
+        return spreads;
     }
 
     static String[] headlineKeys(final String group) {
@@ -127,17 +262,32 @@ public record CaseOutcome(BenchCase benchCase, Map<Pairing, Map<String, Object>>
         map.put("id", benchCase.id());
         map.put("group", benchCase.group());
         map.put("params", benchCase.params());
-        final Map<String, Object> byPairing = new LinkedHashMap<>();
-        results.forEach((pairing, result) -> byPairing.put(pairing.key(), result));
-        map.put("results", byPairing);
+        map.put("repetitions", repetitions.size());
+        map.put("results", byKey(medians));
+        final List<Map<String, Object>> runs = new ArrayList<>();
+        repetitions.forEach(repetition -> runs.add(byKey(repetition)));
+        map.put("results_per_repetition", runs);
         map.put("isthmus_stack_over_kafka_stack", ratios());
+        map.put("isthmus_stack_over_kafka_stack_spread", spreads(Pairing.ISTHMUS_STACK, Pairing.KAFKA_STACK));
         map.put(
                 "isthmus_broker_over_kafka_broker_with_kafka_clients",
                 ratios(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK));
         map.put(
+                "isthmus_broker_over_kafka_broker_with_kafka_clients_spread",
+                spreads(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK));
+        map.put(
                 "isthmus_client_over_kafka_clients_on_isthmus_broker",
                 ratios(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS));
+        map.put(
+                "isthmus_client_over_kafka_clients_on_isthmus_broker_spread",
+                spreads(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS));
         return map;
+    }
+
+    private static Map<String, Object> byKey(final Map<Pairing, Map<String, Object>> results) {
+        final Map<String, Object> byPairing = new LinkedHashMap<>();
+        results.forEach((pairing, result) -> byPairing.put(pairing.key(), result));
+        return byPairing;
     }
 
     static Double number(final Map<String, Object> map, final String key) {

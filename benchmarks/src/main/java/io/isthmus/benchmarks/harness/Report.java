@@ -34,8 +34,9 @@ public final class Report {
     }
 
     /**
-     * The summary figures, keys fixed: every ratio is the isthmus stack (isthmus client on the isthmus broker) over the
-     * Kafka stack (kafka-clients on Kafka) for 100 B records and 1 partition unless its name says otherwise; the
+     * The summary figures, keys fixed, each the median over the run's repetitions: every ratio is the isthmus stack
+     * (isthmus client on the isthmus broker) over the Kafka stack (kafka-clients on Kafka) for 100 B records and 1
+     * partition unless its name says otherwise ({@code *_broker_ratio}: kafka-clients on both brokers); the
      * consumer figures are the isthmus zero-copy consumer's on the isthmus broker; null where the run did not measure
      * it. Three kinds of ratio say in their names what they compare instead: {@code flink_source_vs_kafkasource}
      * (IsthmusSource over Flink's KafkaSource, both on the isthmus broker), {@code spark_source_vs_kafka_source} and
@@ -47,6 +48,10 @@ public final class Report {
         final Map<String, Double> summary = new LinkedHashMap<>();
         summary.put("produce_ratio", ratio("produce-100B-p1-acks1", "mb_per_s"));
         summary.put("consume_ratio", ratio("consume-100B-p1", "mb_per_s"));
+        // The broker alone, kafka-clients on both: what the isthmus broker's fetch path adds over Kafka's.
+        summary.put("consume_broker_ratio", brokerRatio("consume-100B-p1", "mb_per_s"));
+        summary.put("consume_1k_broker_ratio", brokerRatio("consume-1KiB-p1", "mb_per_s"));
+        summary.put("produce_broker_ratio", brokerRatio("produce-100B-p1-acks1", "mb_per_s"));
         summary.put("produce_p50_latency_ratio", ratio("produce-latency-100B-acks1", "p50_us"));
         summary.put("e2e_p50_latency_ratio", ratio("e2e-latency-100B-rate1000", "p50_us"));
         summary.put(
@@ -55,6 +60,9 @@ public final class Report {
         final Double consume1k = figure("consume-1KiB-p1", Pairing.ISTHMUS_STACK, "mb_per_s");
         final Double tcp = limits.get("tcp_loopback_gb_per_s") instanceof Number n ? n.doubleValue() : null;
         summary.put("consume_1k_vs_tcp_limit", consume1k == null || tcp == null ? null : consume1k / (tcp * 1000));
+        final Double memcpy = limits.get("memcpy_gb_per_s") instanceof Number n ? n.doubleValue() : null;
+        final Double append = limits.get("log_append_64k_gb_per_s") instanceof Number n ? n.doubleValue() : null;
+        summary.put("log_append_64k_vs_memcpy", append == null || memcpy == null ? null : append / memcpy);
         // The same job and broker, IsthmusSource over Flink's KafkaSource.
         summary.put("flink_source_vs_kafkasource", clientRatio("flink-100B-p1", "records_per_s"));
         // The same Spark query and broker, format("isthmus") over Spark's format("kafka").
@@ -92,6 +100,16 @@ public final class Report {
                     + " Smoke numbers, not results.\n\n");
         }
         md.append("```\n").append(summaryLine(resultsPath)).append("\n```\n\n");
+        final int repetitions =
+                outcomes.stream().mapToInt(CaseOutcome::repetitionCount).max().orElse(1);
+        md.append(
+                repetitions == 1
+                        ? "Each pairing ran once: a ratio can move by noise alone; compare runs before quoting one.\n\n"
+                        : "Each pairing ran " + repetitions
+                                + " times, the pairings of a case side by side in each repetition and the order of"
+                                + " the brokers alternating: every figure is the median over the repetitions, every"
+                                + " ratio the median of the repetitions' own ratios with their range in"
+                                + " parentheses.\n\n");
         md.append("Ratios are isthmus over Kafka: above 1 is better for isthmus in throughput, below 1 is better for"
                 + " isthmus in latency, CPU and allocation. Three ratios per case: **stack** is the isthmus client on"
                 + " the isthmus broker over kafka-clients on Kafka (the summary line's ratios, 100 B records, 1"
@@ -99,8 +117,9 @@ public final class Report {
                 + " **client only** is the isthmus client over kafka-clients, both on the isthmus broker."
                 + " `consumer_heap_bytes_per_record` is the isthmus zero-copy consumer's polling thread on the isthmus"
                 + " broker; `consume_1k_vs_tcp_limit` is its 1 KiB consume bandwidth over the loopback TCP limit"
-                + " below; `flink_source_vs_kafkasource` is IsthmusSource over Flink's KafkaSource on the isthmus"
-                + " broker; `spark_source_vs_kafka_source` is the same Spark query's records/s with format(\"isthmus\")"
+                + " below, `log_append_64k_vs_memcpy` the isthmus log's append bandwidth over memcpy (both below);"
+                + " `*_broker_ratio` are broker-only ratios (kafka-clients on both); `flink_source_vs_kafkasource`"
+                + " is IsthmusSource over Flink's KafkaSource on the isthmus broker; `spark_source_vs_kafka_source` is the same Spark query's records/s with format(\"isthmus\")"
                 + " over Spark's format(\"kafka\") on the isthmus broker, `spark_batch_latency_ratio` its median"
                 + " micro-batch time's; `txn_produce_broker_ratio` and `txn_consume_broker_ratio` are broker-only ratios"
                 + " (kafka-clients on both) of transactional produce and read_committed consume, `txn_produce_ratio`"
@@ -114,6 +133,9 @@ public final class Report {
                 .append(" |\n");
         md.append("| TCP loopback, one connection | ")
                 .append(fmt(limits.get("tcp_loopback_gb_per_s"), 2))
+                .append(" |\n");
+        md.append("| isthmus log append, one thread, 64 KiB batches (not a limit: the log's own rate) | ")
+                .append(fmt(limits.get("log_append_64k_gb_per_s"), 2))
                 .append(" |\n\n");
         md.append("## Settings\n\n");
         settings.forEach(s -> md.append("- ").append(s).append('\n'));
@@ -299,9 +321,9 @@ public final class Report {
                 }
                 md.append('\n');
             }
-            ratioRow(md, params, "**stack ratio** isthmus/Kafka", columns, row::ratio);
-            ratioRow(md, params, "broker only (kafka-clients on both)", columns, row::brokerRatio);
-            ratioRow(md, params, "client only (isthmus broker under both)", columns, row::clientRatio);
+            ratioRow(md, params, "**stack ratio** isthmus/Kafka", columns, row::ratioStats);
+            ratioRow(md, params, "broker only (kafka-clients on both)", columns, row::brokerRatioStats);
+            ratioRow(md, params, "client only (isthmus broker under both)", columns, row::clientRatioStats);
         }
         md.append('\n');
     }
@@ -311,14 +333,14 @@ public final class Report {
             final StringBuilder params,
             final String title,
             final Column[] columns,
-            final java.util.function.Function<String, Double> ratio) {
+            final java.util.function.Function<String, RatioStats> ratio) {
         boolean any = false;
         final StringBuilder line =
                 new StringBuilder(params).append(' ').append(title).append(" |");
         for (final Column column : columns) {
-            final Double value = column.ratio() ? ratio.apply(column.key()) : null;
+            final RatioStats value = column.ratio() ? ratio.apply(column.key()) : null;
             any |= value != null;
-            line.append(' ').append(value == null ? "" : fmt(value, 2)).append(" |");
+            line.append(' ').append(value == null ? "" : fmtStats(value)).append(" |");
         }
         if (any) {
             md.append(line).append('\n');
@@ -360,14 +382,18 @@ public final class Report {
                     .append(" | ")
                     .append(fmt(outcome.figure(Pairing.KAFKA_STACK, figure[2]), decimals))
                     .append(" | ")
-                    .append(fmt(outcome.ratio(figure[2]), 2))
+                    .append(stats(outcome.ratioStats(figure[2])))
                     .append(" | ")
                     .append(fmt(outcome.figure(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, figure[2]), decimals))
                     .append(" | ")
-                    .append(fmt(outcome.brokerRatio(figure[2]), 2))
+                    .append(stats(outcome.brokerRatioStats(figure[2])))
                     .append(" |\n");
         }
         md.append('\n');
+    }
+
+    private static String stats(final RatioStats stats) {
+        return stats == null ? "n/a" : fmtStats(stats);
     }
 
     private void failures(final StringBuilder md) {
@@ -415,6 +441,12 @@ public final class Report {
     private Double figure(final String caseId, final Pairing pairing, final String key) {
         final CaseOutcome outcome = outcome(caseId);
         return outcome == null ? null : outcome.figure(pairing, key);
+    }
+
+    /** A ratio's median, and with more than one repetition its range: {@code 1.52 (1.40–1.61)}. */
+    static String fmtStats(final RatioStats stats) {
+        final String median = fmt(stats.median(), 2);
+        return stats.repetitions() < 2 ? median : median + " (" + fmt(stats.min(), 2) + "–" + fmt(stats.max(), 2) + ")";
     }
 
     private static String fmt(final Object value, final int decimals) {

@@ -7,8 +7,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Valid RecordBatch v2 batches of an exact size, built once per benchmark trial with the project's own builder. */
-final class BenchmarkBatches {
+/**
+ * Valid RecordBatch v2 batches of an exact size, built once per benchmark trial with the project's own builder, and
+ * the scratch directories the log benchmarks write into. Public for the harness's log-append probe.
+ */
+public final class BenchmarkBatches {
     /** Value size of the records that fill a batch: the harness's smallest record size. */
     static final int FILL_VALUE_BYTES = 100;
 
@@ -18,7 +21,7 @@ final class BenchmarkBatches {
      * A batch of exactly {@code batchBytes} bytes in {@code arena}: 100-byte-value records, the last one sized so that
      * the batch ends exactly at the target (so bytes per second are ops per second times the target).
      */
-    static MemorySegment ofExactSize(final Arena arena, final int batchBytes) {
+    public static MemorySegment ofExactSize(final Arena arena, final int batchBytes) {
         final MemorySegment target = arena.allocate(batchBytes, 8);
         final byte[] fill = new byte[FILL_VALUE_BYTES];
         final long timestamp = System.currentTimeMillis();
@@ -57,7 +60,7 @@ final class BenchmarkBatches {
     }
 
     /** A scratch directory on tmpfs when there is one, so that page-cache writeback of a disk never interferes. */
-    static Path scratchDirectory(final String prefix) throws java.io.IOException {
+    public static Path scratchDirectory(final String prefix) throws java.io.IOException {
         final Path shm = Path.of("/dev/shm");
         if (Files.isDirectory(shm) && Files.isWritable(shm)) {
             return Files.createTempDirectory(shm, prefix);
@@ -66,7 +69,7 @@ final class BenchmarkBatches {
     }
 
     /** Deletes a directory tree (benchmark scratch only). */
-    static void deleteTree(final Path root) throws java.io.IOException {
+    public static void deleteTree(final Path root) throws java.io.IOException {
         if (!Files.exists(root)) {
             return;
         }

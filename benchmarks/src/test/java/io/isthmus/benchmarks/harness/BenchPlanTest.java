@@ -76,4 +76,14 @@ class BenchPlanTest {
         assertThat(BenchPlan.of(true, List.of(BenchPlan.SPARK)).cases().get(0).preloadRecords())
                 .isEqualTo(200_000);
     }
+
+    @Test
+    void fullRunsRepeatEveryPairingThreeTimesAndQuickRunsOnce() {
+        assertThat(BenchPlan.of(false, List.of()).repetitions()).isEqualTo(3);
+        assertThat(BenchPlan.of(true, List.of()).repetitions()).isEqualTo(1);
+        assertThat(BenchPlan.of(true, List.of(), 5).describe()).containsEntry("repetitions", 5);
+        assertThatThrownBy(() -> BenchPlan.of(false, List.of(), 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("repetitions must be at least 1");
+    }
 }

@@ -51,6 +51,79 @@ class ReportTest {
         return result;
     }
 
+    /**
+     * Three repetitions: a figure is the median of the three, a ratio the median of the three repetitions' own ratios
+     * (not the ratio of the medians), and the table shows the range; one disturbed repetition moves neither.
+     */
+    @Test
+    void repeatedCasesReportMediansOfTheRepetitionsOwnRatiosWithTheirRange() {
+        final BenchCase consume = consume100B();
+        final List<Map<Pairing, Map<String, Object>>> repetitions =
+                List.of(consumeResults(300, 100, 150), consumeResults(330, 100, 140), consumeResults(30, 100, 10));
+        final CaseOutcome outcome = new CaseOutcome(consume, repetitions);
+
+        assertThat(outcome.repetitionCount()).isEqualTo(3);
+        assertThat(outcome.figure(Pairing.ISTHMUS_STACK, "mb_per_s")).isCloseTo(300.0, within(1e-9));
+        assertThat(outcome.ratioStats("mb_per_s"))
+                .as("ratios 3.0, 3.3 and 0.3: median 3.0, range 0.3 to 3.3")
+                .isEqualTo(new RatioStats(3.0, 0.3, 3.3, 3));
+        assertThat(outcome.brokerRatio("mb_per_s")).as("1.5, 1.4, 0.1").isCloseTo(1.4, within(1e-9));
+        final Report report = new Report(false, "now", MACHINE, Map.of(), List.of(outcome), List.of(), List.of());
+        assertThat(report.summary().get("consume_ratio")).isCloseTo(3.0, within(1e-9));
+        assertThat(report.summary().get("consume_broker_ratio")).isCloseTo(1.4, within(1e-9));
+        assertThat(report.summaryLine("/tmp/x"))
+                .contains(" consume_ratio=3.000 consume_broker_ratio=1.400 consume_1k_broker_ratio=n/a");
+        final String md = report.markdown("/tmp/x");
+        assertThat(md)
+                .contains("Each pairing ran 3 times")
+                .contains("| **stack ratio** isthmus/Kafka | 3.00 (0.30–3.30) |")
+                .contains("| consume 100 B, 1 partition, MB/s | 300.0 | 100.0 | 3.00 (0.30–3.30) | 140.0 |"
+                        + " 1.40 (0.10–1.50) |");
+        @SuppressWarnings("unchecked")
+        final List<Object> perRepetition = (List<Object>) outcome.asMap().get("results_per_repetition");
+        assertThat(perRepetition).hasSize(3);
+    }
+
+    @Test
+    void aFailedRepetitionIsReportedAndTheOthersStillCount() {
+        final Map<Pairing, Map<String, Object>> failed = consumeResults(300, 100, 150);
+        failed.put(Pairing.KAFKA_STACK, new LinkedHashMap<>(Map.of("error", "client exited 1")));
+        final CaseOutcome outcome = new CaseOutcome(
+                consume100B(), List.of(consumeResults(200, 100, 120), failed, consumeResults(400, 100, 110)));
+
+        assertThat(outcome.of(Pairing.KAFKA_STACK).get("error")).isEqualTo("repetition 2: client exited 1");
+        assertThat(outcome.ratioStats("mb_per_s")).isEqualTo(new RatioStats(3.0, 2.0, 4.0, 2));
+    }
+
+    private static BenchCase consume100B() {
+        return BenchPlan.of(true, List.of(BenchPlan.CONSUME)).cases().stream()
+                .filter(c -> c.id().equals("consume-100B-p1"))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private static Map<Pairing, Map<String, Object>> consumeResults(
+            final double isthmusStack, final double kafkaStack, final double kafkaClientsOnIsthmus) {
+        final Map<Pairing, Map<String, Object>> results = new LinkedHashMap<>();
+        results.put(Pairing.ISTHMUS_STACK, result(isthmusStack));
+        results.put(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, result(kafkaClientsOnIsthmus));
+        results.put(Pairing.KAFKA_STACK, result(kafkaStack));
+        return results;
+    }
+
+    @Test
+    void logAppendIsReportedAsAFractionOfMemcpyFromTheSameRun() {
+        final Map<String, Object> limits =
+                Map.of("memcpy_gb_per_s", 10.0, "tcp_loopback_gb_per_s", 4.0, "log_append_64k_gb_per_s", 1.5);
+        final Report report = new Report(true, "now", MACHINE, limits, List.of(), List.of(), List.of());
+
+        assertThat(report.summary().get("log_append_64k_vs_memcpy")).isCloseTo(0.15, within(1e-9));
+        assertThat(report.summaryLine("/tmp/x")).contains(" log_append_64k_vs_memcpy=0.150 ");
+        assertThat(report.markdown("/tmp/x")).contains("| isthmus log append, one thread, 64 KiB batches");
+        assertThat(new Report(true, "now", MACHINE, Map.of(), List.of(), List.of(), List.of()).summaryLine("/x"))
+                .contains(" log_append_64k_vs_memcpy=n/a ");
+    }
+
     @Test
     void summaryKeysAreFixedWhenNothingRan() {
         final Report report = new Report(true, "now", MACHINE, Map.of(), List.of(), List.of(), List.of());
