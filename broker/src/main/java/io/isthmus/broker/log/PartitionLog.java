@@ -428,9 +428,9 @@ public final class PartitionLog implements AutoCloseable {
      * Copies the one batch an RDMA producer wrote into its staging slot to the active segment's tail, then commits the
      * copy as {@link #commitWrittenBatch} commits a batch written in place. The copy is the integrity boundary: the
      * producer can still write its slot (it keeps the rkey), never the log, so what is validated, acknowledged and read
-     * is the copy, and a write to the slot after the copy changes nothing consumers see. The length comes from the
-     * staged header, bounded by the slot and the room left in the segment; a length the producer changes during the
-     * copy fails validation of the copy (zeroed, nothing committed).
+     * is the copy, and a write to the slot after the copy changes nothing consumers see. The length comes from one read
+     * of the staged header's length field, bounded by the slot and the room left in the segment; bytes the producer
+     * changes during the copy fail validation of the copy (zeroed, nothing committed).
      *
      * @param staged the producer's staging slot, exactly as large as the biggest batch it may hold
      */
@@ -445,8 +445,12 @@ public final class PartitionLog implements AutoCloseable {
             ensureOpen();
             final LogSegment segment = writableTail(segmentId, position);
             final long room = Math.min(staged.byteSize(), segment.capacity() - position);
-            final long length = RecordBatchValidator.completeBatchSize(staged, 0, room);
-            if (length < 0) {
+            // One read of the length field: the producer may rewrite its slot at any moment, so the bound checked
+            // must be the length copied. What the copy holds is validated afterwards.
+            final long length = room < RecordBatchDescriptor.HEADER_LENGTH
+                    ? -1
+                    : RecordBatchDescriptor.LOG_OVERHEAD + (long) RecordBatchDescriptor.length(staged, 0);
+            if (length < RecordBatchDescriptor.HEADER_LENGTH || length > room) {
                 throw new InvalidRecordBatchException(
                         InvalidRecordBatchException.Reason.BATCH_PAST_LIMIT,
                         0,
@@ -577,14 +581,14 @@ public final class PartitionLog implements AutoCloseable {
         } catch (final InvalidRecordBatchException | RecordBatchTooLargeException ex) {
             segment.zeroUncommitted(position, length);
             LOG.warn(
-                    "rejected batches written in place: partition={} segmentId={} position={} length={} reason={}",
+                    "rejected batches committed at the tail: partition={} segmentId={} position={} length={} reason={}",
                     name,
                     segment.id(),
                     position,
                     length,
                     ex.getMessage());
             if (ex instanceof RecordBatchTooLargeException tooLarge) {
-                // The in-place writers treat every refused batch alike: invalid, zeroed, the writer's access revoked.
+                // The RDMA paths treat every refused batch alike: invalid, zeroed, the writer's access revoked.
                 throw new InvalidRecordBatchException(
                         InvalidRecordBatchException.Reason.BATCH_PAST_LIMIT,
                         -1,

@@ -178,7 +178,7 @@ public final class Partition implements AutoCloseable {
     /**
      * Appends the transaction coordinator's marker batch ending {@code producerId}'s transaction. A partition an RDMA
      * producer writes holds no open transaction ({@link #tryClaimWriter} waits for them to end, and transactional
-     * batches cannot be written in place), so there the marker has nothing to end and is not written: the RDMA
+     * batches cannot be written over RDMA), so there the marker has nothing to end and is not written: the RDMA
      * writer's order at the tail stays its own. Returns whether it was written.
      *
      * @throws ProducerRejectedException if the marker's epoch is older than the producer's

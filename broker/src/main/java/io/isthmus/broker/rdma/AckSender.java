@@ -55,6 +55,9 @@ final class AckSender implements SharedProducePath.Acker {
      */
     @Override
     public void ack(final RdmaSession session, final long baseOffset, final int immediate, final short errorCode) {
+        if (session.closed) {
+            return; // torn down: nobody to answer (a shared write of it was given up when its turn came)
+        }
         final long delay = ackDelayNanos;
         if (delay > 0) {
             LockSupport.parkNanos(delay);

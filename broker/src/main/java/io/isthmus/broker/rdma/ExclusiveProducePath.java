@@ -70,6 +70,10 @@ final class ExclusiveProducePath {
         } catch (final SegmentNotWritableException e) {
             reject(session, grant, immediate, ControlErrorCodes.STALE_SEGMENT, e.getMessage());
             return;
+        } catch (final RuntimeException e) {
+            LOG.error("committing an exclusive write failed: {} {}", session, grant, e);
+            reject(session, grant, immediate, ControlErrorCodes.UNKNOWN_SERVER_ERROR, "commit failed: " + e);
+            return;
         }
         if (info.duplicate()) {
             // Nothing written, the tail stays: suspend until the producer asks again and learns it.

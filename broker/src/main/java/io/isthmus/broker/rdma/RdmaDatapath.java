@@ -313,10 +313,27 @@ public final class RdmaDatapath implements AutoCloseable {
         return done;
     }
 
+    /**
+     * Handles every completion polled, each on its own: one that fails tears down its own session and the others are
+     * still handled (a dropped receive completion would leave its session's write count, and so its staging slots,
+     * one behind the producer's).
+     */
     private int pollCompletions() {
         final int count = device.cq.poll(completions);
         for (int i = 0; i < count; i++) {
-            handleCompletion(i);
+            try {
+                handleCompletion(i);
+            } catch (final RuntimeException e) {
+                final RdmaSession session = control.session(completions.wrId(i));
+                LOG.error("handling an RDMA completion failed, tearing its session down: {}", session, e);
+                if (session != null) {
+                    try {
+                        control.teardown(session, "completion handling failed: " + e);
+                    } catch (final RuntimeException again) {
+                        LOG.error("tearing a session down failed: {}", session, again);
+                    }
+                }
+            }
         }
         return count;
     }

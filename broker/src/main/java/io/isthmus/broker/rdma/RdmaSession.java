@@ -16,10 +16,12 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * access it holds. Confined to the datapath thread.
  *
  * <p>Each session has a protection domain of its own, holding its queue pair and every registration its grants use
- * (segments, its range of metadata slots, aborted-transaction arrays, shared-produce words): an rkey works only on the
- * queue pair it was given to, so one client can never use another's, and dropping a grant deregisters exactly that
- * client's access, at the NIC, whoever else reads the same segment. The queue pair starts with remote READ only and
- * gains WRITE (and ATOMIC, for shared produce) with the first produce grant that needs it.
+ * (segments it reads, its produce staging slots, its range of metadata slots, aborted-transaction arrays,
+ * shared-produce words): an rkey works only on the queue pair it was given to, so one client can never use another's,
+ * and dropping a read grant deregisters exactly that client's access, at the NIC, whoever else reads the same segment.
+ * A producer's staging slots stay registered as long as the session (writes into them after a grant was dropped are
+ * answered ACCESS_REVOKED and never reach the log). The queue pair starts with remote READ only and gains WRITE (and
+ * ATOMIC, for shared produce) with the first produce grant that needs it.
  *
  * <p>Work-request ids carry {@code sessionId << 16 | index << 1 | kind} (see {@link #wrId}) so a completion finds its
  * session without a map lookup, and a late completion of a closed session is recognised by its id.
@@ -54,6 +56,11 @@ final class RdmaSession {
     ProduceStaging staging;
     /** The session's slice of the broker's ack buffer, registered in {@link #pd} at its first ack. */
     MemoryRegion ackRegistration;
+    /**
+     * Torn down: its queue pair, staging slots and registrations are gone. Writes of it still waiting in a shared
+     * segment's sequencer can no longer be read, and nothing is answered to it any more.
+     */
+    boolean closed;
     /** The remote access its queue pair allows now ({@link AccessFlags}). */
     int remoteAccess;
 
@@ -162,6 +169,7 @@ final class RdmaSession {
      * then its registrations, then its protection domain, in reverse order of creation.
      */
     void closeResources() {
+        closed = true;
         qp.close();
         if (staging != null) {
             staging.close();

@@ -426,6 +426,12 @@ final class SharedProducePath implements AutoCloseable {
             final Object writer = sequencer.nextWriter();
             final int immediate = sequencer.nextImmediate();
             final MemorySegment staged = sequencer.nextStaged();
+            if (writer instanceof RdmaSession session && session.closed) {
+                // Its session was torn down while the write waited: the staging slot is freed, the batch unreadable,
+                // so the orders behind it cannot be committed without a hole.
+                revoke(segment, "the writer of order " + sequencer.nextOrder() + " was disconnected before its turn");
+                return;
+            }
             sequencer.advance();
             segment.stalledSinceNanos = 0;
             final long tail = segment.tail;
@@ -444,6 +450,16 @@ final class SharedProducePath implements AutoCloseable {
             } catch (final ProducerRejectedException e) {
                 refuse(writer, immediate, e.error().code(), e.error(), e.getMessage());
                 revoke(segment, "rejected write: " + e.getMessage());
+                return;
+            } catch (final RuntimeException e) {
+                LOG.error("committing a shared write failed: {} order={}", segment, sequencer.nextOrder(), e);
+                refuse(
+                        writer,
+                        immediate,
+                        ControlErrorCodes.UNKNOWN_SERVER_ERROR,
+                        Errors.UNKNOWN_SERVER_ERROR,
+                        "commit failed: " + e);
+                revoke(segment, "commit failed: " + e);
                 return;
             }
             if (info.duplicate()) {

@@ -381,6 +381,15 @@ class PartitionLogTest {
                 .isInstanceOf(InvalidRecordBatchException.class)
                 .hasMessageContaining("BATCH_PAST_LIMIT")
                 .hasMessageContaining("staging slot (" + (batch.length - 1) + " bytes)");
+        for (final int lengthField : new int[] {-RecordBatchDescriptor.LOG_OVERHEAD, 0, Integer.MAX_VALUE}) {
+            // What a producer rewriting its slot during the commit could leave in the length field.
+            final MemorySegment lying = MemorySegment.ofArray(batch.clone());
+            lying.set(RecordBatchDescriptor.INT32, RecordBatchDescriptor.LENGTH_OFFSET, lengthField);
+            assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, lying, 0, false))
+                    .as("length field %d", lengthField)
+                    .isInstanceOf(InvalidRecordBatchException.class)
+                    .hasMessageContaining("BATCH_PAST_LIMIT");
+        }
         final byte[] corrupted = batch.clone();
         corrupted[RecordBatchDescriptor.RECORDS_OFFSET + 3] ^= 0x01;
         final MemorySegment corrupt = MemorySegment.ofArray(corrupted);
