@@ -137,11 +137,13 @@ public final class LogSegment {
     }
 
     /**
-     * Reserves the log's bytes up to {@code end}: the pre-toucher does before it faults pages in for writing.
+     * Reserves the log's bytes up to {@code end}: whoever stores into the mapping outside the append gateway does
+     * first (the pre-toucher before it faults pages in for writing; shared RDMA produce before it puts a TCP batch at
+     * its reserved place).
      *
-     * @throws org.apache.kafka.common.errors.KafkaStorageException on a full disk
+     * @throws org.apache.kafka.common.errors.KafkaStorageException on a full disk: nothing may be written there
      */
-    void reserveLog(final long end) {
+    public void reserveLog(final long end) {
         logSpace.reserveUpTo(end);
     }
 

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -389,12 +390,19 @@ final class SharedProducePath implements AutoCloseable {
                 segment.overflowed(order);
                 continue; // waits for the roll at the top of the loop
             }
-            MemorySegment.copy(
-                    append.batches,
-                    position,
-                    segment.lease.memory(),
-                    SharedProduceWordDescriptor.position(old),
-                    length);
+            final long at = SharedProduceWordDescriptor.position(old);
+            try {
+                // The copy stores into the segment's sparse mapping: its blocks first (a full disk is SIGBUS).
+                segment.lease.segment().reserveLog(at + length);
+            } catch (final KafkaStorageException e) {
+                shared.partition.releaseSequences(
+                        summary.producerId(), summary.producerEpoch(), summary.baseSequence());
+                append.fail(Errors.KAFKA_STORAGE_ERROR, e.getMessage());
+                // The order is taken and will never be filled: nothing after it may be committed.
+                revoke(segment, "no disk space for a TCP batch's reserved place: " + e.getMessage());
+                break;
+            }
+            MemorySegment.copy(append.batches, position, segment.lease.memory(), at, length);
             if (!segment.sequencer.arrive(order, append, -1, null)) {
                 shared.partition.releaseSequences(
                         summary.producerId(), summary.producerEpoch(), summary.baseSequence());
