@@ -9,7 +9,8 @@ import java.nio.file.Path;
 
 /**
  * Valid RecordBatch v2 batches of an exact size, built once per benchmark trial with the project's own builder, and
- * the scratch directories the log benchmarks write into. Public for the harness's log-append probe.
+ * the scratch directories the log benchmarks write into. Public for the harness's log-append probe, which appends
+ * such batches.
  */
 public final class BenchmarkBatches {
     /** Value size of the records that fill a batch: the harness's smallest record size. */
@@ -60,7 +61,7 @@ public final class BenchmarkBatches {
     }
 
     /** A scratch directory on tmpfs when there is one, so that page-cache writeback of a disk never interferes. */
-    public static Path scratchDirectory(final String prefix) throws java.io.IOException {
+    static Path scratchDirectory(final String prefix) throws java.io.IOException {
         final Path shm = Path.of("/dev/shm");
         if (Files.isDirectory(shm) && Files.isWritable(shm)) {
             return Files.createTempDirectory(shm, prefix);
@@ -69,7 +70,7 @@ public final class BenchmarkBatches {
     }
 
     /** Deletes a directory tree (benchmark scratch only). */
-    public static void deleteTree(final Path root) throws java.io.IOException {
+    static void deleteTree(final Path root) throws java.io.IOException {
         if (!Files.exists(root)) {
             return;
         }

@@ -1,16 +1,9 @@
 package io.isthmus.benchmarks.jmh;
 
-import io.isthmus.broker.log.LogConfig;
-import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.PartitionLog;
-import io.isthmus.broker.log.SegmentIdAllocator;
-import io.isthmus.broker.log.SegmentPreToucher;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
-import java.time.InstantSource;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -34,9 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * times {@code batchBytes} (batches are exactly that size), and {@link JmhMain} divides it by {@link MemcpyBenchmark}'s
  * bandwidth for the same size.
  *
- * <p>The log lives on tmpfs when there is one, with 256 MiB segments and a retention of two segments that this
- * benchmark applies itself whenever a segment rolls, so the run can go on for any time in bounded memory; roll and
- * segment creation are part of the measured cost, amortised as in a real broker. {@code preTouchBytes} compares
+ * <p>The log is a {@link BenchmarkLog}: tmpfs, 256 MiB segments, two kept, roll and segment creation part of the
+ * measured cost. {@code preTouchBytes} compares
  * appends that fault every fresh page themselves with appends behind the broker's background pre-touch.
  */
 @State(Scope.Thread)
@@ -46,8 +38,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class LogAppendBenchmark {
-    static final int SEGMENT_BYTES = 256 << 20;
-
     @Param({"1024", "65536"})
     public int batchBytes;
 
@@ -55,57 +45,30 @@ public class LogAppendBenchmark {
     @Param({"0", "16777216"})
     public long preTouchBytes;
 
-    private SegmentPreToucher preToucher;
-
     private Arena arena;
     private MemorySegment batch;
-    private Path dir;
-    private PartitionLog log;
-    private LogSegment lastActive;
+    private BenchmarkLog log;
 
     @Setup(Level.Trial)
     public void openLog() throws IOException {
         arena = Arena.ofShared();
         batch = BenchmarkBatches.ofExactSize(arena, batchBytes);
-        dir = BenchmarkBatches.scratchDirectory("isthmus-append-bench");
-        final LogConfig config = LogConfig.from(Map.of(
-                LogConfig.SEGMENT_BYTES, Integer.toString(SEGMENT_BYTES),
-                LogConfig.RETENTION_BYTES, Long.toString(2L * SEGMENT_BYTES)));
-        preToucher = new SegmentPreToucher(preTouchBytes);
-        log = PartitionLog.open(
-                dir.resolve("bench-0"), config, new SegmentIdAllocator(), InstantSource.system(), preToucher);
-        lastActive = log.activeSegment();
+        log = BenchmarkLog.open("isthmus-append-bench", preTouchBytes);
     }
 
     @Benchmark
     public long append() {
-        final long lastOffset = log.append(batch, 0).lastOffset();
-        final LogSegment active = log.activeSegment();
-        if (active != lastActive) {
-            lastActive = active;
-            log.deleteOldSegments();
-        }
-        return lastOffset;
+        return log.append(batch);
     }
 
     @Benchmark
     public long commitStaged() {
-        LogSegment active = log.activeSegment();
-        if (active.committedPosition() + batchBytes > active.capacity()) {
-            log.roll(); // what a producer's ROLL_FULL access request does
-            log.deleteOldSegments();
-            active = log.activeSegment();
-        }
-        lastActive = active;
-        return log.commitStagedBatch(active.id(), active.committedPosition(), batch, 0, false)
-                .lastOffset();
+        return log.commitStaged(batch);
     }
 
     @TearDown(Level.Trial)
     public void closeLog() throws IOException, InterruptedException {
         log.close();
-        preToucher.close();
         arena.close();
-        BenchmarkBatches.deleteTree(dir);
     }
 }

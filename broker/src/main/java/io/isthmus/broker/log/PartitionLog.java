@@ -397,7 +397,8 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * Commits the one batch already at the active segment's tail (a TCP batch shared RDMA produce copied to its
-     * reserved place): its length comes from its header, bounded by the segment. See {@link #commitWritten(int, long, long, int, boolean)}.
+     * reserved place): its length comes from its header, bounded by the segment. See {@link #commitWritten(int, long,
+     * long, int, boolean)}.
      */
     public AppendInfo commitWrittenBatch(
             final int segmentId, final long position, final int leaderEpoch, final boolean sequencesReserved) {

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's RDMA datapath: one thread that owns every client queue pair (each in the client's own protection
  * domain, with the registrations its grants use), the completion queue they share and the access grants. It
- * alternates between control commands (connect, access, release, handed
- * over from the network threads) and busy-polling the completion queue, backing off through an {@link IdleStrategy}.
+ * alternates between control commands (connect, access, release, handed over from the network threads) and
+ * busy-polling the completion queue, backing off through an {@link IdleStrategy}.
  * Its parts, all confined to that thread:
  *
  * <ul>
@@ -371,11 +371,12 @@ public final class RdmaDatapath implements AutoCloseable {
         if (!postReceive(session, 1)) {
             return;
         }
-        // Every write takes the next staging slot, answered or not: the producer counts its writes the same way.
+        // Every write takes the next staging slot, answered or not: the producer counts its writes the same way. A
+        // session with a produce grant has its staging slots (they come with its first grant).
         final MemorySegment staged = session.staging != null ? session.staging.nextWrite() : null;
         final int segmentId = ProduceImmediateDescriptor.segmentId(immediate);
         final ProduceGrant grant = session.produceGrantForSegment(segmentId);
-        if (grant == null || grant.suspended || staged == null) {
+        if (grant == null || grant.suspended) {
             // Written before the producer learned that its access was dropped: not committed, safe to write again.
             revokedWrites++;
             LOG.debug(
