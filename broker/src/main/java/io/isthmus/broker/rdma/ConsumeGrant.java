@@ -1,6 +1,7 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.slots.PartitionSlots;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.ProtectionDomain;

@@ -1,6 +1,5 @@
 package io.isthmus.broker.rdma;
 
-import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.OffsetOutOfRangeException;
 import io.isthmus.broker.log.PartitionLog;
@@ -9,6 +8,10 @@ import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
+import io.isthmus.broker.slots.AbortedTransactionArray;
+import io.isthmus.broker.slots.MetadataSlotRegion;
+import io.isthmus.broker.slots.PartitionSlots;
+import io.isthmus.broker.slots.ReadStart;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.Gid;
 import io.isthmus.ffi.verbs.MemoryRegion;
@@ -325,19 +328,12 @@ final class RdmaControlPlane implements AutoCloseable {
             response.errorCode(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
-        final PartitionLog log = partition.log();
         final LogSegment segment;
         final long startPosition;
         try {
-            if (request.offset() == log.logEndOffset()) {
-                segment = log.activeSegment();
-                startPosition = segment.committedPosition();
-            } else {
-                try (LogReadResult result = log.read(request.offset(), 1)) {
-                    segment = result.isEmpty() ? log.activeSegment() : result.segment();
-                    startPosition = result.isEmpty() ? segment.committedPosition() : result.filePosition();
-                }
-            }
+            final ReadStart start = ReadStart.locate(partition.log(), request.offset());
+            segment = start.segment();
+            startPosition = start.position();
         } catch (final OffsetOutOfRangeException e) {
             response.errorCode(ControlErrorCodes.OFFSET_OUT_OF_RANGE);
             return;

@@ -1,4 +1,4 @@
-package io.isthmus.broker.rdma;
+package io.isthmus.broker.slots;
 
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.Arena;
@@ -6,9 +6,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
 
 /**
- * The memory that holds every consumer's metadata slots ({@link MetadataSlotDescriptor}). Each RDMA connection owns a
- * contiguous range of {@code slotsPerRange} slots, registered for remote READ in that connection's own protection
- * domain (so it can read no other connection's range), and refreshes all its partitions with one READ of it.
+ * The memory that holds every one-sided consumer's metadata slots ({@link MetadataSlotDescriptor}). Each session owns a
+ * contiguous range of {@code slotsPerRange} slots: an RDMA connection has its range registered for remote READ in its
+ * own protection domain (so it can read no other connection's range) and refreshes all its partitions with one READ of
+ * it; a shared-memory session loads its range in place from the broker's slot file.
  *
  * <pre>
  *   region:  | range 0: slot 0 | slot 1 | ... | range 1: slot 0 | slot 1 | ... | ...
@@ -19,17 +20,47 @@ import java.util.BitSet;
  * thread appended.
  */
 public final class MetadataSlotRegion implements AutoCloseable {
-    private final Arena arena = Arena.ofShared();
+    /** The arena the memory came from when this region allocated it, null when it lives in someone else's mapping. */
+    private final Arena arena;
+
     private final MemorySegment memory;
     private final int ranges;
     private final int slotsPerRange;
     private final BitSet used;
 
+    /** A region in memory of its own, freed on {@link #close()} (RDMA registers its ranges). */
     public MetadataSlotRegion(final int ranges, final int slotsPerRange) {
+        this(Arena.ofShared(), ranges, slotsPerRange);
+    }
+
+    /**
+     * A region over {@code memory}, which its caller owns (the shared-memory slot file's mapping, after its header):
+     * it must hold {@code ranges x slotsPerRange} slots.
+     */
+    public MetadataSlotRegion(final MemorySegment memory, final int ranges, final int slotsPerRange) {
+        this(null, memory, ranges, slotsPerRange);
+    }
+
+    private MetadataSlotRegion(final Arena arena, final int ranges, final int slotsPerRange) {
+        this(
+                arena,
+                arena.allocate((long) ranges * slotsPerRange * MetadataSlotDescriptor.LENGTH, 4096),
+                ranges,
+                slotsPerRange);
+    }
+
+    private MetadataSlotRegion(
+            final Arena arena, final MemorySegment memory, final int ranges, final int slotsPerRange) {
+        final long needed = (long) ranges * slotsPerRange * MetadataSlotDescriptor.LENGTH;
+        if (memory.byteSize() < needed) {
+            throw new IllegalArgumentException("slot region memory too small: bytes=" + memory.byteSize() + " needed="
+                    + needed + " ranges=" + ranges + " slotsPerRange=" + slotsPerRange);
+        }
+        this.arena = arena;
+        this.memory = memory;
         this.ranges = ranges;
         this.slotsPerRange = slotsPerRange;
         this.used = new BitSet(ranges);
-        this.memory = arena.allocate((long) ranges * slotsPerRange * MetadataSlotDescriptor.LENGTH, 4096);
     }
 
     /** A free range, or -1 when every range is taken. */
@@ -81,6 +112,8 @@ public final class MetadataSlotRegion implements AutoCloseable {
 
     @Override
     public void close() {
-        arena.close();
+        if (arena != null) {
+            arena.close();
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.isthmus.broker.rdma;
+package io.isthmus.broker.slots;
 
 import static io.isthmus.broker.testkit.TransactionalBatches.marker;
 import static io.isthmus.broker.testkit.TransactionalBatches.transactional;
@@ -9,6 +9,7 @@ import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentIdAllocator;
+import io.isthmus.broker.testkit.KafkaBatches;
 import io.isthmus.protocol.control.AbortedTransactionsDescriptor;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import java.lang.foreign.Arena;
@@ -55,7 +56,7 @@ class PartitionSlotsTest {
     }
 
     private void append(final int records) {
-        log.append(MemorySegment.ofArray(RdmaBatches.batch("v", records, 20)), 0);
+        log.append(KafkaBatches.segment(KafkaBatches.plain("v", records, 1_700_000_000_000L)), 0);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.isthmus.broker.rdma;
+package io.isthmus.broker.slots;
 
 import io.isthmus.broker.log.AbortedTransaction;
 import io.isthmus.broker.log.PartitionLog;
@@ -23,7 +23,7 @@ import java.util.List;
  *
  * <p>Guarded by the owning {@link PartitionSlots}' monitor.
  */
-final class AbortedTransactionArray implements AutoCloseable {
+public final class AbortedTransactionArray implements AutoCloseable {
     static final int INITIAL_CAPACITY = 256;
 
     private final PartitionLog log;
@@ -41,13 +41,13 @@ final class AbortedTransactionArray implements AutoCloseable {
         }
     }
 
-    AbortedTransactionArray(final PartitionLog log) {
+    public AbortedTransactionArray(final PartitionLog log) {
         this.log = log;
         this.current = register(0, INITIAL_CAPACITY);
     }
 
     /** Writes the aborted transactions the log gained since the last call; returns the count to publish. */
-    long sync() {
+    public long sync() {
         for (final AbortedTransaction aborted : log.abortedTransactions(nextMarkerOffset, Long.MAX_VALUE)) {
             if (count - current.base() == current.capacity()) {
                 grow();
@@ -64,21 +64,21 @@ final class AbortedTransactionArray implements AutoCloseable {
         return count;
     }
 
-    long count() {
+    public long count() {
         return count;
     }
 
     /** The current array's memory: what consumers register and READ. */
-    MemorySegment memory() {
+    public MemorySegment memory() {
         return current.memory();
     }
 
     /** Index of the current array's first entry. */
-    long base() {
+    public long base() {
         return current.base();
     }
 
-    int capacity() {
+    public int capacity() {
         return current.capacity();
     }
 

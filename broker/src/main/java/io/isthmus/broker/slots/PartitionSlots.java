@@ -1,4 +1,4 @@
-package io.isthmus.broker.rdma;
+package io.isthmus.broker.slots;
 
 import io.isthmus.broker.log.LogSegment;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
@@ -13,10 +13,10 @@ import java.util.function.LongSupplier;
  * partition's last stable offset and the count of its {@link AbortedTransactionArray aborted transactions}. Each slot
  * names one segment; a consumer that moves on to the next segment gets the same slot reassigned.
  *
- * <p>Runs on whichever thread appended (a TCP request handler, the RDMA datapath); the monitor serialises them, and
+ * <p>Runs on whichever thread appended (a TCP request handler, the RDMA datapath, a shared-memory commit); the monitor serialises them, and
  * because each publication reads the segment's current state, slots never go backwards.
  */
-final class PartitionSlots implements Runnable {
+public final class PartitionSlots implements Runnable {
     private final String partition;
     private final MemorySegment slots;
     private final LongSupplier highWatermark;
@@ -25,12 +25,12 @@ final class PartitionSlots implements Runnable {
     private final List<Assignment> assignments = new ArrayList<>();
 
     /**
-     * @param slots the memory the slots live in (the registered slot region)
+     * @param slots the memory the slots live in (the RDMA-registered slot region, or the shared-memory slot file)
      * @param highWatermark the partition's high watermark, published beside each slot's readable position
      * @param lastStableOffset the partition's last stable offset, likewise
      * @param aborted the partition's aborted transactions, brought up to date before each publication
      */
-    PartitionSlots(
+    public PartitionSlots(
             final String partition,
             final MemorySegment slots,
             final LongSupplier highWatermark,
@@ -100,7 +100,7 @@ final class PartitionSlots implements Runnable {
     }
 
     /** The array's current registration, for an access answer. */
-    synchronized AbortedTransactionArray aborted() {
+    public synchronized AbortedTransactionArray aborted() {
         return aborted;
     }
 
@@ -129,8 +129,8 @@ final class PartitionSlots implements Runnable {
                 aborted.count());
     }
 
-    /** Frees the aborted-transaction arrays (the partition's last RDMA consumer left). */
-    synchronized void close() {
+    /** Frees the aborted-transaction arrays (the partition's last one-sided consumer left). */
+    public synchronized void close() {
         aborted.close();
     }
 

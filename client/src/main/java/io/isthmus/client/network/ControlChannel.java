@@ -1,0 +1,305 @@
+package io.isthmus.client.network;
+
+import io.isthmus.client.security.SaslAuthentication;
+import io.isthmus.client.security.SecuritySettings;
+import io.isthmus.protocol.control.ControlApiKeys;
+import io.isthmus.protocol.control.ControlCodec;
+import io.isthmus.protocol.control.ControlFlyweight;
+import io.isthmus.protocol.control.ControlFrame;
+import io.isthmus.protocol.control.ControlHeaderDescriptor;
+import io.isthmus.protocol.control.ControlRequestHeader;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/**
+ * The TCP connection a one-sided transport (RDMA, shared memory) holds to a broker for its control requests: its own
+ * socket, so the broker ties the session it opens to it and ends the session when it closes. It authenticates first
+ * (SASL, when the listener asks for it), because the broker grants access to the principal it authenticated.
+ *
+ * <p>It allocates nothing per request: one off-heap request frame (the header, client id included, written once) and
+ * one response frame, both freed on {@link #close()}. A request is written in place by its flyweight and sent from
+ * there; the answer is read into the response frame and returned as a flyweight over it, <b>valid until the next
+ * control request on this channel</b>: a caller copies what it keeps.
+ *
+ * <p>Not thread-safe: one thread (the producer's sender, the consumer's polling thread) owns a channel.
+ */
+public final class ControlChannel implements AutoCloseable {
+    /** The largest fixed block of a control message so far is CONSUME_ACCESS's answer, 96 bytes. */
+    private static final int MAX_BLOCK = 128;
+    /** Room for the largest request body: a block and a string of up to 32767 bytes. */
+    private static final int MAX_REQUEST_BODY = MAX_BLOCK + Short.BYTES + Short.MAX_VALUE;
+    /** Room for the largest response frame: a block and the longest string. */
+    private static final int MAX_RESPONSE_FRAME =
+            ControlFrame.RESPONSE_BODY_OFFSET + MAX_BLOCK + Short.BYTES + Short.MAX_VALUE;
+
+    /** How a transport words its failures: its own exception type, with the message and the cause. */
+    @FunctionalInterface
+    public interface Failure {
+        RuntimeException exception(String message, Throwable cause);
+    }
+
+    private final InetSocketAddress broker;
+    private final long requestTimeoutMs;
+    private final Failure failure;
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final SelectionKey key;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment requestFrame;
+    private final ByteBuffer requestBuffer;
+    private final ControlRequestHeader requestHeader = new ControlRequestHeader();
+    private final long requestBody;
+    private final MemorySegment responseFrame;
+    private final ByteBuffer responseBuffer;
+    private final String clientId;
+    private int correlationId;
+    private boolean closed;
+
+    private ControlChannel(
+            final InetSocketAddress broker,
+            final String clientId,
+            final long requestTimeoutMs,
+            final Failure failure,
+            final SocketChannel channel,
+            final Selector selector,
+            final SelectionKey key) {
+        this.broker = broker;
+        this.clientId = clientId;
+        this.requestTimeoutMs = requestTimeoutMs;
+        this.failure = failure;
+        this.channel = channel;
+        this.selector = selector;
+        this.key = key;
+        final int headerLength = ControlHeaderDescriptor.CLIENT_ID_OFFSET + ControlCodec.stringLength(clientId) + 1;
+        requestFrame = arena.allocate(ControlFrame.REQUEST_HEADER_OFFSET + headerLength + MAX_REQUEST_BODY, 64);
+        requestBuffer = requestFrame.asByteBuffer();
+        requestHeader
+                .wrapForEncode(requestFrame, ControlFrame.REQUEST_HEADER_OFFSET)
+                .apiVersion(ControlApiKeys.VERSION)
+                .clientId(clientId);
+        requestBody = ControlFrame.REQUEST_HEADER_OFFSET + requestHeader.bodyOffset();
+        responseFrame = arena.allocate(MAX_RESPONSE_FRAME, 64);
+        responseBuffer = responseFrame.asByteBuffer();
+    }
+
+    /**
+     * Connects to {@code broker} and authenticates as {@code security} says.
+     *
+     * @throws RuntimeException made by {@code failure} if the broker cannot be reached or refuses the principal
+     */
+    public static ControlChannel open(
+            final InetSocketAddress broker,
+            final String clientId,
+            final long requestTimeoutMs,
+            final SecuritySettings security,
+            final Failure failure) {
+        SocketChannel channel = null;
+        Selector selector = null;
+        final ControlChannel opened;
+        try {
+            channel = SocketChannel.open();
+            // Connected blocking (the adaptor honours the timeout), then non-blocking: reads and writes wait in the
+            // selector, which bounds each control request by the request timeout.
+            channel.socket().connect(broker, (int) Math.min(Integer.MAX_VALUE, requestTimeoutMs));
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            channel.configureBlocking(false);
+            selector = Selector.open();
+            opened = new ControlChannel(
+                    broker, clientId, requestTimeoutMs, failure, channel, selector, channel.register(selector, 0));
+        } catch (final IOException | RuntimeException e) {
+            closeQuietly(selector, channel);
+            throw failure.exception("cannot open a control connection: broker=" + broker + " cause=" + e, e);
+        }
+        try {
+            SaslAuthentication.authenticate(security, broker.getHostString(), opened::kafkaRequest);
+            return opened;
+        } catch (final RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+    }
+
+    /** Where the next request's body is written (after the header): wrap the request flyweight here. */
+    public MemorySegment requestFrame() {
+        return requestFrame;
+    }
+
+    /** The offset in {@link #requestFrame()} at which a request body starts. */
+    public long requestBodyOffset() {
+        return requestBody;
+    }
+
+    /**
+     * Sends the request whose {@code body} is written at {@link #requestBodyOffset()} and waits, up to the request
+     * timeout, for its answer, which it wraps {@code response} over in the response frame.
+     */
+    public <T extends ControlFlyweight<T>> T call(
+            final short apiKey, final ControlFlyweight<?> body, final T response) {
+        final int id = ++correlationId;
+        requestHeader.apiKey(apiKey).correlationId(id);
+        final int length = (int) requestBody + body.encodedLength();
+        ControlFrame.putSize(requestFrame, 0, length);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+        final int size;
+        try {
+            transfer(requestBuffer.clear().limit(length), true, deadline);
+            transfer(responseBuffer.clear().limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH), false, deadline);
+            size = ControlFrame.size(responseFrame, 0);
+            if (size < ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH
+                    || size > MAX_RESPONSE_FRAME - ControlHeaderDescriptor.SIZE_PREFIX_LENGTH) {
+                throw failure.exception(
+                        "bad control response size: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
+                                + " size=" + size,
+                        null);
+            }
+            transfer(responseBuffer.limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH + size), false, deadline);
+        } catch (final IOException e) {
+            throw failure.exception(
+                    "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
+                            + e,
+                    e);
+        }
+        final int answered = ControlFrame.responseCorrelationId(responseFrame, 0);
+        if (answered != id) {
+            throw failure.exception(
+                    "control response out of order: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
+                            + " correlationId=" + id + " answered=" + answered,
+                    null);
+        }
+        try {
+            return response.wrap(
+                    responseFrame,
+                    ControlFrame.RESPONSE_BODY_OFFSET,
+                    size - ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH);
+        } catch (final IllegalArgumentException e) {
+            throw failure.exception(
+                    "malformed control response: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
+                            + " cause=" + e.getMessage(),
+                    e);
+        }
+    }
+
+    /**
+     * One Kafka request on the control connection (the SASL exchange that precedes the session), framed as Kafka frames
+     * it; once per connection, so it uses plain heap buffers.
+     */
+    private ApiMessage kafkaRequest(final ApiKeys apiKey, final short version, final ApiMessage body) {
+        final int id = ++correlationId;
+        final RequestHeader header = new RequestHeader(apiKey, version, clientId, id);
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final short headerVersion = header.headerVersion();
+        final int size = header.data().size(cache, headerVersion) + body.size(cache, version);
+        final ByteBuffer request = ByteBuffer.allocate(4 + size).putInt(size);
+        final ByteBufferAccessor writer = new ByteBufferAccessor(request);
+        header.data().write(writer, cache, headerVersion);
+        body.write(writer, cache, version);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+        try {
+            transfer(request.flip(), true, deadline);
+            final ByteBuffer sizeBuffer = ByteBuffer.allocate(4);
+            transfer(sizeBuffer, false, deadline);
+            final int responseSize = sizeBuffer.getInt(0);
+            if (responseSize < 4 || responseSize > MAX_RESPONSE_FRAME) {
+                throw failure.exception(
+                        "bad " + apiKey + " response size: broker=" + broker + " size=" + responseSize, null);
+            }
+            final ByteBuffer response = ByteBuffer.allocate(responseSize);
+            transfer(response, false, deadline);
+            response.flip();
+            final ByteBufferAccessor reader = new ByteBufferAccessor(response);
+            final ResponseHeaderData responseHeader =
+                    new ResponseHeaderData(reader, apiKey.responseHeaderVersion(version));
+            if (responseHeader.correlationId() != id) {
+                throw failure.exception(
+                        "out of order " + apiKey + " response: broker=" + broker + " correlationId=" + id + " answered="
+                                + responseHeader.correlationId(),
+                        null);
+            }
+            return AbstractResponse.parseResponse(apiKey, reader, version).data();
+        } catch (final IOException e) {
+            throw failure.exception(apiKey + " failed on the control connection: broker=" + broker + " cause=" + e, e);
+        }
+    }
+
+    /** Writes or reads {@code buffer} to its limit, waiting in the selector until the deadline. */
+    private void transfer(final ByteBuffer buffer, final boolean write, final long deadline) throws IOException {
+        while (buffer.hasRemaining()) {
+            final int transferred = write ? channel.write(buffer) : channel.read(buffer);
+            if (transferred < 0) {
+                throw new EOFException("the broker closed the control connection");
+            }
+            if (transferred == 0) {
+                final long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    throw new SocketTimeoutException(
+                            "no progress within the request timeout: requestTimeoutMs=" + requestTimeoutMs);
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedIOException("interrupted while waiting for the broker"); // select would spin
+                }
+                key.interestOps(write ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+                selector.selectedKeys().clear();
+            }
+        }
+    }
+
+    public InetSocketAddress broker() {
+        return broker;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Closes the connection (the broker ends the session and every grant) and frees the frames. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeQuietly(selector, channel);
+        arena.close();
+    }
+
+    private static void closeQuietly(final Selector selector, final SocketChannel channel) {
+        try {
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (final IOException ignored) {
+            // Closing a socket we own; the broker notices either way.
+        }
+        try {
+            if (selector != null) {
+                selector.close();
+            }
+        } catch (final IOException ignored) {
+            // Nothing is registered with it any more.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ControlChannel{broker=" + broker + ", clientId=" + clientId + '}';
+    }
+}
