@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** A broker in a child JVM started through its real entry point, so a test can kill -9 it. */
-final class BrokerProcess implements AutoCloseable {
+public final class BrokerProcess implements AutoCloseable {
     private final Process process;
 
     private BrokerProcess(final Process process) {
@@ -20,7 +20,7 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** Starts {@code BrokerMain} and waits until it prints that it listens. */
-    static BrokerProcess start(final Path logDir, final int port, final String... settings) throws IOException {
+    public static BrokerProcess start(final Path logDir, final int port, final String... settings) throws IOException {
         return start(List.of(), logDir, port, settings);
     }
 
@@ -89,7 +89,7 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** SIGKILL: no shutdown hook runs, nothing is flushed by the broker. */
-    void kill9() throws InterruptedException {
+    public void kill9() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }

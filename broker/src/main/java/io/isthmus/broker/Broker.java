@@ -23,6 +23,7 @@ import io.isthmus.broker.group.GroupCoordinator;
 import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.LogManager;
 import io.isthmus.broker.metrics.BrokerMetricsMBean;
+import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.broker.network.KafkaServer;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIdAllocator;
@@ -32,6 +33,8 @@ import io.isthmus.broker.security.AclAuthorizer;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.broker.security.ListenerSecurity;
 import io.isthmus.broker.security.ScramCredentialStore;
+import io.isthmus.broker.shm.ShmService;
+import io.isthmus.broker.shm.ShmSettings;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.transaction.TransactionCoordinator;
 import java.io.IOException;
@@ -70,6 +73,7 @@ public final class Broker implements AutoCloseable {
     private final ScheduledExecutorService delayedFetches;
     private final KafkaServer server;
     private final RdmaService rdma;
+    private final ShmService shm;
     private final BrokerMetricsMBean metrics;
     private final BrokerNode node;
 
@@ -82,6 +86,7 @@ public final class Broker implements AutoCloseable {
             final ScheduledExecutorService delayedFetches,
             final KafkaServer server,
             final RdmaService rdma,
+            final ShmService shm,
             final BrokerMetricsMBean metrics,
             final BrokerNode node) {
         this.config = config;
@@ -92,6 +97,7 @@ public final class Broker implements AutoCloseable {
         this.delayedFetches = delayedFetches;
         this.server = server;
         this.rdma = rdma;
+        this.shm = shm;
         this.metrics = metrics;
         this.node = node;
     }
@@ -138,19 +144,24 @@ public final class Broker implements AutoCloseable {
         final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
         final AccessControl access = new AccessControl(authorizer);
         final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
-        aclAuthorizer.ifPresent(acls -> acls.onChange(rdma::reauthorize));
+        final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer);
+        aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {
+            rdma.reauthorize();
+            shm.reauthorize();
+        }));
         final ScramCredentialStore scramCredentials = ScramCredentialStore.open(metadataDir);
         final Map<String, ListenerSecurity> listenerSecurity;
         try {
             listenerSecurity = config.listenerSecurity(scramCredentials);
         } catch (final RuntimeException e) {
-            closeAfterFailedStart(rdma, transactions, coordinator, delayedFetches, partitions);
+            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, partitions);
             throw e;
         }
 
         final AtomicReference<RequestRouter> router = new AtomicReference<>();
         final List<ApiHandler> handlers = List.of(
-                new ApiVersionsHandler(() -> rdma.advertise(router.get().apiVersions())),
+                new ApiVersionsHandler(
+                        () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
                 new MetadataHandler(partitions, node, config.autoCreateTopics(), config.numPartitions(), access),
                 new ProduceHandler(partitions, access),
                 new FetchHandler(partitions, delayedFetches, access),
@@ -173,9 +184,9 @@ public final class Broker implements AutoCloseable {
                     config.connectionLimits(),
                     router.get(),
                     router.get(),
-                    rdma.controlHandler());
+                    ControlRequestHandler.either(rdma.controlHandler(), shm.controlHandler()));
         } catch (final RuntimeException | InterruptedException e) {
-            closeAfterFailedStart(rdma, transactions, coordinator, delayedFetches, partitions);
+            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, partitions);
             throw e;
         }
         final List<Endpoint> advertised = config.advertisedListeners();
@@ -183,7 +194,17 @@ public final class Broker implements AutoCloseable {
         final BrokerMetricsMBean metrics = BrokerMetricsMBean.register(server.metrics(), partitions);
         LOG.info("broker {} started: listeners={}, log.dirs={}", config.nodeId(), node.endpoints(), config.logDirs());
         return new Broker(
-                config, partitions, offsets, coordinator, transactions, delayedFetches, server, rdma, metrics, node);
+                config,
+                partitions,
+                offsets,
+                coordinator,
+                transactions,
+                delayedFetches,
+                server,
+                rdma,
+                shm,
+                metrics,
+                node);
     }
 
     /**
@@ -201,12 +222,14 @@ public final class Broker implements AutoCloseable {
 
     /** What a start that failed after the logs opened has to give back, in reverse order of starting. */
     private static void closeAfterFailedStart(
+            final ShmService shm,
             final RdmaService rdma,
             final TransactionCoordinator transactions,
             final GroupCoordinator coordinator,
             final ScheduledExecutorService delayedFetches,
             final PartitionManager partitions)
             throws InterruptedException {
+        shm.close();
         rdma.close();
         transactions.close();
         coordinator.close();
@@ -287,6 +310,11 @@ public final class Broker implements AutoCloseable {
         return rdma;
     }
 
+    /** The shared-memory datapath: running, or off with the reason. */
+    public ShmService shm() {
+        return shm;
+    }
+
     public BrokerConfig config() {
         return config;
     }
@@ -297,6 +325,7 @@ public final class Broker implements AutoCloseable {
         LOG.info("broker {} shutting down", config.nodeId());
         metrics.close();
         server.close();
+        shm.close();
         rdma.close();
         transactions.close();
         coordinator.close();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.broker.Broker;
 import io.isthmus.client.admin.IsthmusAdmin;
+import io.isthmus.client.config.Transport;
 import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.ConsumerRecordHandler;
 import io.isthmus.client.consumer.IsthmusConsumer;
@@ -21,12 +22,15 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The zero-copy contract, measured: a million records consumed with (amortised) no heap allocation on the polling
- * thread, value slices that point into the receive buffer, and slices that die with their batch.
+ * The zero-copy contract, measured on each datapath a consumer on this host can take (TCP, and shared memory, where the
+ * "receive buffer" is the read-only mapping of the broker's segment file): a million records consumed with (amortised)
+ * no heap allocation on the polling thread, value slices that point into the receive buffer, and slices that die with
+ * their batch.
  */
 class ZeroCopyConsumerTest {
     private static final String TOPIC = "zero-copy";
@@ -62,10 +66,13 @@ class ZeroCopyConsumerTest {
         broker.close();
     }
 
-    private static IsthmusConsumer consumer() {
+    private static IsthmusConsumer consumer(final String transport) {
         final IsthmusConsumer consumer = new IsthmusConsumer(Map.of(
                 "bootstrap.servers", broker.bootstrapServers(),
-                "max.partition.fetch.bytes", Integer.toString(8 * 1024 * 1024)));
+                "max.partition.fetch.bytes", Integer.toString(8 * 1024 * 1024),
+                "fetch.max.bytes", Integer.toString(8 * 1024 * 1024),
+                "transport", transport));
+        assertThat(consumer.transport()).isEqualTo(Transport.forName(transport));
         consumer.assign(List.of(PARTITION));
         consumer.seek(PARTITION, 0);
         return consumer;
@@ -86,12 +93,13 @@ class ZeroCopyConsumerTest {
         }
     }
 
-    @Test
-    void shouldConsumeAMillionRecordsAllocatingUnderOneBytePerRecord() {
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void shouldConsumeAMillionRecordsAllocatingUnderOneBytePerRecord(final String transport) {
         final com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         final long thread = Thread.currentThread().threadId();
-        try (IsthmusConsumer consumer = consumer()) {
+        try (IsthmusConsumer consumer = consumer(transport)) {
             final CountingHandler handler = new CountingHandler();
             final long warmUp = 200_000;
             while (handler.count < warmUp) {
@@ -115,9 +123,10 @@ class ZeroCopyConsumerTest {
         }
     }
 
-    @Test
-    void shouldReportTheLagAgainstTheHighWatermarkOfTheLastFetchWithoutAskingTheBroker() {
-        try (IsthmusConsumer consumer = consumer()) {
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void shouldReportTheLagAgainstTheHighWatermarkOfTheLastFetchWithoutAskingTheBroker(final String transport) {
+        try (IsthmusConsumer consumer = consumer(transport)) {
             assertThat(consumer.currentLag(PARTITION)).as("before any fetch").isEmpty();
             final CountingHandler handler = new CountingHandler();
             while (handler.count == 0) {
@@ -131,9 +140,10 @@ class ZeroCopyConsumerTest {
         }
     }
 
-    @Test
-    void shouldHandOutValueSlicesOfTheReceiveBufferThatDieWithTheBatch() {
-        try (IsthmusConsumer consumer = consumer()) {
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void shouldHandOutValueSlicesOfTheReceiveBufferThatDieWithTheBatch(final String transport) {
+        try (IsthmusConsumer consumer = consumer(transport)) {
             ConsumerBatch batch = consumer.poll(Duration.ofSeconds(5));
             while (batch.isEmpty()) {
                 batch = consumer.poll(Duration.ofSeconds(5));

@@ -83,6 +83,10 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS =
             "transaction.remove.expired.transaction.cleanup.interval.ms";
     public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
+    public static final String SHM_ENABLED = "shm.enabled";
+    public static final String SHM_DIR = "shm.dir";
+    public static final String SHM_MAX_CONNECTIONS = "shm.max.connections";
+    public static final String SHM_SLOTS_PER_CONNECTION = "shm.slots.per.connection";
     public static final String RDMA_ENABLED = "rdma.enabled";
     public static final String RDMA_DEVICE = "rdma.device";
     public static final String RDMA_PORT = "rdma.port";
@@ -347,6 +351,35 @@ public final class BrokerConfig extends AbstractConfig {
                     Importance.LOW,
                     "Per-address exceptions to max.connections.per.ip, as host-or-ip:count pairs separated by"
                             + " commas, e.g. 127.0.0.1:200,client.example.com:50.")
+            .define(
+                    SHM_ENABLED,
+                    Type.BOOLEAN,
+                    true,
+                    Importance.MEDIUM,
+                    "Let clients on this host read the log over shared memory (transport=shm): they prove with a"
+                            + " token in shm.dir, readable by the broker's OS user only, that they may read it, then"
+                            + " map segment files and their metadata slots read-only.")
+            .define(
+                    SHM_DIR,
+                    Type.STRING,
+                    null,
+                    Importance.LOW,
+                    "The shared-memory directory (token and slot file); .isthmus-shm in the first log directory when"
+                            + " unset.")
+            .define(
+                    SHM_MAX_CONNECTIONS,
+                    Type.INT,
+                    256,
+                    Range.between(1, 65535),
+                    Importance.LOW,
+                    "Shared-memory sessions served at once; each owns a range of the slot file.")
+            .define(
+                    SHM_SLOTS_PER_CONNECTION,
+                    Type.INT,
+                    64,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "Metadata slots per shared-memory session: the partitions one consumer can read at once.")
             .define(
                     RDMA_ENABLED,
                     Type.BOOLEAN,

@@ -1,7 +1,8 @@
 package io.isthmus.broker.network;
 
 /**
- * Serves isthmus control requests: API keys outside Kafka's range (RDMA connect, produce and consume access, release)
+ * Serves isthmus control requests: API keys outside Kafka's range (RDMA connect, produce and consume access, release;
+ * shared-memory attach, consume access, release)
  * that share the Kafka connection and its framing. The connection handler consults it before Kafka's header parser,
  * which rejects keys it does not know, and writes the answers in request order with the Kafka responses.
  */
@@ -21,6 +22,30 @@ public interface ControlRequestHandler {
         @Override
         public void connectionClosed(final long connectionId) {}
     };
+
+    /**
+     * Serves the requests of both handlers (their API keys do not overlap: RDMA's and shared memory's), each from the
+     * one that {@link #handles} it; a closed connection is reported to both.
+     */
+    static ControlRequestHandler either(final ControlRequestHandler first, final ControlRequestHandler second) {
+        return new ControlRequestHandler() {
+            @Override
+            public boolean handles(final short apiKey) {
+                return first.handles(apiKey) || second.handles(apiKey);
+            }
+
+            @Override
+            public void handle(final long connectionId, final ControlExchange exchange) {
+                (first.handles(exchange.apiKey()) ? first : second).handle(connectionId, exchange);
+            }
+
+            @Override
+            public void connectionClosed(final long connectionId) {
+                first.connectionClosed(connectionId);
+                second.connectionClosed(connectionId);
+            }
+        };
+    }
 
     /** Whether frames with this API key are control requests for {@link #handle}. */
     boolean handles(short apiKey);

@@ -5,13 +5,18 @@ import io.isthmus.ffi.RdmaAvailability;
 import java.util.Locale;
 
 /**
- * The datapath a client uses ({@code transport} setting): the Kafka protocol over TCP, one-sided RDMA, or {@code auto}
- * (RDMA where both sides can, else TCP).
+ * The datapath a client uses ({@code transport} setting): the Kafka protocol over TCP, one-sided RDMA, shared memory
+ * with a broker on the same host ({@code shm}, consumers only so far), or {@code auto} (for a consumer shared memory
+ * where the broker grants it, then RDMA where both sides can, else TCP; for a producer RDMA, else TCP).
  */
 public enum Transport {
     TCP,
     RDMA,
+    SHM,
     AUTO;
+
+    /** How every refusal of {@code transport=shm} starts. */
+    public static final String SHM_UNAVAILABLE = "shared-memory transport is not available: ";
 
     /** How every refusal of {@code transport=rdma} starts. */
     public static final String RDMA_UNAVAILABLE = "RDMA transport is not available: ";
@@ -20,7 +25,8 @@ public enum Transport {
         try {
             return valueOf(name.trim().toUpperCase(Locale.ROOT));
         } catch (final IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown transport: transport=" + name + ", allowed=tcp|rdma|auto", e);
+            throw new IllegalArgumentException(
+                    "unknown transport: transport=" + name + ", allowed=tcp|rdma|shm|auto", e);
         }
     }
 
@@ -42,11 +48,16 @@ public enum Transport {
      * The transport used given this host's RDMA availability and the broker's answer: {@code tcp} is TCP; {@code auto}
      * is RDMA when both can, else TCP; {@code rdma} is RDMA or refused.
      *
-     * @throws UnsupportedOperationException for {@code rdma} where it cannot work, with the reason
+     * @throws UnsupportedOperationException for {@code rdma} where it cannot work, with the reason, and for {@code shm}
+     *     (producers: shared-memory produce is not built yet; consumers resolve {@code shm} before RDMA)
      */
     public Transport resolve(final RdmaAvailability local, final boolean brokerAdvertisesRdma) {
         return switch (this) {
             case TCP -> TCP;
+            case SHM ->
+                throw new UnsupportedOperationException(SHM_UNAVAILABLE
+                        + "it serves consumers only so far (no shared-memory produce yet); use --transport tcp, rdma"
+                        + " or auto for producers");
             case AUTO -> local.usable() && brokerAdvertisesRdma ? RDMA : TCP;
             case RDMA -> {
                 if (!local.usable()) {

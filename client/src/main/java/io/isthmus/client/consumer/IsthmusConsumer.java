@@ -11,12 +11,16 @@ import io.isthmus.client.consumer.internals.Fetcher;
 import io.isthmus.client.consumer.internals.PositionResolver;
 import io.isthmus.client.consumer.internals.RdmaFetcher;
 import io.isthmus.client.consumer.internals.RecordIterator;
+import io.isthmus.client.consumer.internals.ShmFetcher;
 import io.isthmus.client.consumer.internals.SubscriptionState;
 import io.isthmus.client.consumer.internals.SubscriptionState.PartitionState;
 import io.isthmus.client.consumer.internals.TcpFetcher;
 import io.isthmus.client.consumer.internals.WakeupTrigger;
+import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
 import io.isthmus.client.rdma.RdmaConsumerTransport;
+import io.isthmus.client.shm.ShmConsumerTransport;
+import io.isthmus.client.shm.ShmTransportException;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import io.isthmus.protocol.record.BatchDecompressor;
@@ -120,15 +124,25 @@ public final class IsthmusConsumer implements AutoCloseable {
     }
 
     /**
-     * The RDMA fetcher when {@code transport} resolves to RDMA (see {@link Transport#resolve}), else TCP. With {@code
-     * read_committed} the RDMA readers stop at the last stable offset their metadata slot carries and copy the
-     * partition's aborted transactions, which the fetcher hands to the record iterator as a fetch response's list.
+     * The fetcher {@code transport} resolves to: shared memory ({@code shm}, or {@code auto} when the broker advertises
+     * it and this process can attach to it: same host, allowed to read its directory), then RDMA (see {@link
+     * Transport#resolve}), else TCP. With {@code read_committed} the RDMA readers stop at the last stable offset their
+     * metadata slot carries and copy the partition's aborted transactions, which the fetcher hands to the record
+     * iterator as a fetch response's list; shared memory does not serve {@code read_committed} yet, so {@code auto}
+     * passes it by.
      */
     private Fetcher openFetcher() {
-        if (config.transport() != Transport.TCP) {
+        final Transport asked = config.transport();
+        if (asked == Transport.SHM || (asked == Transport.AUTO && !config.readCommitted())) {
+            final Fetcher shm = openShmFetcher(asked == Transport.SHM);
+            if (shm != null) {
+                return shm;
+            }
+        }
+        if (asked == Transport.RDMA || asked == Transport.AUTO) {
             final RdmaAvailability local = Rdma.availability();
             final boolean advertised = local.usable() && connections.any().advertisesRdma();
-            if (config.transport().resolve(local, advertised) == Transport.RDMA) {
+            if (asked.resolve(local, advertised) == Transport.RDMA) {
                 return new RdmaFetcher(
                         new RdmaConsumerTransport(config.rdmaSettings(), config.clientId(), config.readCommitted()),
                         config,
@@ -147,7 +161,49 @@ public final class IsthmusConsumer implements AutoCloseable {
                 group == null ? Long.MAX_VALUE : GROUP_MAX_BLOCK_NANOS);
     }
 
-    /** The transport in use: TCP, or RDMA (what {@code transport=auto} resolved to). */
+    /**
+     * The shared-memory fetcher, attached to the bootstrap broker, or null where {@code auto} passes shared memory by
+     * (the broker does not advertise it, or this process cannot attach: logged with the reason).
+     *
+     * @throws UnsupportedOperationException for {@code transport=shm} where it cannot work, with the reason
+     */
+    private Fetcher openShmFetcher(final boolean required) {
+        final KafkaConnection broker = connections.any();
+        final String refusal;
+        if (config.readCommitted()) {
+            refusal = "it does not serve isolation.level=read_committed yet";
+        } else if (!broker.advertisesShm()) {
+            refusal = "the broker does not advertise the isthmus shared-memory control requests (shm.enabled=false,"
+                    + " or its directory could not be prepared)";
+        } else {
+            final ShmConsumerTransport transport = new ShmConsumerTransport(
+                    config.clientId(), config.requestTimeout().toMillis(), config.security(), config.fetchMaxBytes());
+            try {
+                transport.attach(broker.address());
+                return new ShmFetcher(transport, config, subscriptions, metadata, fetchedData);
+            } catch (final ShmTransportException e) {
+                transport.close();
+                if (!required) {
+                    LOG.info("transport=auto passes shared memory by: {}", e.getMessage());
+                    return null;
+                }
+                throw new UnsupportedOperationException(
+                        Transport.SHM_UNAVAILABLE + e.getMessage() + "; use --transport tcp, rdma or auto", e);
+            }
+        }
+        if (required) {
+            throw new UnsupportedOperationException(
+                    Transport.SHM_UNAVAILABLE + refusal + "; use --transport tcp, rdma or auto");
+        }
+        return null;
+    }
+
+    /** The shared-memory transport's counters (null unless shared memory is in use); for tests and metrics. */
+    public ShmConsumerTransport shmTransport() {
+        return fetcher instanceof ShmFetcher shm ? shm.shmTransport() : null;
+    }
+
+    /** The transport in use: TCP, RDMA or SHM (what {@code transport=auto} resolved to). */
     public Transport transport() {
         return fetcher.transport();
     }

@@ -2,6 +2,7 @@ package io.isthmus.client.network;
 
 import io.isthmus.client.security.SaslAuthentication;
 import io.isthmus.client.security.SecuritySettings;
+import io.isthmus.protocol.control.ControlApiKeys;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -72,6 +73,7 @@ public final class KafkaConnection implements AutoCloseable {
     private boolean closed;
 
     private boolean advertisesRdma;
+    private boolean advertisesShm;
 
     private record InFlight(ApiKeys apiKey, short version, int correlationId, boolean expectResponse) {}
 
@@ -148,8 +150,11 @@ public final class KafkaConnection implements AutoCloseable {
         }
         java.util.Arrays.fill(maxVersions, (short) -1);
         for (final ApiVersionsResponseData.ApiVersion api : response.apiKeys()) {
-            if (api.apiKey() == io.isthmus.protocol.control.ControlApiKeys.RDMA_CONNECT) {
+            if (api.apiKey() == ControlApiKeys.RDMA_CONNECT) {
                 advertisesRdma = true;
+            }
+            if (api.apiKey() == ControlApiKeys.SHM_ATTACH) {
+                advertisesShm = true;
             }
             if (!ApiKeys.hasId(api.apiKey())) {
                 continue;
@@ -167,6 +172,11 @@ public final class KafkaConnection implements AutoCloseable {
     /** Whether the broker listed the isthmus RDMA control requests in ApiVersions: its RDMA datapath is running. */
     public boolean advertisesRdma() {
         return advertisesRdma;
+    }
+
+    /** Whether the broker listed the isthmus shared-memory control requests in ApiVersions (shm.enabled). */
+    public boolean advertisesShm() {
+        return advertisesShm;
     }
 
     /** The version requests of {@code apiKey} are sent at, or -1 if the broker does not serve it. */

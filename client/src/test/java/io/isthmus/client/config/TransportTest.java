@@ -46,6 +46,15 @@ class TransportTest {
         assertThatThrownBy(() -> Transport.forName("udp"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("transport=udp")
-                .hasMessageContaining("tcp|rdma|auto");
+                .hasMessageContaining("tcp|rdma|shm|auto");
+    }
+
+    @Test
+    void shouldRefuseShmForProducersWithTheReason() {
+        assertThat(Transport.forName("shm")).isEqualTo(Transport.SHM);
+        assertThatThrownBy(() -> Transport.SHM.resolve(DEVICE, true))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageStartingWith(Transport.SHM_UNAVAILABLE)
+                .hasMessageContaining("no shared-memory produce yet");
     }
 }

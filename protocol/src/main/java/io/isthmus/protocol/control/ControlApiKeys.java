@@ -16,6 +16,12 @@ public final class ControlApiKeys {
     public static final short CONSUME_ACCESS = 32002;
     /** Gives produce or consume access back. */
     public static final short RELEASE_ACCESS = 32003;
+    /** Proves the client can read the broker's shared-memory directory; opens a shared-memory session. */
+    public static final short SHM_ATTACH = 32004;
+    /** Read access to the segment file holding an offset, plus a metadata slot in the shared slot file. */
+    public static final short SHM_CONSUME_ACCESS = 32005;
+    /** Gives shared-memory consume access back (a {@link ReleaseAccessRequest}). */
+    public static final short SHM_RELEASE_ACCESS = 32006;
     /** Last key of the isthmus range (reserved up to here for what comes next: shared produce, replication). */
     public static final short LAST = 32099;
     /** The only version of every control request so far. */
@@ -35,6 +41,9 @@ public final class ControlApiKeys {
             case PRODUCE_ACCESS -> "ProduceAccess";
             case CONSUME_ACCESS -> "ConsumeAccess";
             case RELEASE_ACCESS -> "ReleaseAccess";
+            case SHM_ATTACH -> "ShmAttach";
+            case SHM_CONSUME_ACCESS -> "ShmConsumeAccess";
+            case SHM_RELEASE_ACCESS -> "ShmReleaseAccess";
             default -> "IsthmusControl(" + apiKey + ")";
         };
     }

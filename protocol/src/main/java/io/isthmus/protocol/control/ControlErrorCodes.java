@@ -2,7 +2,7 @@ package io.isthmus.protocol.control;
 
 /**
  * Error codes of control responses and produce acknowledgements. Where Kafka has a code for the same condition it is
- * reused with Kafka's number; conditions only the RDMA datapath has use numbers from 10000 up.
+ * reused with Kafka's number; conditions only the RDMA and shared-memory datapaths have use numbers from 10000 up.
  */
 public final class ControlErrorCodes {
     public static final short NONE = 0;
@@ -53,6 +53,14 @@ public final class ControlErrorCodes {
      */
     public static final short ACCESS_REVOKED = 10006;
 
+    /** The broker serves no shared memory ({@code shm.enabled=false}, or its directory failed); the reason travels. */
+    public static final short SHM_UNAVAILABLE = 10007;
+    /**
+     * SHM_ATTACH carried a token other than the broker's: the client has not read it yet (the answer names the
+     * directory), or cannot (another host, another OS user).
+     */
+    public static final short SHM_TOKEN_MISMATCH = 10008;
+
     private ControlErrorCodes() {}
 
     /**
@@ -94,6 +102,8 @@ public final class ControlErrorCodes {
             case OUT_OF_ORDER_WRITE -> "OUT_OF_ORDER_WRITE";
             case STALE_SEGMENT -> "STALE_SEGMENT";
             case ACCESS_REVOKED -> "ACCESS_REVOKED";
+            case SHM_UNAVAILABLE -> "SHM_UNAVAILABLE";
+            case SHM_TOKEN_MISMATCH -> "SHM_TOKEN_MISMATCH";
             default -> "UNKNOWN(" + code + ")";
         };
     }

@@ -116,6 +116,14 @@ public final class MetadataSlotDescriptor {
         return slots.get(INT64_UNALIGNED, offset + READABLE_OFFSET);
     }
 
+    /**
+     * The readable word of a slot read in place in the broker's memory (a shared-memory consumer maps the slot file):
+     * loaded with acquire semantics, so the fields the broker stored before it are seen, as a READ sees them.
+     */
+    public static long readableAcquire(final MemorySegment slots, final long offset) {
+        return (long) READABLE.getAcquire(slots, offset + READABLE_OFFSET);
+    }
+
     public static long highWatermark(final MemorySegment slots, final long offset) {
         return slots.get(INT64_UNALIGNED, offset + HIGH_WATERMARK_OFFSET);
     }

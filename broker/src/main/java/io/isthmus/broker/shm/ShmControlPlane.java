@@ -1,0 +1,344 @@
+package io.isthmus.broker.shm;
+
+import io.isthmus.broker.log.LogSegment;
+import io.isthmus.broker.log.OffsetOutOfRangeException;
+import io.isthmus.broker.log.SegmentLease;
+import io.isthmus.broker.network.ControlExchange;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.security.Authorizer;
+import io.isthmus.broker.slots.AbortedTransactionArray;
+import io.isthmus.broker.slots.MetadataSlotRegion;
+import io.isthmus.broker.slots.PartitionSlots;
+import io.isthmus.broker.slots.ReadStart;
+import io.isthmus.protocol.control.ConsumeAccessRequest;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.MetadataSlotDescriptor;
+import io.isthmus.protocol.control.ReleaseAccessRequest;
+import io.isthmus.protocol.control.ReleaseAccessResponse;
+import io.isthmus.protocol.control.ShmAttachRequest;
+import io.isthmus.protocol.control.ShmAttachResponse;
+import io.isthmus.protocol.control.ShmConsumeAccessResponse;
+import io.isthmus.protocol.control.ShmSlotFileDescriptor;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.resource.ResourceType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane of the shared-memory datapath: sessions (one per TCP connection that proved, with the token, that
+ * it can read the broker's shared-memory directory), and the read access they hold. SHM_ATTACH opens a session with a
+ * range of the slot file; SHM_CONSUME_ACCESS grants a partition's segment file and a slot that {@link PartitionSlots}
+ * republishes after every commit, exactly as for RDMA consumers; SHM_RELEASE_ACCESS and the connection closing give
+ * access back. A grant whose segment retention deleted is revoked ({@link #sweepDeletedSegments()}): its slot says
+ * REVOKED and the client asks again.
+ *
+ * <p>Requests are rare (one per segment a consumer reads), so one monitor serialises them, the sweep and close; slots
+ * are written by whichever thread commits, under each partition's {@link PartitionSlots} monitor.
+ */
+final class ShmControlPlane implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ShmControlPlane.class);
+
+    private final ShmDirectory directory;
+    private final PartitionManager partitions;
+    private final Authorizer authorizer;
+    private final MetadataSlotRegion slotRegion;
+    private final Map<Long, ShmSession> sessions = new HashMap<>();
+    private final Map<Partition, PartitionSlots> partitionSlots = new HashMap<>();
+    private long revokedGrants;
+    private boolean closed;
+
+    ShmControlPlane(
+            final ShmDirectory directory,
+            final ShmSettings settings,
+            final PartitionManager partitions,
+            final Authorizer authorizer) {
+        this.directory = directory;
+        this.partitions = partitions;
+        this.authorizer = authorizer;
+        this.slotRegion = new MetadataSlotRegion(
+                directory.slotMemory(), settings.maxConnections(), settings.slotsPerConnection());
+    }
+
+    /** SHM_ATTACH: answers {@code exchange}. */
+    synchronized void attach(final long connectionId, final ShmAttachRequest request, final ControlExchange exchange) {
+        final String dir = directory.directory().toAbsolutePath().toString();
+        if (closed) {
+            answerAttach(exchange, ControlErrorCodes.SHM_UNAVAILABLE, "the broker is shutting down");
+            return;
+        }
+        if (sessions.containsKey(connectionId)) {
+            answerAttach(exchange, ControlErrorCodes.INVALID_REQUEST, "connection already has a shared-memory session");
+            return;
+        }
+        final byte[] token = request.token();
+        if (!directory.accepts(token)) {
+            if (!Arrays.equals(token, new byte[token.length])) {
+                // An empty token is how every client starts (it learns the directory); a wrong one is worth a line.
+                LOG.info(
+                        "SHM_ATTACH with a token other than this broker's: client={} principal={}",
+                        exchange.clientHost(),
+                        exchange.principal());
+            }
+            answerAttach(exchange, ControlErrorCodes.SHM_TOKEN_MISMATCH, dir);
+            return;
+        }
+        final int range = slotRegion.allocateRange();
+        if (range < 0) {
+            answerAttach(
+                    exchange,
+                    ControlErrorCodes.RESOURCES_EXHAUSTED,
+                    "every shared-memory session slot range is taken (shm.max.connections)");
+            return;
+        }
+        final ShmSession session = new ShmSession(connectionId, exchange.principal(), exchange.clientHost(), range);
+        sessions.put(connectionId, session);
+        exchange.answer(new ShmAttachResponse(), ShmAttachResponse.length(dir))
+                .errorCode(ControlErrorCodes.NONE)
+                .slotRange(range)
+                .slotsPerRange(slotRegion.slotsPerRange())
+                .generation(directory.generation())
+                .detail(dir);
+        exchange.complete();
+        LOG.info("shared-memory session opened: {}", session);
+    }
+
+    private static void answerAttach(final ControlExchange exchange, final short errorCode, final String detail) {
+        exchange.answer(new ShmAttachResponse(), ShmAttachResponse.length(detail))
+                .errorCode(errorCode)
+                .detail(detail);
+        exchange.complete();
+    }
+
+    /** SHM_CONSUME_ACCESS: answers {@code exchange}. */
+    synchronized void consumeAccess(
+            final long connectionId, final ConsumeAccessRequest request, final ControlExchange exchange) {
+        final ShmSession session = sessions.get(connectionId);
+        if (session == null) {
+            refuseConsume(exchange, ControlErrorCodes.NOT_CONNECTED);
+            return;
+        }
+        final String topic = request.topic();
+        if (topic == null
+                || !authorizer.authorize(
+                        session.principal, session.host, AclOperation.READ, ResourceType.TOPIC, topic)) {
+            refuseConsume(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
+            return;
+        }
+        final Partition partition = partitions
+                .partition(new TopicPartition(topic, request.partition()))
+                .orElse(null);
+        if (partition == null) {
+            refuseConsume(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            return;
+        }
+        final ReadStart start;
+        try {
+            start = ReadStart.locate(partition.log(), request.offset());
+        } catch (final OffsetOutOfRangeException e) {
+            refuseConsume(exchange, ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            return;
+        }
+        final LogSegment segment = start.segment();
+        final SegmentLease lease = segment.tryAcquire();
+        if (lease == null || segment.isDeleted()) {
+            if (lease != null) {
+                lease.close();
+            }
+            refuseConsume(exchange, ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            return;
+        }
+        ShmConsumeGrant grant = session.grant(partition);
+        if (grant == null) {
+            final int slotIndex = session.freeSlotIndex(slotRegion.slotsPerRange());
+            if (slotIndex < 0) {
+                lease.close();
+                refuseConsume(exchange, ControlErrorCodes.RESOURCES_EXHAUSTED);
+                return;
+            }
+            grant = new ShmConsumeGrant(
+                    partition,
+                    slotsFor(partition),
+                    slotIndex,
+                    slotRegion.slotOffset(session.slotRange, slotIndex),
+                    lease);
+            session.grants.add(grant);
+        } else {
+            final SegmentLease previous = grant.lease;
+            grant.lease = lease;
+            previous.close();
+        }
+        grant.slots.assign(grant.slotOffset, segment);
+        final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
+        final String path = segment.logFile().toAbsolutePath().toString();
+        exchange.answer(new ShmConsumeAccessResponse(), ShmConsumeAccessResponse.length(path))
+                .errorCode(ControlErrorCodes.NONE)
+                .flags(MetadataSlotDescriptor.isSealed(readable) ? ShmConsumeAccessResponse.SEALED : 0)
+                .segmentId(segment.id())
+                .slotIndex(grant.slotIndex)
+                .capacity(segment.capacity())
+                .startPosition(start.position())
+                .readablePosition(MetadataSlotDescriptor.position(readable))
+                .segmentBaseOffset(segment.baseOffset())
+                .segmentPath(path);
+        exchange.complete();
+    }
+
+    private static void refuseConsume(final ControlExchange exchange, final short errorCode) {
+        exchange.answer(new ShmConsumeAccessResponse(), ShmConsumeAccessResponse.length(null))
+                .errorCode(errorCode);
+        exchange.complete();
+    }
+
+    /** SHM_RELEASE_ACCESS: answers {@code exchange}. */
+    synchronized void release(
+            final long connectionId, final ReleaseAccessRequest request, final ControlExchange exchange) {
+        final ReleaseAccessResponse response =
+                exchange.answer(new ReleaseAccessResponse(), ReleaseAccessResponse.LENGTH);
+        final ShmSession session = sessions.get(connectionId);
+        final Partition partition = request.topic() == null
+                ? null
+                : partitions
+                        .partition(new TopicPartition(request.topic(), request.partition()))
+                        .orElse(null);
+        if (session == null) {
+            response.errorCode(ControlErrorCodes.NOT_CONNECTED);
+        } else if (request.access() != ReleaseAccessRequest.CONSUME) {
+            response.errorCode(ControlErrorCodes.INVALID_REQUEST);
+        } else if (partition == null) {
+            response.errorCode(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        } else {
+            final ShmConsumeGrant grant = session.grant(partition);
+            if (grant != null) {
+                drop(session, grant, false);
+            }
+            response.errorCode(ControlErrorCodes.NONE);
+        }
+        exchange.complete();
+    }
+
+    /** The TCP connection closed: its session ends, its slots are zeroed and its range freed. */
+    synchronized void connectionClosed(final long connectionId) {
+        final ShmSession session = sessions.remove(connectionId);
+        if (session != null) {
+            end(session);
+            LOG.info("shared-memory session closed: {}", session);
+        }
+    }
+
+    /**
+     * Revokes every grant of a segment retention deleted: its slot says REVOKED, so the client asks again (and learns
+     * the offset is gone, or where it went). Returns the grants revoked.
+     */
+    synchronized int sweepDeletedSegments() {
+        int revoked = 0;
+        for (final ShmSession session : sessions.values()) {
+            for (int i = session.grants.size() - 1; i >= 0; i--) {
+                final ShmConsumeGrant grant = session.grants.get(i);
+                if (grant.lease.segment().isDeleted()) {
+                    LOG.info("revoking shared-memory read access to a deleted segment: {} {}", session, grant);
+                    drop(session, grant, true);
+                    revoked++;
+                }
+            }
+        }
+        revokedGrants += revoked;
+        return revoked;
+    }
+
+    /**
+     * The ACLs changed: sessions holding a grant their principal may no longer read lose it (revoked, so the client's
+     * next access request is refused). Returns the grants revoked.
+     */
+    synchronized int reauthorize() {
+        int revoked = 0;
+        for (final ShmSession session : sessions.values()) {
+            for (int i = session.grants.size() - 1; i >= 0; i--) {
+                final ShmConsumeGrant grant = session.grants.get(i);
+                if (!authorizer.authorize(
+                        session.principal,
+                        session.host,
+                        AclOperation.READ,
+                        ResourceType.TOPIC,
+                        grant.partition.topicPartition().topic())) {
+                    drop(session, grant, true);
+                    revoked++;
+                }
+            }
+        }
+        revokedGrants += revoked;
+        return revoked;
+    }
+
+    private void end(final ShmSession session) {
+        for (int i = session.grants.size() - 1; i >= 0; i--) {
+            drop(session, session.grants.get(i), false);
+        }
+        slotRegion.freeRange(session.slotRange);
+    }
+
+    private void drop(final ShmSession session, final ShmConsumeGrant grant, final boolean revoked) {
+        session.grants.remove(grant);
+        if (revoked) {
+            grant.slots.revoke(grant.slotOffset);
+        } else {
+            grant.slots.unassign(grant.slotOffset);
+        }
+        grant.lease.close();
+        if (grant.slots.isEmpty()) {
+            grant.partition.removeAppendObserver(grant.slots);
+            partitionSlots.remove(grant.partition);
+            grant.slots.close();
+        }
+    }
+
+    private PartitionSlots slotsFor(final Partition partition) {
+        PartitionSlots slots = partitionSlots.get(partition);
+        if (slots == null) {
+            slots = new PartitionSlots(
+                    partition.topicPartition().toString(),
+                    slotRegion.memory(),
+                    partition::highWatermark,
+                    partition::lastStableOffset,
+                    new AbortedTransactionArray(partition.log()));
+            partitionSlots.put(partition, slots);
+            partition.addAppendObserver(slots);
+        }
+        return slots;
+    }
+
+    synchronized int sessionCount() {
+        return sessions.size();
+    }
+
+    synchronized int grantCount() {
+        int count = 0;
+        for (final ShmSession session : sessions.values()) {
+            count += session.grants.size();
+        }
+        return count;
+    }
+
+    synchronized long revokedGrants() {
+        return revokedGrants;
+    }
+
+    /** Ends every session; the slot file is marked CLOSED by the directory after this. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        for (final ShmSession session : sessions.values()) {
+            end(session);
+        }
+        sessions.clear();
+    }
+
+    /** The byte offset in the slot file of a session's slot (for tests that read the file as a client does). */
+    long fileOffset(final int range, final int slotIndex) {
+        return ShmSlotFileDescriptor.HEADER_LENGTH + slotRegion.slotOffset(range, slotIndex);
+    }
+}

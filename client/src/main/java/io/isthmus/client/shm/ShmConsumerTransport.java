@@ -1,0 +1,332 @@
+package io.isthmus.client.shm;
+
+import io.isthmus.client.record.ReadableBatches;
+import io.isthmus.client.security.SecuritySettings;
+import io.isthmus.protocol.control.ControlErrorCodes;
+import io.isthmus.protocol.control.MetadataSlotDescriptor;
+import io.isthmus.protocol.control.ShmConsumeAccessResponse;
+import io.isthmus.protocol.record.RecordBatchValidator;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer side of shared-memory consume: the RDMA consumer's protocol with loads in place of READs. Per partition
+ * a {@link ShmPartitionReader} maps the segment file it was granted read-only. Each {@link #poll}:
+ *
+ * <ol>
+ *   <li>asks for access where a reader needs it (first read, a seek, a sealed segment read to its end, a revoked slot),
+ *       and maps the granted segment file;
+ *   <li>loads the readers' metadata slots in place from the mapped slot file, the readable word with acquire semantics
+ *       (the broker stores it last, with release semantics);
+ *   <li>hands out the new whole batches of one partition, found by one walk over their headers ({@link
+ *       ReadableBatches}), as a slice of the segment's mapping: no copy, no system call, no broker CPU. Partitions take
+ *       turns, poll by poll.
+ * </ol>
+ *
+ * <p>A broker that stops or restarts marks its slot file closed: the session is dropped and every reader attaches again
+ * (to the restarted broker, which grants from the offset the reader reached, so nothing is read twice or skipped). While
+ * the broker is away, polls find nothing and try again at most every {@value #REATTACH_BACKOFF_MS} ms.
+ *
+ * <p>Owned by the consumer's polling thread. Allocates nothing per poll once readers and mappings exist.
+ */
+public final class ShmConsumerTransport implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ShmConsumerTransport.class);
+    static final long REATTACH_BACKOFF_MS = 100;
+
+    /** Receives the whole batches of one poll. */
+    public interface BatchSink {
+        /**
+         * Batches of {@code reader}'s partition lie in {@code [start, end)} of the poll's mapping. Both ends and the next
+         * offset come from the one walk over their headers: trust them.
+         *
+         * @param fetchOffset records below it are not to be handed out (the first batch may start earlier)
+         * @param nextOffset the offset after the last of these batches
+         */
+        void onBatches(ShmPartitionReader reader, long start, long end, long fetchOffset, long nextOffset);
+    }
+
+    private final String clientId;
+    private final long requestTimeoutMs;
+    private final SecuritySettings security;
+    private final long maxBytesPerPoll;
+    private final Map<InetSocketAddress, ShmConnection> connections = new HashMap<>();
+    /** Brokers a session was lost with: when to try attaching again (nanoTime). */
+    private final Map<InetSocketAddress, Long> reattachAfter = new HashMap<>();
+
+    private final List<ShmPartitionReader> readers = new ArrayList<>();
+    private final ReadableBatches batches = new ReadableBatches();
+    private long accessRequests;
+    private long slotLoads;
+    private long sessionsLost;
+    private int rotation;
+
+    /**
+     * @param maxBytesPerPoll batches of one partition handed out by one poll at most (a larger single batch still goes
+     *     out whole)
+     */
+    public ShmConsumerTransport(
+            final String clientId,
+            final long requestTimeoutMs,
+            final SecuritySettings security,
+            final long maxBytesPerPoll) {
+        this.clientId = clientId;
+        this.requestTimeoutMs = requestTimeoutMs;
+        this.security = security;
+        this.maxBytesPerPoll = maxBytesPerPoll;
+    }
+
+    /**
+     * Attaches to {@code broker} now, so that a client asking for {@code transport=shm} learns at once whether it can.
+     *
+     * @throws ShmTransportException with the reason if it cannot
+     */
+    public void attach(final InetSocketAddress broker) {
+        connection(broker);
+    }
+
+    /** A reader for a partition; {@link ShmPartitionReader#seek} it before polling. */
+    public ShmPartitionReader reader(final String topic, final int partition) {
+        final ShmPartitionReader reader = new ShmPartitionReader(topic, partition);
+        readers.add(reader);
+        return reader;
+    }
+
+    /** Gives the reader's access back and unmaps its segment (the partition is no longer read). */
+    public void remove(final ShmPartitionReader reader) {
+        final ShmConnection connection = reader.connection;
+        if (connection != null && !connection.isClosed() && !reader.needsAccess) {
+            try {
+                connection.release(reader.topic, reader.partition);
+            } catch (final RuntimeException e) {
+                LOG.debug("releasing shared-memory consume access failed: {}", reader, e);
+            }
+        }
+        reader.connection = null;
+        reader.needsAccess = true;
+        reader.unmap();
+        readers.remove(reader);
+    }
+
+    /**
+     * One round over the readers (those the caller wants read now: not paused, positioned). Returns the mapping the
+     * batches handed to {@code sink} lie in, with a reference the caller must release once they are consumed, or null
+     * if no reader had new batches.
+     */
+    public ShmSegmentMapping poll(final ShmPartitionReader[] polled, final int count, final BatchSink sink) {
+        for (int i = 0; i < count; i++) {
+            final ShmPartitionReader reader = polled[i];
+            if (reader.connection != null && !reader.connection.brokerAlive()) {
+                lose(reader.connection, "the broker stopped or restarted (its slot file is closed)");
+            }
+            if (reader.needsAccess && !reader.outOfRange) {
+                requestAccess(reader);
+            }
+        }
+        final int first = count == 0 ? 0 : Math.floorMod(rotation++, count);
+        for (int k = 0; k < count; k++) {
+            final ShmPartitionReader r = polled[(first + k) % count];
+            if (r.needsAccess || r.connection == null) {
+                continue;
+            }
+            refresh(r);
+            if (r.needsAccess) {
+                continue;
+            }
+            final ShmSegmentMapping handedOut = handOut(r, sink);
+            if (handedOut != null) {
+                return handedOut;
+            }
+        }
+        return null;
+    }
+
+    /** Loads the reader's slot in place: the readable word first, with acquire semantics, then what it orders. */
+    private void refresh(final ShmPartitionReader r) {
+        slotLoads++;
+        final MemorySegment slots = r.connection.slotFile();
+        final long word = MetadataSlotDescriptor.readableAcquire(slots, r.slotOffset);
+        if (MetadataSlotDescriptor.segmentId(slots, r.slotOffset) != r.segmentId) {
+            // The slot was cleared or given to another segment since our grant: ask again.
+            r.needsAccess = true;
+            return;
+        }
+        if (MetadataSlotDescriptor.isRevoked(word)) {
+            LOG.info("shared-memory read access revoked by the broker, asking again: {}", r);
+            r.needsAccess = true;
+            return;
+        }
+        r.readable = Math.max(r.readable, MetadataSlotDescriptor.position(word));
+        r.highWatermark = Math.max(r.highWatermark, MetadataSlotDescriptor.highWatermark(slots, r.slotOffset));
+        r.sealed |= MetadataSlotDescriptor.isSealed(word);
+        if (r.finishedSealedSegment()) {
+            r.needsAccess = true;
+        }
+    }
+
+    /** Hands the reader's new whole batches to the sink; returns the retained mapping, or null if there were none. */
+    private ShmSegmentMapping handOut(final ShmPartitionReader r, final BatchSink sink) {
+        if (r.readable <= r.readPosition) {
+            return null;
+        }
+        final MemorySegment memory = r.mapping.segment();
+        final long start = r.readPosition;
+        ReadableBatches whole =
+                batches.scan(memory, start, Math.min(r.readable, start + maxBytesPerPoll), r.nextOffset);
+        if (whole.isEmpty() && r.readable > start + maxBytesPerPoll) {
+            whole = batches.scan(memory, start, r.readable, r.nextOffset); // one batch larger than the bound
+        }
+        if (whole.isEmpty()) {
+            // The broker publishes whole batches only: bytes below the readable position that hold none are corrupt.
+            throw new ShmTransportException("no whole batch below the readable position of a shared-memory segment: "
+                    + r + " structure=" + RecordBatchValidator.structure(memory, start, r.readable));
+        }
+        final ShmSegmentMapping mapping = r.mapping.retain();
+        try {
+            sink.onBatches(r, start, whole.end(), r.nextOffset, whole.nextOffset());
+        } catch (final RuntimeException e) {
+            mapping.release();
+            throw e;
+        }
+        r.readPosition = whole.end();
+        r.nextOffset = whole.nextOffset();
+        if (r.finishedSealedSegment()) {
+            r.needsAccess = true;
+        }
+        return mapping;
+    }
+
+    private void requestAccess(final ShmPartitionReader reader) {
+        if (reader.broker == null || reader.nextOffset < 0) {
+            throw new IllegalStateException("shared-memory reader not positioned: " + reader);
+        }
+        final ShmConnection connection = reachable(reader.broker);
+        if (connection == null) {
+            return;
+        }
+        accessRequests++;
+        final ShmConsumeAccessResponse access;
+        try {
+            access = connection.consumeAccess(reader.topic, reader.partition, reader.nextOffset);
+        } catch (final ShmTransportException e) {
+            lose(connection, e.getMessage());
+            return;
+        }
+        reader.connection = connection;
+        switch (access.errorCode()) {
+            case ControlErrorCodes.NONE -> {
+                final long slot = connection.slotOffset(access.slotIndex());
+                final ShmSegmentMapping mapped;
+                if (reader.mapping != null && reader.mapping.segmentId() == access.segmentId()) {
+                    mapped = reader.mapping;
+                } else {
+                    try {
+                        mapped = ShmSegmentMapping.map(
+                                Path.of(access.segmentPath()), access.segmentId(), access.capacity());
+                    } catch (final IOException e) {
+                        // Retention renamed the file between the grant and the map: the next request learns where to
+                        // go.
+                        LOG.info("granted segment file is gone, asking again: {} cause={}", reader, e.toString());
+                        return;
+                    }
+                }
+                reader.granted(access, mapped, slot);
+            }
+            case ControlErrorCodes.OFFSET_OUT_OF_RANGE -> reader.outOfRange = true;
+            case ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED ->
+                throw new TopicAuthorizationException(
+                        "not authorized to read topic '" + reader.topic + "' (shared-memory consume access refused)",
+                        Set.of(reader.topic));
+            default ->
+                throw new ShmTransportException("broker refused shared-memory consume access: " + reader + " error="
+                        + ControlErrorCodes.name(access.errorCode()) + " broker=" + reader.broker);
+        }
+    }
+
+    /**
+     * The session with {@code broker}, attaching if there is none; null while a lost broker is not back (the first
+     * attach to a broker throws instead, so that {@code transport=shm} fails with the reason).
+     */
+    private ShmConnection reachable(final InetSocketAddress broker) {
+        final Long after = reattachAfter.get(broker);
+        if (after == null) {
+            return connection(broker);
+        }
+        if (System.nanoTime() - after < 0) {
+            return null;
+        }
+        try {
+            final ShmConnection connection = connection(broker);
+            reattachAfter.remove(broker);
+            LOG.info("shared-memory session attached again: {}", connection);
+            return connection;
+        } catch (final ShmTransportException e) {
+            reattachAfter.put(broker, System.nanoTime() + REATTACH_BACKOFF_MS * 1_000_000L);
+            LOG.debug("the broker is not back yet: broker={} cause={}", broker, e.getMessage());
+            return null;
+        }
+    }
+
+    private ShmConnection connection(final InetSocketAddress broker) {
+        ShmConnection connection = connections.get(broker);
+        if (connection == null || connection.isClosed()) {
+            connection = ShmConnection.open(broker, clientId, requestTimeoutMs, security);
+            connections.put(broker, connection);
+        }
+        return connection;
+    }
+
+    /** The session is gone: its readers ask again (attaching anew) from where they are. */
+    private void lose(final ShmConnection connection, final String reason) {
+        LOG.warn("shared-memory session lost, attaching again: {} reason={}", connection, reason);
+        sessionsLost++;
+        connections.remove(connection.broker(), connection);
+        reattachAfter.put(connection.broker(), System.nanoTime());
+        for (final ShmPartitionReader reader : readers) {
+            if (reader.connection == connection) {
+                reader.connection = null;
+                reader.needsAccess = true;
+                // A restarted broker numbers its segments anew: map whatever it grants next afresh.
+                reader.unmap();
+            }
+        }
+        connection.close();
+    }
+
+    /** SHM_CONSUME_ACCESS requests so far (first reads, sealed segments, revocations, seeks). */
+    public long accessRequests() {
+        return accessRequests;
+    }
+
+    /** Slot loads so far: what an empty poll costs (a few loads, no request). */
+    public long slotLoads() {
+        return slotLoads;
+    }
+
+    /** Sessions lost to a broker that stopped or restarted. */
+    public long sessionsLost() {
+        return sessionsLost;
+    }
+
+    @Override
+    public void close() {
+        for (final ShmPartitionReader reader : readers) {
+            reader.unmap();
+            reader.connection = null;
+        }
+        readers.clear();
+        for (final ShmConnection connection : connections.values()) {
+            connection.close();
+        }
+        connections.clear();
+    }
+}

@@ -1,0 +1,123 @@
+package io.isthmus.client.shm;
+
+import io.isthmus.protocol.control.ShmConsumeAccessResponse;
+import java.net.InetSocketAddress;
+
+/**
+ * What a shared-memory consumer knows about one partition it reads: its mapping of the granted segment file, its
+ * metadata slot in the session's range of the slot file, the readable position and sealed flag last loaded from it, and
+ * how far it has read. Owned by the consumer's polling thread; {@link ShmConsumerTransport} updates it.
+ */
+public final class ShmPartitionReader {
+    final String topic;
+    final int partition;
+    InetSocketAddress broker;
+    ShmConnection connection;
+
+    /** Access must be (re-)requested at {@link #nextOffset} before the next read. */
+    boolean needsAccess = true;
+    /** The broker said the offset is not in the log (retention deleted it, or a bad seek). */
+    boolean outOfRange;
+
+    int segmentId = -1;
+    /** The segment file as mapped (this reader holds one reference), null before the first grant. */
+    ShmSegmentMapping mapping;
+
+    long slotOffset = -1;
+    /** The next byte of the segment to hand out: the start of the first batch not yet handed out. */
+    long readPosition;
+    /** The broker's readable position (exclusive) from the last slot load or access answer. */
+    long readable;
+
+    boolean sealed;
+    /** The partition's high watermark from the last slot load, -1 before. */
+    long highWatermark = -1;
+    /** The offset the next records handed out start from (records below it in a batch are skipped). */
+    long nextOffset = -1;
+
+    private Object attachment;
+
+    ShmPartitionReader(final String topic, final int partition) {
+        this.topic = topic;
+        this.partition = partition;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    /** The consumer's own state for this partition, so a {@link ShmConsumerTransport.BatchSink} finds it at once. */
+    public void attach(final Object attachment) {
+        this.attachment = attachment;
+    }
+
+    public Object attachment() {
+        return attachment;
+    }
+
+    /** The offset after the data handed out so far. */
+    public long nextOffset() {
+        return nextOffset;
+    }
+
+    /** The partition's high watermark as the last slot load saw it; -1 before the first. */
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    /** Whether the last access request found the offset outside the log; cleared by {@link #seek}. */
+    public boolean outOfRange() {
+        return outOfRange;
+    }
+
+    /** Reads from {@code offset} on, from the partition leader at {@code leader}: access is asked for again. */
+    public void seek(final long offset, final InetSocketAddress leader) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0: " + this + " offset=" + offset);
+        }
+        nextOffset = offset;
+        broker = leader;
+        needsAccess = true;
+        outOfRange = false;
+    }
+
+    /** Sets access from an SHM_CONSUME_ACCESS answer, over {@code mapped} (the granted segment's mapping). */
+    void granted(final ShmConsumeAccessResponse access, final ShmSegmentMapping mapped, final long slot) {
+        if (mapping != null && mapping != mapped) {
+            mapping.release();
+        }
+        mapping = mapped;
+        segmentId = access.segmentId();
+        slotOffset = slot;
+        readPosition = access.startPosition();
+        readable = access.readablePosition();
+        sealed = access.sealed();
+        needsAccess = false;
+        outOfRange = false;
+    }
+
+    /** Lets go of the mapping (the partition is no longer read, or the consumer closes). */
+    void unmap() {
+        if (mapping != null) {
+            mapping.release();
+            mapping = null;
+            segmentId = -1;
+        }
+    }
+
+    /** Whether the whole sealed segment has been handed out: time for the next one. */
+    boolean finishedSealedSegment() {
+        return sealed && readPosition >= readable;
+    }
+
+    @Override
+    public String toString() {
+        return "ShmPartitionReader{" + topic + "-" + partition + ", segmentId=" + segmentId + ", readPosition="
+                + readPosition + ", readable=" + readable + ", sealed=" + sealed + ", nextOffset=" + nextOffset
+                + ", needsAccess=" + needsAccess + ", broker=" + broker + '}';
+    }
+}

@@ -1,0 +1,21 @@
+package io.isthmus.protocol.control;
+
+/**
+ * The files of a broker's shared-memory directory ({@code shm.dir}, by default {@code .isthmus-shm} in its first log
+ * directory), the contract between a broker and the clients on its host:
+ *
+ * <ul>
+ *   <li>{@link #TOKEN_FILE}: {@link #TOKEN_LENGTH} random bytes, new at every broker start, readable by the broker's
+ *       OS user only (mode 0600). A client proves with them that it may read what the broker keeps (SHM_ATTACH).
+ *   <li>{@link #SLOT_FILE}: the metadata slots of every shared-memory session ({@link ShmSlotFileDescriptor}), new at
+ *       every broker start; the file of the previous start is marked closed before it is replaced, so a client still
+ *       mapping it learns that the broker restarted.
+ * </ul>
+ */
+public final class ShmDirectoryLayout {
+    public static final String TOKEN_FILE = "token";
+    public static final String SLOT_FILE = "slots";
+    public static final int TOKEN_LENGTH = 16;
+
+    private ShmDirectoryLayout() {}
+}
