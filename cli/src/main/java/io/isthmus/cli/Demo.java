@@ -75,7 +75,9 @@ public final class Demo implements Callable<Integer> {
     @Option(
             names = "--transport",
             defaultValue = "auto",
-            description = "tcp, rdma or auto (default ${DEFAULT-VALUE}; auto uses RDMA where available, else TCP).")
+            description = "tcp, rdma, shm or auto (default ${DEFAULT-VALUE}; auto consumes over shared memory where the"
+                    + " broker is on this host, else RDMA where available, else TCP; shm and auto produce over RDMA"
+                    + " or TCP: there is no shared-memory produce yet).")
     String transport;
 
     @Option(names = "--topic", description = "Topic to use (default: a fresh isthmus-demo-<time> topic).")
@@ -115,7 +117,7 @@ public final class Demo implements Callable<Integer> {
      * Runs the demo: summary and the final {@code demo:} line to {@code out}, progress to {@code progress} (a bar if
      * this process has a console, otherwise periodic lines).
      *
-     * @throws UnsupportedOperationException when the transport asked for is not available (rdma)
+     * @throws UnsupportedOperationException when the transport asked for is not available (rdma, shm)
      */
     public static DemoResult run(final DemoOptions options, final PrintStream out, final PrintStream progress) {
         final Transport used = resolveTransport(options);
@@ -128,20 +130,24 @@ public final class Demo implements Callable<Integer> {
         }
         out.printf(
                 Locale.ROOT,
-                "isthmus demo: %,d records of %d B into topic %s (%d partition%s) over %s, broker %s%n",
+                "isthmus demo: %,d records of %d B into topic %s (%d partition%s), producing over %s, consuming with"
+                        + " transport=%s, broker %s%n",
                 options.records(),
                 options.recordSize(),
                 topicName,
                 options.partitions(),
                 options.partitions() == 1 ? "" : "s",
                 used.configName(),
+                options.transport().configName(),
                 options.bootstrapServers());
         return new Run(options, topicName, used, out, progress).execute();
     }
 
     /**
-     * What {@code --transport} means here: TCP as asked; otherwise this host's devices ({@link Rdma#availability()})
-     * and whether the broker advertises its RDMA datapath in ApiVersions decide.
+     * What {@code --transport} means for the producer: TCP as asked; otherwise this host's devices ({@link
+     * Rdma#availability()}) and whether the broker advertises its RDMA datapath in ApiVersions decide; {@code shm}
+     * produces as {@code auto} does (there is no shared-memory produce yet). The consumer takes {@code --transport} as
+     * given and reports what it resolved to.
      *
      * @throws UnsupportedOperationException for rdma where it cannot work, with the reason
      */
@@ -149,9 +155,10 @@ public final class Demo implements Callable<Integer> {
         if (options.transport() == Transport.TCP) {
             return Transport.TCP;
         }
+        final Transport asked = options.transport() == Transport.SHM ? Transport.AUTO : options.transport();
         final RdmaAvailability local = Rdma.availability();
         if (!local.usable()) {
-            return options.transport().resolve(local, false);
+            return asked.resolve(local, false);
         }
         try (ReceiveBufferPool pool = new ReceiveBufferPool(64 * 1024);
                 BrokerConnections connections = new BrokerConnections(
@@ -160,7 +167,7 @@ public final class Demo implements Callable<Integer> {
                         pool,
                         Duration.ofSeconds(30),
                         SecuritySettings.PLAINTEXT)) {
-            return options.transport().resolve(local, connections.any().advertisesRdma());
+            return asked.resolve(local, connections.any().advertisesRdma());
         }
     }
 
@@ -235,6 +242,7 @@ public final class Demo implements Callable<Integer> {
                     consumer.verified,
                     failed.get(),
                     error == null ? null : error.toString(),
+                    consumer.transport.configName(),
                     transport.configName(),
                     produceRate,
                     consumeRate,
@@ -318,7 +326,8 @@ public final class Demo implements Callable<Integer> {
                         r.failed(),
                         r.firstError());
             }
-            out.printf(Locale.ROOT, "transport %s%n", r.transport());
+            out.printf(
+                    Locale.ROOT, "transport consumed over %s, produced over %s%n", r.transport(), r.produceTransport());
             out.printf(
                     Locale.ROOT,
                     "produce   %,12.0f records/s  %8.1f MB/s%n",
@@ -365,6 +374,8 @@ public final class Demo implements Callable<Integer> {
             long firstNanos;
             long lastNanos;
             long heapBytes;
+            /** What the consumer's {@code transport} resolved to; set before {@link #ready} opens. */
+            Transport transport = Transport.TCP;
 
             void awaitReady() {
                 try {
@@ -380,13 +391,14 @@ public final class Demo implements Callable<Integer> {
                         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
                 try (IsthmusConsumer consumer = new IsthmusConsumer(Map.of(
                         "bootstrap.servers", options.bootstrapServers(),
-                        "transport", transport.configName(),
+                        "transport", options.transport().configName(),
                         "fetch.max.wait.ms", "100",
                         "max.partition.fetch.bytes", Integer.toString(4 * 1024 * 1024)))) {
                     final List<org.apache.kafka.common.TopicPartition> tps = new java.util.ArrayList<>();
                     for (int p = 0; p < options.partitions(); p++) {
                         tps.add(new org.apache.kafka.common.TopicPartition(topic, p));
                     }
+                    transport = consumer.transport();
                     consumer.assign(tps);
                     consumer.seekToBeginning(tps);
                     ready.countDown();

@@ -21,11 +21,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code isthmus demo} against an in-process isthmus broker. */
 class DemoTest {
     private static final Pattern DEMO_LINE = Pattern.compile(
-            "^demo: records=(\\d+) verified=(\\d+) failed=0 transport=(\\w+) produce_rec_s=(\\d+) consume_rec_s=(\\d+)"
+            "^demo: records=(\\d+) verified=(\\d+) failed=0 transport=(\\w+) produce_transport=(\\w+)"
+                    + " produce_rec_s=(\\d+) consume_rec_s=(\\d+)"
                     + " heap_bytes_per_record=([0-9.]+)$",
             Pattern.MULTILINE);
 
@@ -44,12 +47,15 @@ class DemoTest {
         broker.close();
     }
 
-    @Test
-    void shouldVerifyEveryRecordAndEndWithTheDemoLine() {
+    /** auto consumes over shared memory from a broker on this host; without a device every run produces over TCP. */
+    @ParameterizedTest
+    @CsvSource({"AUTO, shm", "SHM, shm", "TCP, tcp"})
+    void shouldVerifyEveryRecordAndEndWithTheDemoLine(final Transport asked, final String consumedOver) {
+        assumeFalse(Rdma.availability().usable(), "this host has an RDMA device: producers would take it");
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream progress = new ByteArrayOutputStream();
         final DemoResult result = Demo.run(
-                new DemoOptions(broker.bootstrapServers(), 50_000, 100, 3, Transport.AUTO, null),
+                new DemoOptions(broker.bootstrapServers(), 50_000, 100, 3, asked, null),
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(progress, true, StandardCharsets.UTF_8));
         final String text = out.toString(StandardCharsets.UTF_8);
@@ -58,7 +64,8 @@ class DemoTest {
         assertThat(matcher.matches()).as(text).isTrue();
         assertThat(matcher.group(1)).isEqualTo("50000");
         assertThat(matcher.group(2)).isEqualTo("50000");
-        assertThat(matcher.group(3)).isEqualTo("tcp");
+        assertThat(matcher.group(3)).isEqualTo(consumedOver);
+        assertThat(matcher.group(4)).isEqualTo("tcp");
         assertThat(result.success()).isTrue();
         assertThat(text)
                 .contains("produce latency")

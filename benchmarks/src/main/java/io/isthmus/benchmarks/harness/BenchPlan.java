@@ -119,7 +119,18 @@ public final class BenchPlan {
     private List<Pairing> throughputPairings() {
         return quick
                 ? List.of(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK)
-                : Pairing.ALL;
+                : List.of(
+                        Pairing.ISTHMUS_STACK,
+                        Pairing.KAFKA_CLIENTS_ON_ISTHMUS,
+                        Pairing.KAFKA_STACK,
+                        Pairing.ISTHMUS_CLIENT_ON_KAFKA);
+    }
+
+    /** Consume adds the isthmus consumer over shared memory, on the isthmus broker beside its TCP row. */
+    private List<Pairing> consumePairings() {
+        final List<Pairing> pairings = new ArrayList<>(throughputPairings());
+        pairings.add(Pairing.ISTHMUS_SHM_STACK);
+        return List.copyOf(pairings);
     }
 
     /** Both stacks and kafka-clients on isthmus: the headline ratio and the broker-only ratio. */
@@ -306,7 +317,15 @@ public final class BenchPlan {
             args.addAll(List.of("--records", Long.toString(records)));
         }
         return new BenchCase(
-                id, group, workload, params, partitions, args, preload, Duration.ofSeconds(300), throughputPairings());
+                id,
+                group,
+                workload,
+                params,
+                partitions,
+                args,
+                preload,
+                Duration.ofSeconds(300),
+                group.equals(CONSUME) ? consumePairings() : throughputPairings());
     }
 
     /**

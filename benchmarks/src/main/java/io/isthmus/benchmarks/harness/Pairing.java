@@ -13,10 +13,12 @@ public record Pairing(ClientLibrary client, BrokerKind broker) {
     public static final Pairing KAFKA_CLIENTS_ON_ISTHMUS = new Pairing(ClientLibrary.KAFKA_CLIENTS, BrokerKind.ISTHMUS);
     public static final Pairing KAFKA_STACK = new Pairing(ClientLibrary.KAFKA_CLIENTS, BrokerKind.KAFKA);
     public static final Pairing ISTHMUS_CLIENT_ON_KAFKA = new Pairing(ClientLibrary.ISTHMUS, BrokerKind.KAFKA);
+    /** The isthmus consumer reading the isthmus broker's log through shared memory (consume cases only). */
+    public static final Pairing ISTHMUS_SHM_STACK = new Pairing(ClientLibrary.ISTHMUS_SHM, BrokerKind.ISTHMUS);
 
     /** Every pairing, in the order of the report's rows. */
     public static final List<Pairing> ALL =
-            List.of(ISTHMUS_STACK, KAFKA_CLIENTS_ON_ISTHMUS, KAFKA_STACK, ISTHMUS_CLIENT_ON_KAFKA);
+            List.of(ISTHMUS_STACK, KAFKA_CLIENTS_ON_ISTHMUS, KAFKA_STACK, ISTHMUS_CLIENT_ON_KAFKA, ISTHMUS_SHM_STACK);
 
     /** {@code client@broker}, the key in results.json and in log file names. */
     public String key() {

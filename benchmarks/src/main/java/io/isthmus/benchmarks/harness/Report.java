@@ -61,6 +61,18 @@ public final class Report {
         final Double tcp = limits.get("tcp_loopback_gb_per_s") instanceof Number n ? n.doubleValue() : null;
         summary.put("consume_1k_vs_tcp_limit", consume1k == null || tcp == null ? null : consume1k / (tcp * 1000));
         final Double memcpy = limits.get("memcpy_gb_per_s") instanceof Number n ? n.doubleValue() : null;
+        // The isthmus consumer over shared memory, on the same broker and preloaded topic as the TCP rows.
+        final Double shm100 = figure("consume-100B-p1", Pairing.ISTHMUS_SHM_STACK, "mb_per_s");
+        final Double kafka100 = figure("consume-100B-p1", Pairing.KAFKA_STACK, "mb_per_s");
+        final Double tcp100 = figure("consume-100B-p1", Pairing.ISTHMUS_STACK, "mb_per_s");
+        final Double shm1k = figure("consume-1KiB-p1", Pairing.ISTHMUS_SHM_STACK, "mb_per_s");
+        summary.put("shm_consume_ratio", quotient(shm100, kafka100));
+        summary.put("shm_consume_vs_tcp", quotient(shm100, tcp100));
+        summary.put("shm_consume_1k_vs_tcp", quotient(shm1k, consume1k));
+        summary.put("shm_consume_1k_vs_memcpy", shm1k == null || memcpy == null ? null : shm1k / (memcpy * 1000));
+        summary.put(
+                "shm_consumer_heap_bytes_per_record",
+                figure("consume-100B-p1", Pairing.ISTHMUS_SHM_STACK, "heap_bytes_per_record_poll_thread"));
         final Double append = limits.get("log_append_64k_gb_per_s") instanceof Number n ? n.doubleValue() : null;
         summary.put("log_append_64k_vs_memcpy", append == null || memcpy == null ? null : append / memcpy);
         // The same job and broker, IsthmusSource over Flink's KafkaSource.
@@ -123,7 +135,11 @@ public final class Report {
                 + " over Spark's format(\"kafka\") on the isthmus broker, `spark_batch_latency_ratio` its median"
                 + " micro-batch time's; `txn_produce_broker_ratio` and `txn_consume_broker_ratio` are broker-only ratios"
                 + " (kafka-clients on both) of transactional produce and read_committed consume, `txn_produce_ratio`"
-                + " and `txn_consume_ratio` their stack ratios."
+                + " and `txn_consume_ratio` their stack ratios. `shm_*` are the isthmus consumer reading the isthmus"
+                + " broker's log through shared memory (`transport=shm`, the same preloaded topic): over kafka-clients"
+                + " on Kafka (`shm_consume_ratio`), over the isthmus consumer over TCP (`shm_consume_vs_tcp`, 100 B;"
+                + " `shm_consume_1k_vs_tcp`, 1 KiB), its 1 KiB bandwidth over memcpy (`shm_consume_1k_vs_memcpy`),"
+                + " and its polling thread's heap bytes per record; these divide the pairings' median figures."
                 + " Every client runs in its own JVM.\n\n");
         headline(md);
         md.append(machine.markdown()).append('\n');
@@ -436,6 +452,11 @@ public final class Report {
     private Double clientRatio(final String caseId, final String key) {
         final CaseOutcome outcome = outcome(caseId);
         return outcome == null ? null : outcome.clientRatio(key);
+    }
+
+    /** {@code numerator / denominator}, null where either was not measured. */
+    private static Double quotient(final Double numerator, final Double denominator) {
+        return numerator == null || denominator == null || denominator == 0 ? null : numerator / denominator;
     }
 
     private Double figure(final String caseId, final Pairing pairing, final String key) {

@@ -48,6 +48,25 @@ class BenchPlanTest {
     }
 
     @Test
+    void consumeCasesAlsoRunTheIsthmusConsumerOverSharedMemoryAndProduceCasesDoNot() {
+        for (final boolean quick : new boolean[] {true, false}) {
+            for (final BenchCase c : BenchPlan.of(quick, List.of(BenchPlan.CONSUME, BenchPlan.PRODUCE))
+                    .cases()) {
+                if (c.group().equals(BenchPlan.CONSUME)) {
+                    assertThat(c.pairings())
+                            .as(c.id())
+                            .contains(Pairing.ISTHMUS_SHM_STACK, Pairing.ISTHMUS_STACK, Pairing.KAFKA_STACK);
+                    assertThat(c.preloadRecords())
+                            .as("shm has no producer: a preloaded topic")
+                            .isPositive();
+                } else {
+                    assertThat(c.pairings()).as(c.id()).doesNotContain(Pairing.ISTHMUS_SHM_STACK);
+                }
+            }
+        }
+    }
+
+    @Test
     void fullPlanAddsFourPartitionProduce() {
         assertThat(BenchPlan.of(false, List.of(BenchPlan.TRANSACTIONS)).cases())
                 .extracting(BenchCase::id)

@@ -26,7 +26,22 @@ public enum ClientLibrary {
 
         @Override
         public ConsumerClient consumer(final ClientSettings settings, final String clientId) {
-            return new IsthmusConsumerClient(settings, clientId);
+            return new IsthmusConsumerClient(settings, clientId, "tcp");
+        }
+    },
+    /**
+     * The isthmus zero-copy consumer over shared memory ({@code transport=shm}, the broker on this host); its producer
+     * is the TCP one (there is no shared-memory produce yet), so it only runs where kafka-clients preloaded the topic.
+     */
+    ISTHMUS_SHM("isthmus-shm", "isthmus client over shm", 2, 256 * 1024) {
+        @Override
+        public ProducerClient producer(final ClientSettings settings, final String clientId) {
+            return new IsthmusProducerClient(settings, clientId);
+        }
+
+        @Override
+        public ConsumerClient consumer(final ClientSettings settings, final String clientId) {
+            return new IsthmusConsumerClient(settings, clientId, "shm");
         }
     };
 
@@ -77,6 +92,9 @@ public enum ClientLibrary {
                         + (IsthmusConsumerClient.MAX_PARTITION_FETCH_BYTES >> 20)
                         + " MiB, check.crcs=true, transport=tcp, the allocation-free poll(handler, "
                         + IsthmusConsumerClient.POLL_LIMIT + ", timeout) reading values in place";
+            case ISTHMUS_SHM ->
+                "consumer only (topics preloaded by kafka-clients): the isthmus consumer as above with transport=shm,"
+                        + " reading the broker's segment files in place through read-only mappings";
         };
     }
 
@@ -90,6 +108,7 @@ public enum ClientLibrary {
                 return library;
             }
         }
-        throw new IllegalArgumentException("unknown client library: " + label + " (known: kafka-clients, isthmus)");
+        throw new IllegalArgumentException(
+                "unknown client library: " + label + " (known: kafka-clients, isthmus, isthmus-shm)");
     }
 }

@@ -72,11 +72,11 @@ public final class FlinkSourceWorkload implements Workload {
     private static Source<Long, ?, ?> source(final WorkloadContext context) {
         final ClientSettings settings = context.settings();
         return switch (context.library()) {
-            case ISTHMUS ->
+            case ISTHMUS, ISTHMUS_SHM ->
                 IsthmusSource.<Long>builder()
                         .setBootstrapServers(settings.bootstrap())
                         .setTopics(settings.topic())
-                        .setProperty("transport", "tcp")
+                        .setProperty("transport", context.library() == ClientLibrary.ISTHMUS_SHM ? "shm" : "tcp")
                         .setProperty("max.partition.fetch.bytes", Integer.toString(4 << 20))
                         .setStartingOffsets(
                                 io.isthmus.connector.flink.source.enumerator.initializer.OffsetsInitializer.earliest())

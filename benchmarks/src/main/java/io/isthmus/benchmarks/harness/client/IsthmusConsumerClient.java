@@ -15,9 +15,10 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The isthmus zero-copy consumer over TCP with {@code assign} (no group), every partition from the beginning, CRC
+ * The isthmus zero-copy consumer over TCP or shared memory with {@code assign} (no group), every partition from the beginning, CRC
  * checks on (the default), through its allocation-free path: {@code poll(handler, limit, timeout)} with one handler
- * object that reads each value's size and first eight bytes in place from the receive buffer.
+ * object that reads each value's size and first eight bytes in place from the receive buffer (over shared memory: from
+ * the broker's segment mapping).
  */
 final class IsthmusConsumerClient implements ConsumerClient, ConsumerRecordHandler {
     /** Records handed over per poll at most (kafka-clients' {@code max.poll.records} is 500). */
@@ -33,7 +34,8 @@ final class IsthmusConsumerClient implements ConsumerClient, ConsumerRecordHandl
     private RecordSink sink;
     private boolean polled;
 
-    IsthmusConsumerClient(final ClientSettings settings, final String clientId) {
+    /** @param transport {@code tcp} or {@code shm} */
+    IsthmusConsumerClient(final ClientSettings settings, final String clientId, final String transport) {
         final Map<String, Object> config = new HashMap<>();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS, settings.bootstrap());
         config.put(ConsumerConfig.CLIENT_ID, clientId);
@@ -41,7 +43,7 @@ final class IsthmusConsumerClient implements ConsumerClient, ConsumerRecordHandl
         config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES, Integer.toString(MAX_PARTITION_FETCH_BYTES));
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT, "false");
         config.put(ConsumerConfig.AUTO_OFFSET_RESET, "earliest");
-        config.put(ConsumerConfig.TRANSPORT, "tcp");
+        config.put(ConsumerConfig.TRANSPORT, transport);
         config.put(ConsumerConfig.ISOLATION_LEVEL, settings.isolation());
         this.consumer = new IsthmusConsumer(new ConsumerConfig(config));
         final List<TopicPartition> partitions = new ArrayList<>();
