@@ -1,5 +1,10 @@
 package io.isthmus.broker.network;
 
+import io.isthmus.protocol.control.ControlApiKeys;
+import java.util.List;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+
 /**
  * Serves isthmus control requests: API keys outside Kafka's range (RDMA connect, produce and consume access, release;
  * shared-memory attach, consume access, release)
@@ -41,10 +46,37 @@ public interface ControlRequestHandler {
 
             @Override
             public void connectionClosed(final long connectionId) {
-                first.connectionClosed(connectionId);
-                second.connectionClosed(connectionId);
+                try {
+                    first.connectionClosed(connectionId);
+                } finally {
+                    second.connectionClosed(connectionId);
+                }
             }
         };
+    }
+
+    /**
+     * Refuses a request of a version other than the one control version.
+     *
+     * @throws IllegalArgumentException naming the key and versions (its connection is closed, as for bad input)
+     */
+    static void requireVersion(final ControlExchange exchange) {
+        if (exchange.apiVersion() != ControlApiKeys.VERSION) {
+            throw new IllegalArgumentException("unsupported control request version: apiKey=" + exchange.apiKey()
+                    + " version=" + exchange.apiVersion() + " supported=" + ControlApiKeys.VERSION);
+        }
+    }
+
+    /** Lists {@code keys} in an ApiVersions answer at the one control version; returns {@code versions}. */
+    static ApiVersionsResponseData advertise(final ApiVersionsResponseData versions, final List<Short> keys) {
+        for (final short key : keys) {
+            versions.apiKeys()
+                    .add(new ApiVersion()
+                            .setApiKey(key)
+                            .setMinVersion(ControlApiKeys.VERSION)
+                            .setMaxVersion(ControlApiKeys.VERSION));
+        }
+        return versions;
     }
 
     /** Whether frames with this API key are control requests for {@link #handle}. */

@@ -11,6 +11,7 @@ import io.isthmus.broker.security.Authorizer;
 import io.isthmus.broker.slots.AbortedTransactionArray;
 import io.isthmus.broker.slots.MetadataSlotRegion;
 import io.isthmus.broker.slots.PartitionSlots;
+import io.isthmus.broker.slots.PartitionSlotsTable;
 import io.isthmus.broker.slots.ReadStart;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.Gid;
@@ -62,7 +63,7 @@ final class RdmaControlPlane implements AutoCloseable {
     private final RdmaDevice device;
     private final PartitionManager partitions;
     private final MetadataSlotRegion slotRegion;
-    private final Map<Partition, PartitionSlots> partitionSlots = new HashMap<>();
+    private final PartitionSlotsTable partitionSlots;
     private final RdmaSession[] sessions;
     private final Map<Long, RdmaSession> sessionsByConnection = new HashMap<>();
     /** The datapath's receive work requests (same thread): the receives a new session starts with. */
@@ -95,6 +96,7 @@ final class RdmaControlPlane implements AutoCloseable {
         this.receives = receives;
         this.shared = shared;
         this.slotRegion = new MetadataSlotRegion(settings.maxConnections(), settings.slotsPerConnection());
+        this.partitionSlots = new PartitionSlotsTable(slotRegion);
         this.sessions = new RdmaSession[sessionSlots(settings)];
     }
 
@@ -286,7 +288,7 @@ final class RdmaControlPlane implements AutoCloseable {
             session.produceGrants.remove(grant);
             grant.releaseAccess();
             grant = null;
-            final PartitionSlots slots = partitionSlots.get(partition);
+            final PartitionSlots slots = partitionSlots.existing(partition);
             if (slots != null) {
                 slots.run(); // readers of the full segment see it sealed now
             }
@@ -371,7 +373,7 @@ final class RdmaControlPlane implements AutoCloseable {
         if (grant == null) {
             grant = new ConsumeGrant(
                     partition,
-                    slotsFor(partition),
+                    partitionSlots.slotsFor(partition),
                     slotIndex,
                     slotRegion.slotOffset(session.slotRange, slotIndex),
                     registration);
@@ -519,33 +521,11 @@ final class RdmaControlPlane implements AutoCloseable {
 
     private void dropConsume(final RdmaSession session, final ConsumeGrant grant, final boolean revoked) {
         session.consumeGrants.remove(grant);
-        if (revoked) {
-            grant.slots.revoke(grant.slotOffset);
-        } else {
-            grant.slots.unassign(grant.slotOffset);
-        }
+        partitionSlots.vacate(grant.slots, grant.slotOffset, revoked);
         session.registrations.release(grant.registration);
+        // Deregistered before the arrays they cover can be freed.
         grant.releaseAbortedRegions();
-        if (grant.slots.isEmpty()) {
-            grant.partition.removeAppendObserver(grant.slots);
-            partitionSlots.remove(grant.partition);
-            grant.slots.close();
-        }
-    }
-
-    private PartitionSlots slotsFor(final Partition partition) {
-        PartitionSlots slots = partitionSlots.get(partition);
-        if (slots == null) {
-            slots = new PartitionSlots(
-                    partition.topicPartition().toString(),
-                    slotRegion.memory(),
-                    partition::highWatermark,
-                    partition::lastStableOffset,
-                    new AbortedTransactionArray(partition.log()));
-            partitionSlots.put(partition, slots);
-            partition.addAppendObserver(slots);
-        }
-        return slots;
+        partitionSlots.closeIfUnused(grant.partition, grant.slots);
     }
 
     int sweepDeletedSegments() {
@@ -698,10 +678,7 @@ final class RdmaControlPlane implements AutoCloseable {
                 teardown(session, "broker shutdown");
             }
         }
-        for (final PartitionSlots slots : partitionSlots.values()) {
-            slots.close();
-        }
-        partitionSlots.clear();
+        partitionSlots.closeAll();
         slotRegion.close();
     }
 }

@@ -1,5 +1,6 @@
 package io.isthmus.broker.rdma;
 
+import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.Rdma;
@@ -8,7 +9,6 @@ import io.isthmus.protocol.control.ControlApiKeys;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,16 +89,7 @@ public final class RdmaService implements AutoCloseable {
 
     /** Adds the control API keys to an ApiVersions answer while RDMA is running; returns {@code versions}. */
     public ApiVersionsResponseData advertise(final ApiVersionsResponseData versions) {
-        if (datapath != null) {
-            for (final short key : CONTROL_KEYS) {
-                versions.apiKeys()
-                        .add(new ApiVersion()
-                                .setApiKey(key)
-                                .setMinVersion(ControlApiKeys.VERSION)
-                                .setMaxVersion(ControlApiKeys.VERSION));
-            }
-        }
-        return versions;
+        return datapath != null ? ControlRequestHandler.advertise(versions, CONTROL_KEYS) : versions;
     }
 
     @Override

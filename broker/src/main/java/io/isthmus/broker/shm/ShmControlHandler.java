@@ -41,10 +41,7 @@ public final class ShmControlHandler implements ControlRequestHandler {
     @Override
     public void handle(final long connectionId, final ControlExchange exchange) {
         invocations.increment();
-        if (exchange.apiVersion() != ControlApiKeys.VERSION) {
-            throw new IllegalArgumentException("unsupported control request version: apiKey=" + exchange.apiKey()
-                    + " version=" + exchange.apiVersion() + " supported=" + ControlApiKeys.VERSION);
-        }
+        ControlRequestHandler.requireVersion(exchange);
         final MemorySegment body = exchange.body();
         switch (exchange.apiKey()) {
             case ControlApiKeys.SHM_ATTACH -> {

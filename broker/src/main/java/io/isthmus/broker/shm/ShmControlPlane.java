@@ -7,9 +7,8 @@ import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
-import io.isthmus.broker.slots.AbortedTransactionArray;
 import io.isthmus.broker.slots.MetadataSlotRegion;
-import io.isthmus.broker.slots.PartitionSlots;
+import io.isthmus.broker.slots.PartitionSlotsTable;
 import io.isthmus.broker.slots.ReadStart;
 import io.isthmus.protocol.control.ConsumeAccessRequest;
 import io.isthmus.protocol.control.ControlErrorCodes;
@@ -48,7 +47,7 @@ final class ShmControlPlane implements AutoCloseable {
     private final Authorizer authorizer;
     private final MetadataSlotRegion slotRegion;
     private final Map<Long, ShmSession> sessions = new HashMap<>();
-    private final Map<Partition, PartitionSlots> partitionSlots = new HashMap<>();
+    private final PartitionSlotsTable partitionSlots;
     private long revokedGrants;
     private boolean closed;
 
@@ -62,6 +61,7 @@ final class ShmControlPlane implements AutoCloseable {
         this.authorizer = authorizer;
         this.slotRegion = new MetadataSlotRegion(
                 directory.slotMemory(), settings.maxConnections(), settings.slotsPerConnection());
+        this.partitionSlots = new PartitionSlotsTable(slotRegion);
     }
 
     /** SHM_ATTACH: answers {@code exchange}. */
@@ -140,7 +140,7 @@ final class ShmControlPlane implements AutoCloseable {
         try {
             start = ReadStart.locate(partition.log(), request.offset());
         } catch (final OffsetOutOfRangeException e) {
-            refuseConsume(exchange, ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            refuseOutOfRange(session, partition, exchange);
             return;
         }
         final LogSegment segment = start.segment();
@@ -149,7 +149,7 @@ final class ShmControlPlane implements AutoCloseable {
             if (lease != null) {
                 lease.close();
             }
-            refuseConsume(exchange, ControlErrorCodes.OFFSET_OUT_OF_RANGE);
+            refuseOutOfRange(session, partition, exchange);
             return;
         }
         ShmConsumeGrant grant = session.grant(partition);
@@ -162,7 +162,7 @@ final class ShmControlPlane implements AutoCloseable {
             }
             grant = new ShmConsumeGrant(
                     partition,
-                    slotsFor(partition),
+                    partitionSlots.slotsFor(partition),
                     slotIndex,
                     slotRegion.slotOffset(session.slotRange, slotIndex),
                     lease);
@@ -186,6 +186,15 @@ final class ShmControlPlane implements AutoCloseable {
                 .segmentBaseOffset(segment.baseOffset())
                 .segmentPath(path);
         exchange.complete();
+    }
+
+    /** The offset is not in the log: the partition's grant, if the session held one, goes (the reader must reset). */
+    private void refuseOutOfRange(final ShmSession session, final Partition partition, final ControlExchange exchange) {
+        final ShmConsumeGrant grant = session.grant(partition);
+        if (grant != null) {
+            drop(session, grant, false);
+        }
+        refuseConsume(exchange, ControlErrorCodes.OFFSET_OUT_OF_RANGE);
     }
 
     private static void refuseConsume(final ControlExchange exchange, final short errorCode) {
@@ -283,32 +292,9 @@ final class ShmControlPlane implements AutoCloseable {
 
     private void drop(final ShmSession session, final ShmConsumeGrant grant, final boolean revoked) {
         session.grants.remove(grant);
-        if (revoked) {
-            grant.slots.revoke(grant.slotOffset);
-        } else {
-            grant.slots.unassign(grant.slotOffset);
-        }
+        partitionSlots.vacate(grant.slots, grant.slotOffset, revoked);
         grant.lease.close();
-        if (grant.slots.isEmpty()) {
-            grant.partition.removeAppendObserver(grant.slots);
-            partitionSlots.remove(grant.partition);
-            grant.slots.close();
-        }
-    }
-
-    private PartitionSlots slotsFor(final Partition partition) {
-        PartitionSlots slots = partitionSlots.get(partition);
-        if (slots == null) {
-            slots = new PartitionSlots(
-                    partition.topicPartition().toString(),
-                    slotRegion.memory(),
-                    partition::highWatermark,
-                    partition::lastStableOffset,
-                    new AbortedTransactionArray(partition.log()));
-            partitionSlots.put(partition, slots);
-            partition.addAppendObserver(slots);
-        }
-        return slots;
+        partitionSlots.closeIfUnused(grant.partition, grant.slots);
     }
 
     synchronized int sessionCount() {

@@ -1,5 +1,6 @@
 package io.isthmus.broker.shm;
 
+import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.protocol.control.ControlApiKeys;
@@ -9,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,16 +123,7 @@ public final class ShmService implements AutoCloseable {
 
     /** Adds the shared-memory control API keys to an ApiVersions answer while running; returns {@code versions}. */
     public ApiVersionsResponseData advertise(final ApiVersionsResponseData versions) {
-        if (plane != null) {
-            for (final short key : CONTROL_KEYS) {
-                versions.apiKeys()
-                        .add(new ApiVersion()
-                                .setApiKey(key)
-                                .setMinVersion(ControlApiKeys.VERSION)
-                                .setMaxVersion(ControlApiKeys.VERSION));
-            }
-        }
-        return versions;
+        return plane != null ? ControlRequestHandler.advertise(versions, CONTROL_KEYS) : versions;
     }
 
     /** Stops the sweeper, ends every session and marks the slot file CLOSED, in that order. */

@@ -70,6 +70,9 @@ public final class ControlChannel implements AutoCloseable {
     private final MemorySegment responseFrame;
     private final ByteBuffer responseBuffer;
     private final String clientId;
+    /** One byte to probe the connection with between requests ({@link #peerClosed()}). */
+    private final ByteBuffer probe = ByteBuffer.allocateDirect(1);
+
     private int correlationId;
     private boolean closed;
 
@@ -259,6 +262,22 @@ public final class ControlChannel implements AutoCloseable {
                 selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
                 selector.selectedKeys().clear();
             }
+        }
+    }
+
+    /**
+     * Whether the broker closed the connection (or broke it), found without waiting: between requests nothing is
+     * expected from it, so a read that returns end-of-stream, fails, or even brings a byte means the session this
+     * connection carries is over. For transports that otherwise never touch the socket while they poll.
+     */
+    public boolean peerClosed() {
+        if (closed) {
+            return true;
+        }
+        try {
+            return channel.read(probe.clear()) != 0;
+        } catch (final IOException e) {
+            return true;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.client.network.OneSidedReader;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import java.net.InetSocketAddress;
 
@@ -8,7 +9,7 @@ import java.net.InetSocketAddress;
  * capacity), its metadata slot, the last readable byte and sealed flag from the last slot READ, and how far it has
  * read. Owned by the consumer's polling thread; {@link RdmaConsumerTransport} updates it.
  */
-public final class RdmaPartitionReader {
+public final class RdmaPartitionReader implements OneSidedReader {
     final String topic;
     final int partition;
     InetSocketAddress broker;

@@ -30,7 +30,7 @@ import java.nio.file.StandardOpenOption;
  * <p>Attaching takes two SHM_ATTACH requests the first time: one with no token, answered SHM_TOKEN_MISMATCH with the
  * broker's shared-memory directory, then one with the token read from there. A client that cannot read it (another
  * host, another OS user) is refused with the reason. The mapped file must carry the generation the broker answered and
- * say OPEN; {@link #brokerAlive()} turns false when the broker stops or a restarted broker replaces the file.
+ * say OPEN; {@link #brokerAlive(boolean)} turns false when the broker stops or a restarted broker replaces the file.
  *
  * <p>Not thread-safe: the consumer's polling thread owns it.
  */
@@ -87,7 +87,7 @@ public final class ShmConnection implements AutoCloseable {
             final long requestTimeoutMs,
             final SecuritySettings security) {
         final ControlChannel control =
-                ControlChannel.open(broker, clientId, requestTimeoutMs, security, ShmTransportException::new);
+                ControlChannel.open(broker, clientId, requestTimeoutMs, security, ShmBrokerUnreachableException::new);
         try {
             ShmAttachResponse answer = attach(control, new byte[ShmDirectoryLayout.TOKEN_LENGTH]);
             if (answer.errorCode() == ControlErrorCodes.SHM_TOKEN_MISMATCH) {
@@ -172,9 +172,15 @@ public final class ShmConnection implements AutoCloseable {
                 + (long) slotIndex * MetadataSlotDescriptor.LENGTH;
     }
 
-    /** Whether the broker that attached us still serves the slot file (false once it stopped or restarted). */
-    public boolean brokerAlive() {
-        return !closed && ShmSlotFileDescriptor.state(slotFile) == ShmSlotFileDescriptor.OPEN;
+    /**
+     * Whether the broker that attached us still serves the slot file: false once it stopped or a restarted broker
+     * replaced the file (both mark it closed), and, checked with {@code probeConnection}, once the control connection
+     * is gone (a broker killed and not restarted, or one that ended the session).
+     */
+    public boolean brokerAlive(final boolean probeConnection) {
+        return !closed
+                && ShmSlotFileDescriptor.state(slotFile) == ShmSlotFileDescriptor.OPEN
+                && !(probeConnection && control.peerClosed());
     }
 
     public Path directory() {

@@ -5,6 +5,7 @@ import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import io.isthmus.protocol.control.ShmConsumeAccessResponse;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
 import io.isthmus.protocol.record.RecordBatchValidator;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -33,15 +34,19 @@ import org.slf4j.LoggerFactory;
  *       turns, poll by poll.
  * </ol>
  *
- * <p>A broker that stops or restarts marks its slot file closed: the session is dropped and every reader attaches again
- * (to the restarted broker, which grants from the offset the reader reached, so nothing is read twice or skipped). While
- * the broker is away, polls find nothing and try again at most every {@value #REATTACH_BACKOFF_MS} ms.
+ * <p>A broker that stops or restarts marks its slot file closed, and a broker killed or ending the session closes the
+ * control connection (checked every 100 ms of polling, without waiting): the session is dropped and every reader
+ * attaches again (to the restarted broker, which grants from the offset the reader reached, so nothing is read twice or
+ * skipped). While the broker is away, polls find nothing and try again at most every {@value #REATTACH_BACKOFF_MS} ms;
+ * a broker that answers and refuses (shared memory turned off, a token this process cannot read) fails the poll.
  *
  * <p>Owned by the consumer's polling thread. Allocates nothing per poll once readers and mappings exist.
  */
 public final class ShmConsumerTransport implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShmConsumerTransport.class);
     static final long REATTACH_BACKOFF_MS = 100;
+    /** How often a poll also checks that the sessions' control connections are still open. */
+    private static final long PROBE_INTERVAL_NANOS = 100_000_000L;
 
     /** Receives the whole batches of one poll. */
     public interface BatchSink {
@@ -69,6 +74,7 @@ public final class ShmConsumerTransport implements AutoCloseable {
     private long slotLoads;
     private long sessionsLost;
     private int rotation;
+    private long nextProbe = System.nanoTime();
 
     /**
      * @param maxBytesPerPoll batches of one partition handed out by one poll at most (a larger single batch still goes
@@ -104,7 +110,9 @@ public final class ShmConsumerTransport implements AutoCloseable {
     /** Gives the reader's access back and unmaps its segment (the partition is no longer read). */
     public void remove(final ShmPartitionReader reader) {
         final ShmConnection connection = reader.connection;
-        if (connection != null && !connection.isClosed() && !reader.needsAccess) {
+        // Whatever the reader's state, the broker may hold a grant for it (one answered before a seek, a revocation):
+        // releasing one it does not hold is answered NONE.
+        if (connection != null && !connection.isClosed()) {
             try {
                 connection.release(reader.topic, reader.partition);
             } catch (final RuntimeException e) {
@@ -123,10 +131,15 @@ public final class ShmConsumerTransport implements AutoCloseable {
      * if no reader had new batches.
      */
     public ShmSegmentMapping poll(final ShmPartitionReader[] polled, final int count, final BatchSink sink) {
+        final long now = System.nanoTime();
+        final boolean probe = now - nextProbe >= 0;
+        if (probe) {
+            nextProbe = now + PROBE_INTERVAL_NANOS;
+        }
         for (int i = 0; i < count; i++) {
             final ShmPartitionReader reader = polled[i];
-            if (reader.connection != null && !reader.connection.brokerAlive()) {
-                lose(reader.connection, "the broker stopped or restarted (its slot file is closed)");
+            if (reader.connection != null && !reader.connection.brokerAlive(probe)) {
+                lose(reader.connection, "the broker stopped, restarted or ended the session");
             }
             if (reader.needsAccess && !reader.outOfRange) {
                 requestAccess(reader);
@@ -182,8 +195,10 @@ public final class ShmConsumerTransport implements AutoCloseable {
         final long start = r.readPosition;
         ReadableBatches whole =
                 batches.scan(memory, start, Math.min(r.readable, start + maxBytesPerPoll), r.nextOffset);
-        if (whole.isEmpty() && r.readable > start + maxBytesPerPoll) {
-            whole = batches.scan(memory, start, r.readable, r.nextOffset); // one batch larger than the bound
+        if (whole.isEmpty() && r.readable - start >= RecordBatchDescriptor.LOG_OVERHEAD) {
+            // The first batch alone is larger than the bound: it goes out whole, and alone.
+            final long first = RecordBatchDescriptor.batchSize(memory, start);
+            whole = batches.scan(memory, start, Math.min(r.readable, start + first), r.nextOffset);
         }
         if (whole.isEmpty()) {
             // The broker publishes whole batches only: bytes below the readable position that hold none are corrupt.
@@ -217,7 +232,7 @@ public final class ShmConsumerTransport implements AutoCloseable {
         final ShmConsumeAccessResponse access;
         try {
             access = connection.consumeAccess(reader.topic, reader.partition, reader.nextOffset);
-        } catch (final ShmTransportException e) {
+        } catch (final ShmBrokerUnreachableException e) {
             lose(connection, e.getMessage());
             return;
         }
@@ -226,7 +241,7 @@ public final class ShmConsumerTransport implements AutoCloseable {
             case ControlErrorCodes.NONE -> {
                 final long slot = connection.slotOffset(access.slotIndex());
                 final ShmSegmentMapping mapped;
-                if (reader.mapping != null && reader.mapping.segmentId() == access.segmentId()) {
+                if (reader.mapping != null && reader.mapping.maps(access.segmentId(), access.segmentPath())) {
                     mapped = reader.mapping;
                 } else {
                     try {
@@ -269,7 +284,8 @@ public final class ShmConsumerTransport implements AutoCloseable {
             reattachAfter.remove(broker);
             LOG.info("shared-memory session attached again: {}", connection);
             return connection;
-        } catch (final ShmTransportException e) {
+        } catch (final ShmBrokerUnreachableException e) {
+            // Down or restarting: try again later. A broker that answers and refuses throws to the application.
             reattachAfter.put(broker, System.nanoTime() + REATTACH_BACKOFF_MS * 1_000_000L);
             LOG.debug("the broker is not back yet: broker={} cause={}", broker, e.getMessage());
             return null;

@@ -1,5 +1,6 @@
 package io.isthmus.client.shm;
 
+import io.isthmus.client.network.OneSidedReader;
 import io.isthmus.protocol.control.ShmConsumeAccessResponse;
 import java.net.InetSocketAddress;
 
@@ -8,7 +9,7 @@ import java.net.InetSocketAddress;
  * metadata slot in the session's range of the slot file, the readable position and sealed flag last loaded from it, and
  * how far it has read. Owned by the consumer's polling thread; {@link ShmConsumerTransport} updates it.
  */
-public final class ShmPartitionReader {
+public final class ShmPartitionReader implements OneSidedReader {
     final String topic;
     final int partition;
     InetSocketAddress broker;

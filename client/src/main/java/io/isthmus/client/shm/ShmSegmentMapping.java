@@ -64,8 +64,9 @@ public final class ShmSegmentMapping implements LeasedBuffer {
         return this;
     }
 
-    int segmentId() {
-        return segmentId;
+    /** Whether this maps the segment {@code segmentId} at {@code path} (ids are reused once a segment is gone). */
+    boolean maps(final int segmentId, final String path) {
+        return this.segmentId == segmentId && file.toString().equals(path);
     }
 
     @Override

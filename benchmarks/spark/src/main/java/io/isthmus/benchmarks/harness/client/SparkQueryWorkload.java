@@ -63,11 +63,11 @@ public final class SparkQueryWorkload implements Workload {
         final ClientSettings settings = context.settings();
         final String perTrigger = Long.toString(Math.max(1, context.records() / BATCHES));
         return switch (context.library()) {
-            case ISTHMUS ->
+            case ISTHMUS, ISTHMUS_SHM ->
                 spark.readStream()
                         .format("isthmus")
                         .option("isthmus.bootstrap.servers", settings.bootstrap())
-                        .option("isthmus.transport", "tcp")
+                        .option("isthmus.transport", context.library() == ClientLibrary.ISTHMUS_SHM ? "shm" : "tcp")
                         .option("isthmus.max.partition.fetch.bytes", Integer.toString(4 << 20))
                         .option("subscribe", settings.topic())
                         .option("startingOffsets", "earliest")
