@@ -344,7 +344,7 @@ class ShmEndToEndTest {
     }
 
     @Test
-    void shouldRefuseShmForReadCommittedAndOnABrokerThatServesNone() throws Exception {
+    void shouldRefuseShmOnABrokerThatServesNoneAndForProducers() throws Exception {
         try (Broker broker = EmbeddedBroker.start(dir.resolve("off"), "shm.enabled=false")) {
             assertThatThrownBy(() -> shmConsumer(broker.bootstrapServers()))
                     .isInstanceOf(UnsupportedOperationException.class)
@@ -354,17 +354,94 @@ class ShmEndToEndTest {
             }
         }
         try (Broker broker = EmbeddedBroker.start(dir.resolve("on"))) {
-            assertThatThrownBy(() -> shmConsumer(broker.bootstrapServers(), "isolation.level", "read_committed"))
-                    .isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("read_committed");
-            try (IsthmusConsumer auto = new IsthmusConsumer(
-                    Map.of("bootstrap.servers", broker.bootstrapServers(), "isolation.level", "read_committed"))) {
-                assertThat(auto.transport()).isEqualTo(Transport.TCP);
-            }
             assertThatThrownBy(() -> new IsthmusProducer(
                             Map.of("bootstrap.servers", broker.bootstrapServers(), "transport", "shm")))
                     .isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("no shared-memory produce yet");
+        }
+    }
+
+    /** Sends records {@code from} until {@code to} in one transaction of {@code producer}, committed or aborted. */
+    private static void transaction(
+            final IsthmusProducer producer, final Arena arena, final long from, final long to, final boolean commit) {
+        producer.beginTransaction();
+        final MemorySegment value = arena.allocate(VALUE_SIZE);
+        for (long i = from; i < to; i++) {
+            value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
+            producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null, null);
+        }
+        if (commit) {
+            producer.commitTransaction();
+        } else {
+            // In the log before the abort (an abort drops what was not sent yet): read_committed must skip them.
+            producer.flush();
+            producer.abortTransaction();
+        }
+    }
+
+    @Test
+    void shouldHandReadCommittedOnlyCommittedTransactionsAndHoldBackAnOpenOne() throws Exception {
+        try (Broker broker = EmbeddedBroker.start(dir, "log.segment.bytes=" + (256 * 1024))) {
+            final String bootstrap = broker.bootstrapServers();
+            createTopic(bootstrap);
+            final List<Long> committed = new ArrayList<>();
+            try (IsthmusProducer producer = new IsthmusProducer(
+                            Map.of("bootstrap.servers", bootstrap, "transport", "tcp", "transactional.id", "shm-txn"));
+                    Arena arena = Arena.ofConfined()) {
+                producer.initTransactions();
+                // More aborted transactions than the broker's first array holds (256), across segment rolls.
+                long next = 0;
+                for (int t = 0; t < 600; t++) {
+                    final boolean commit = t % 2 == 0;
+                    transaction(producer, arena, next, next + 10, commit);
+                    for (long i = next; commit && i < next + 10; i++) {
+                        committed.add(i);
+                    }
+                    next += 10;
+                }
+                final Reads reads = new Reads();
+                try (IsthmusConsumer consumer = shmConsumer(bootstrap, "isolation.level", "read_committed")) {
+                    assertThat(consumer.transport()).isEqualTo(Transport.SHM);
+                    final long deadline = System.nanoTime() + DEADLINE.toNanos();
+                    while (reads.sequences.size() < committed.size()) {
+                        assertThat(System.nanoTime() - deadline).isNegative();
+                        consumer.poll(reads::add, 10_000, Duration.ofMillis(100));
+                    }
+                    assertThat(reads.sequences)
+                            .as("committed records only, in order")
+                            .isEqualTo(committed);
+
+                    // An open transaction holds read_committed back, however long it stays open.
+                    producer.beginTransaction();
+                    final MemorySegment value = arena.allocate(VALUE_SIZE);
+                    for (long i = next; i < next + 20; i++) {
+                        value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
+                        producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null, null);
+                    }
+                    producer.flush();
+                    for (int i = 0; i < 20; i++) {
+                        assertThat(consumer.poll(reads::add, 10_000, Duration.ofMillis(10)))
+                                .as("records of an open transaction")
+                                .isZero();
+                    }
+                    producer.commitTransaction();
+                    while (reads.sequences.size() < committed.size() + 20) {
+                        assertThat(System.nanoTime() - deadline).isNegative();
+                        consumer.poll(reads::add, 10_000, Duration.ofMillis(100));
+                    }
+                    assertThat(reads.sequences.subList(committed.size(), committed.size() + 20))
+                            .first()
+                            .isEqualTo(next);
+                }
+            }
+            try (IsthmusConsumer uncommitted = shmConsumer(bootstrap)) {
+                final Reads all = new Reads();
+                // 600 transactions of 10 records and a marker each, then the one committed late.
+                readUntil(uncommitted, all, 6_600 + 19);
+                assertThat(all.sequences)
+                        .as("read_uncommitted sees aborted records too")
+                        .hasSize(6_000 + 20);
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
+import io.isthmus.broker.slots.AbortedArrayMemory;
 import io.isthmus.broker.slots.AbortedTransactionArray;
 import io.isthmus.broker.slots.MetadataSlotRegion;
 import io.isthmus.broker.slots.PartitionSlots;
@@ -96,7 +97,7 @@ final class RdmaControlPlane implements AutoCloseable {
         this.receives = receives;
         this.shared = shared;
         this.slotRegion = new MetadataSlotRegion(settings.maxConnections(), settings.slotsPerConnection());
-        this.partitionSlots = new PartitionSlotsTable(slotRegion);
+        this.partitionSlots = new PartitionSlotsTable(slotRegion, AbortedArrayMemory.OFF_HEAP);
         this.sessions = new RdmaSession[sessionSlots(settings)];
     }
 

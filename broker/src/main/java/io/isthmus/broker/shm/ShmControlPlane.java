@@ -7,6 +7,7 @@ import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
+import io.isthmus.broker.slots.AbortedTransactionArray;
 import io.isthmus.broker.slots.MetadataSlotRegion;
 import io.isthmus.broker.slots.PartitionSlotsTable;
 import io.isthmus.broker.slots.ReadStart;
@@ -61,7 +62,7 @@ final class ShmControlPlane implements AutoCloseable {
         this.authorizer = authorizer;
         this.slotRegion = new MetadataSlotRegion(
                 directory.slotMemory(), settings.maxConnections(), settings.slotsPerConnection());
-        this.partitionSlots = new PartitionSlotsTable(slotRegion);
+        this.partitionSlots = new PartitionSlotsTable(slotRegion, directory.abortedArrays());
     }
 
     /** SHM_ATTACH: answers {@code exchange}. */
@@ -175,7 +176,8 @@ final class ShmControlPlane implements AutoCloseable {
         grant.slots.assign(grant.slotOffset, segment);
         final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
         final String path = segment.logFile().toAbsolutePath().toString();
-        exchange.answer(new ShmConsumeAccessResponse(), ShmConsumeAccessResponse.length(path))
+        final ShmConsumeAccessResponse answer = exchange.answer(
+                        new ShmConsumeAccessResponse(), ShmConsumeAccessResponse.length(path))
                 .errorCode(ControlErrorCodes.NONE)
                 .flags(MetadataSlotDescriptor.isSealed(readable) ? ShmConsumeAccessResponse.SEALED : 0)
                 .segmentId(segment.id())
@@ -183,8 +185,12 @@ final class ShmControlPlane implements AutoCloseable {
                 .capacity(segment.capacity())
                 .startPosition(start.position())
                 .readablePosition(MetadataSlotDescriptor.position(readable))
-                .segmentBaseOffset(segment.baseOffset())
-                .segmentPath(path);
+                .segmentBaseOffset(segment.baseOffset());
+        final AbortedTransactionArray aborted = grant.slots.aborted();
+        synchronized (grant.slots) {
+            answer.abortedArrayId(aborted.id()).abortedBase(aborted.base()).abortedCapacity(aborted.capacity());
+        }
+        answer.segmentPath(path);
         exchange.complete();
     }
 

@@ -1,5 +1,6 @@
 package io.isthmus.broker.shm;
 
+import io.isthmus.broker.slots.AbortedArrayMemory;
 import io.isthmus.protocol.control.ShmDirectoryLayout;
 import io.isthmus.protocol.control.ShmSlotFileDescriptor;
 import java.io.IOException;
@@ -8,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -16,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +38,7 @@ final class ShmDirectory implements AutoCloseable {
     private final Arena arena;
 
     private final MemorySegment file;
+    private final AtomicLong abortedArrayIds = new AtomicLong();
 
     private ShmDirectory(
             final Path directory,
@@ -65,6 +69,7 @@ final class ShmDirectory implements AutoCloseable {
             Files.createDirectories(directory);
             final Path slots = directory.resolve(ShmDirectoryLayout.SLOT_FILE);
             closePrevious(slots);
+            removeAbortedArrays(directory);
             writeToken(directory, token);
             // A new inode: clients of the previous life keep their mapping of the old file, marked CLOSED.
             final Path fresh = directory.resolve(ShmDirectoryLayout.SLOT_FILE + ".new");
@@ -111,6 +116,47 @@ final class ShmDirectory implements AutoCloseable {
                         Long.toHexString(ShmSlotFileDescriptor.generation(header)));
             }
         }
+    }
+
+    /** A previous life's aborted-transaction arrays: its clients keep their mappings, nobody opens the files again. */
+    private static void removeAbortedArrays(final Path directory) throws IOException {
+        try (DirectoryStream<Path> files =
+                Files.newDirectoryStream(directory, ShmDirectoryLayout.ABORTED_FILE_PREFIX + "*")) {
+            for (final Path file : files) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /**
+     * Aborted-transaction arrays in files of this directory ({@link ShmDirectoryLayout#abortedFile}), each mapped
+     * read-write here, numbered from 1 in this broker life, and deleted when freed.
+     */
+    AbortedArrayMemory abortedArrays() {
+        return bytes -> {
+            final long id = abortedArrayIds.incrementAndGet();
+            final Path path = directory.resolve(ShmDirectoryLayout.abortedFile(id));
+            final Arena arena = Arena.ofShared();
+            try (FileChannel channel = FileChannel.open(
+                    path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.allocate(1), bytes - 1);
+                final MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+                return new AbortedArrayMemory.Block(memory, id, () -> {
+                    arena.close();
+                    try {
+                        Files.deleteIfExists(path);
+                    } catch (final IOException e) {
+                        LOG.warn("cannot delete a freed aborted-transaction array: file={}", path, e);
+                    }
+                });
+            } catch (final IOException e) {
+                arena.close();
+                throw new UncheckedIOException("cannot create an aborted-transaction array: file=" + path, e);
+            } catch (final RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+        };
     }
 
     /** Writes the token readable by this OS user only, replacing the previous one in one rename. */

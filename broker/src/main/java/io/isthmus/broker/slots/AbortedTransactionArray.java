@@ -3,13 +3,12 @@ package io.isthmus.broker.slots;
 import io.isthmus.broker.log.AbortedTransaction;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.protocol.control.AbortedTransactionsDescriptor;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One partition's aborted transactions in registered, remotely readable memory ({@link
+ * One partition's aborted transactions in memory other processes read (RDMA-registered, or a shared-memory file) ({@link
  * AbortedTransactionsDescriptor}), kept in step with the log's aborted-transaction index, so a {@code read_committed}
  * RDMA consumer drops aborted batches without asking the broker.
  *
@@ -27,6 +26,7 @@ public final class AbortedTransactionArray implements AutoCloseable {
     static final int INITIAL_CAPACITY = 256;
 
     private final PartitionLog log;
+    private final AbortedArrayMemory source;
     private final List<Registered> replaced = new ArrayList<>();
     private Registered current;
     /** Entries written since the partition's first: the index the next entry gets. */
@@ -34,15 +34,26 @@ public final class AbortedTransactionArray implements AutoCloseable {
     /** The log's aborted transactions with markers at or after this offset are not written yet. */
     private long nextMarkerOffset;
 
-    private record Registered(Arena arena, MemorySegment memory, long base, int capacity) implements AutoCloseable {
+    private record Registered(AbortedArrayMemory.Block block, long base, int capacity) implements AutoCloseable {
+        MemorySegment memory() {
+            return block.memory();
+        }
+
         @Override
         public void close() {
-            arena.close();
+            block.close();
         }
     }
 
+    /** An array in the broker's memory (RDMA registers it). */
     public AbortedTransactionArray(final PartitionLog log) {
+        this(log, AbortedArrayMemory.OFF_HEAP);
+    }
+
+    /** An array whose memory comes from {@code source} (a shared-memory file). */
+    public AbortedTransactionArray(final PartitionLog log, final AbortedArrayMemory source) {
         this.log = log;
+        this.source = source;
         this.current = register(0, INITIAL_CAPACITY);
     }
 
@@ -71,6 +82,11 @@ public final class AbortedTransactionArray implements AutoCloseable {
     /** The current array's memory: what consumers register and READ. */
     public MemorySegment memory() {
         return current.memory();
+    }
+
+    /** What names the current array to clients (its shared-memory file's number), -1 in process memory. */
+    public long id() {
+        return current.block().id();
     }
 
     /** Index of the current array's first entry. */
@@ -103,15 +119,8 @@ public final class AbortedTransactionArray implements AutoCloseable {
     }
 
     private Registered register(final long base, final int capacity) {
-        final Arena arena = Arena.ofShared();
-        try {
-            final MemorySegment memory =
-                    arena.allocate((long) capacity * AbortedTransactionsDescriptor.ENTRY_LENGTH, 8);
-            return new Registered(arena, memory, base, capacity);
-        } catch (final RuntimeException e) {
-            arena.close();
-            throw e;
-        }
+        return new Registered(
+                source.allocate((long) capacity * AbortedTransactionsDescriptor.ENTRY_LENGTH), base, capacity);
     }
 
     @Override

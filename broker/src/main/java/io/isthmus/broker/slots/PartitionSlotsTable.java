@@ -14,10 +14,13 @@ import java.util.Map;
  */
 public final class PartitionSlotsTable {
     private final MetadataSlotRegion region;
+    private final AbortedArrayMemory abortedMemory;
     private final Map<Partition, PartitionSlots> slots = new HashMap<>();
 
-    public PartitionSlotsTable(final MetadataSlotRegion region) {
+    /** @param abortedMemory where the partitions' aborted-transaction arrays live */
+    public PartitionSlotsTable(final MetadataSlotRegion region, final AbortedArrayMemory abortedMemory) {
         this.region = region;
+        this.abortedMemory = abortedMemory;
     }
 
     /** The partition's slots, created and registered as its append observer on first use. */
@@ -29,7 +32,7 @@ public final class PartitionSlotsTable {
                     region.memory(),
                     partition::highWatermark,
                     partition::lastStableOffset,
-                    new AbortedTransactionArray(partition.log()));
+                    new AbortedTransactionArray(partition.log(), abortedMemory));
             slots.put(partition, partitionSlots);
             partition.addAppendObserver(partitionSlots);
         }

@@ -2,6 +2,7 @@ package io.isthmus.broker.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.broker.slots.AbortedArrayMemory;
 import io.isthmus.protocol.control.ShmDirectoryLayout;
 import io.isthmus.protocol.control.ShmSlotFileDescriptor;
 import java.lang.foreign.Arena;
@@ -73,5 +74,34 @@ class ShmDirectoryTest {
         } finally {
             first.close();
         }
+    }
+
+    @Test
+    void shouldKeepAbortedTransactionArraysInFilesRemovedWhenFreedAndAtTheNextStart() throws Exception {
+        final ShmDirectory first = ShmDirectory.open(dir, 1, 1);
+        final AbortedArrayMemory.Block freed = first.abortedArrays().allocate(24 * 4);
+        final AbortedArrayMemory.Block left = first.abortedArrays().allocate(24 * 8);
+        assertThat(freed.id()).isEqualTo(1);
+        assertThat(left.id()).isEqualTo(2);
+        final Path freedFile = dir.resolve(ShmDirectoryLayout.abortedFile(1));
+        final Path leftFile = dir.resolve(ShmDirectoryLayout.abortedFile(2));
+        assertThat(Files.size(leftFile)).isEqualTo(24 * 8);
+        freed.memory().set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 42L);
+        try (Arena arena = Arena.ofConfined();
+                FileChannel channel = FileChannel.open(freedFile, StandardOpenOption.READ)) {
+            assertThat(channel.map(FileChannel.MapMode.READ_ONLY, 0, 8, arena)
+                            .get(java.lang.foreign.ValueLayout.JAVA_LONG, 0))
+                    .as("what a client maps")
+                    .isEqualTo(42L);
+        }
+        freed.close();
+        assertThat(freedFile).doesNotExist();
+        // The broker dies with an array in use: its successor removes the file.
+        try (ShmDirectory second = ShmDirectory.open(dir, 1, 1)) {
+            assertThat(leftFile).doesNotExist();
+            assertThat(second.abortedArrays().allocate(24).id()).isEqualTo(1);
+        }
+        left.close();
+        first.close();
     }
 }

@@ -128,12 +128,11 @@ public final class IsthmusConsumer implements AutoCloseable {
      * it and this process can attach to it: same host, allowed to read its directory), then RDMA (see {@link
      * Transport#resolve}), else TCP. With {@code read_committed} the RDMA readers stop at the last stable offset their
      * metadata slot carries and copy the partition's aborted transactions, which the fetcher hands to the record
-     * iterator as a fetch response's list; shared memory does not serve {@code read_committed} yet, so {@code auto}
-     * passes it by.
+     * iterator as a fetch response's list; the shared-memory readers do the same from the broker's array files.
      */
     private Fetcher openFetcher() {
         final Transport asked = config.transport();
-        if (asked == Transport.SHM || (asked == Transport.AUTO && !config.readCommitted())) {
+        if (asked == Transport.SHM || asked == Transport.AUTO) {
             final Fetcher shm = openShmFetcher(asked == Transport.SHM);
             if (shm != null) {
                 return shm;
@@ -169,33 +168,32 @@ public final class IsthmusConsumer implements AutoCloseable {
      */
     private Fetcher openShmFetcher(final boolean required) {
         final KafkaConnection broker = connections.any();
-        final String refusal;
-        if (config.readCommitted()) {
-            refusal = "it does not serve isolation.level=read_committed yet";
-        } else if (!broker.advertisesShm()) {
-            refusal = "the broker does not advertise the isthmus shared-memory control requests (shm.enabled=false,"
-                    + " or its directory could not be prepared)";
-        } else {
-            final ShmConsumerTransport transport = new ShmConsumerTransport(
-                    config.clientId(), config.requestTimeout().toMillis(), config.security(), config.fetchMaxBytes());
-            try {
-                transport.attach(broker.address());
-                return new ShmFetcher(transport, config, subscriptions, metadata, fetchedData);
-            } catch (final ShmTransportException e) {
-                transport.close();
-                if (!required) {
-                    LOG.info("transport=auto passes shared memory by: {}", e.getMessage());
-                    return null;
-                }
-                throw new UnsupportedOperationException(
-                        Transport.SHM_UNAVAILABLE + e.getMessage() + "; use --transport tcp, rdma or auto", e);
+        if (!broker.advertisesShm()) {
+            if (required) {
+                throw new UnsupportedOperationException(Transport.SHM_UNAVAILABLE
+                        + "the broker does not advertise the isthmus shared-memory control requests (shm.enabled=false,"
+                        + " or its directory could not be prepared); use --transport tcp, rdma or auto");
             }
+            return null;
         }
-        if (required) {
+        final ShmConsumerTransport transport = new ShmConsumerTransport(
+                config.clientId(),
+                config.requestTimeout().toMillis(),
+                config.security(),
+                config.fetchMaxBytes(),
+                config.readCommitted());
+        try {
+            transport.attach(broker.address());
+            return new ShmFetcher(transport, config, subscriptions, metadata, fetchedData);
+        } catch (final ShmTransportException e) {
+            transport.close();
+            if (!required) {
+                LOG.info("transport=auto passes shared memory by: {}", e.getMessage());
+                return null;
+            }
             throw new UnsupportedOperationException(
-                    Transport.SHM_UNAVAILABLE + refusal + "; use --transport tcp, rdma or auto");
+                    Transport.SHM_UNAVAILABLE + e.getMessage() + "; use --transport tcp, rdma or auto", e);
         }
-        return null;
     }
 
     /** The shared-memory transport's counters (null unless shared memory is in use); for tests and metrics. */

@@ -1,5 +1,6 @@
 package io.isthmus.client.network;
 
+import io.isthmus.client.record.AbortedTransactionList;
 import java.net.InetSocketAddress;
 
 /**
@@ -24,4 +25,10 @@ public interface OneSidedReader {
 
     /** Reads from {@code offset} on, from the partition leader at {@code leader}: access is asked for again. */
     void seek(long offset, InetSocketAddress leader);
+
+    /**
+     * {@code read_committed}: the partition's aborted transactions whose ABORT markers lie at or after the data not
+     * yet handed out, in marker order (empty for {@code read_uncommitted}).
+     */
+    AbortedTransactionList abortedTransactions();
 }

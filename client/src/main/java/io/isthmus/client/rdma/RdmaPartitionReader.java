@@ -1,6 +1,7 @@
 package io.isthmus.client.rdma;
 
 import io.isthmus.client.network.OneSidedReader;
+import io.isthmus.client.record.AbortedTransactionList;
 import io.isthmus.protocol.control.ConsumeAccessResponse;
 import java.net.InetSocketAddress;
 
@@ -51,11 +52,7 @@ public final class RdmaPartitionReader implements OneSidedReader {
     /** Entries of the aborted-transaction array copied so far, counted from the partition's first. */
     long abortedKnown;
     /** The aborted transactions that may still matter (marker at or after an offset not yet handed out). */
-    private long[] abortedProducerIds = new long[8];
-
-    private long[] abortedFirstOffsets = new long[8];
-    private long[] abortedLastOffsets = new long[8];
-    private int abortedCount;
+    private final AbortedTransactionList aborted = new AbortedTransactionList();
 
     private Object attachment;
 
@@ -106,7 +103,7 @@ public final class RdmaPartitionReader implements OneSidedReader {
         needsAccess = true;
         outOfRange = false;
         // Entries dropped as passed may matter again after a seek back: copy the array afresh.
-        abortedCount = 0;
+        aborted.clear();
         abortedKnown = 0;
         lastStableOffset = -1;
     }
@@ -116,49 +113,20 @@ public final class RdmaPartitionReader implements OneSidedReader {
         return lastStableOffset;
     }
 
-    /** Aborted transactions held (see {@link #abortedProducerId}), in marker order. */
-    public int abortedCount() {
-        return abortedCount;
-    }
-
-    public long abortedProducerId(final int index) {
-        return abortedProducerIds[index];
-    }
-
-    public long abortedFirstOffset(final int index) {
-        return abortedFirstOffsets[index];
-    }
-
-    /** The offset of the transaction's ABORT marker. */
-    public long abortedLastOffset(final int index) {
-        return abortedLastOffsets[index];
+    /** The aborted transactions that may still matter, in marker order. */
+    @Override
+    public AbortedTransactionList abortedTransactions() {
+        return aborted;
     }
 
     /** Adds an entry copied from the broker's array (markers come in offset order). */
     void addAborted(final long producerId, final long firstOffset, final long lastOffset) {
-        if (abortedCount == abortedProducerIds.length) {
-            abortedProducerIds = java.util.Arrays.copyOf(abortedProducerIds, abortedCount * 2);
-            abortedFirstOffsets = java.util.Arrays.copyOf(abortedFirstOffsets, abortedCount * 2);
-            abortedLastOffsets = java.util.Arrays.copyOf(abortedLastOffsets, abortedCount * 2);
-        }
-        abortedProducerIds[abortedCount] = producerId;
-        abortedFirstOffsets[abortedCount] = firstOffset;
-        abortedLastOffsets[abortedCount] = lastOffset;
-        abortedCount++;
+        aborted.add(producerId, firstOffset, lastOffset);
     }
 
-    /** Drops the aborted transactions whose markers lie below {@code offset}: no batch still to come belongs to them. */
+    /** Drops the aborted transactions whose markers lie below {@code offset}. */
     public void dropAbortedBefore(final long offset) {
-        int kept = 0;
-        for (int i = 0; i < abortedCount; i++) {
-            if (abortedLastOffsets[i] >= offset) {
-                abortedProducerIds[kept] = abortedProducerIds[i];
-                abortedFirstOffsets[kept] = abortedFirstOffsets[i];
-                abortedLastOffsets[kept] = abortedLastOffsets[i];
-                kept++;
-            }
-        }
-        abortedCount = kept;
+        aborted.dropBefore(offset);
     }
 
     /** Sets access from a CONSUME_ACCESS answer. */

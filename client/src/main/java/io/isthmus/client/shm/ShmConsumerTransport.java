@@ -5,6 +5,7 @@ import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
 import io.isthmus.protocol.control.ShmConsumeAccessResponse;
+import io.isthmus.protocol.control.ShmDirectoryLayout;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
 import io.isthmus.protocol.record.RecordBatchValidator;
 import java.io.IOException;
@@ -40,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * skipped). While the broker is away, polls find nothing and try again at most every {@value #REATTACH_BACKOFF_MS} ms;
  * a broker that answers and refuses (shared memory turned off, a token this process cannot read) fails the poll.
  *
+ * <p>With {@code read_committed} a reader hands out no batch at or above the last stable offset its slot carries, and
+ * keeps a copy of the partition's aborted transactions, loaded from the broker's array file (mapped read-only) up to
+ * the count its slot publishes.
+ *
  * <p>Owned by the consumer's polling thread. Allocates nothing per poll once readers and mappings exist.
  */
 public final class ShmConsumerTransport implements AutoCloseable {
@@ -64,6 +69,7 @@ public final class ShmConsumerTransport implements AutoCloseable {
     private final long requestTimeoutMs;
     private final SecuritySettings security;
     private final long maxBytesPerPoll;
+    private final boolean readCommitted;
     private final Map<InetSocketAddress, ShmConnection> connections = new HashMap<>();
     /** Brokers a session was lost with: when to try attaching again (nanoTime). */
     private final Map<InetSocketAddress, Long> reattachAfter = new HashMap<>();
@@ -79,12 +85,15 @@ public final class ShmConsumerTransport implements AutoCloseable {
     /**
      * @param maxBytesPerPoll batches of one partition handed out by one poll at most (a larger single batch still goes
      *     out whole)
+     * @param readCommitted hand out only what {@code isolation.level=read_committed} may see
      */
     public ShmConsumerTransport(
             final String clientId,
             final long requestTimeoutMs,
             final SecuritySettings security,
-            final long maxBytesPerPoll) {
+            final long maxBytesPerPoll,
+            final boolean readCommitted) {
+        this.readCommitted = readCommitted;
         this.clientId = clientId;
         this.requestTimeoutMs = requestTimeoutMs;
         this.security = security;
@@ -181,24 +190,58 @@ public final class ShmConsumerTransport implements AutoCloseable {
         r.readable = Math.max(r.readable, MetadataSlotDescriptor.position(word));
         r.highWatermark = Math.max(r.highWatermark, MetadataSlotDescriptor.highWatermark(slots, r.slotOffset));
         r.sealed |= MetadataSlotDescriptor.isSealed(word);
+        if (readCommitted && !copyAborted(r, slots)) {
+            return;
+        }
         if (r.finishedSealedSegment()) {
             r.needsAccess = true;
         }
     }
 
+    /**
+     * read_committed: takes the last stable offset the slot carries and copies the aborted transactions it counts from
+     * the mapped array (entries below a published count are final, and the slot's acquire load orders them). Returns
+     * false if the reader must ask for access again: the broker replaced a full array with a larger one.
+     */
+    private boolean copyAborted(final ShmPartitionReader r, final MemorySegment slots) {
+        r.lastStableOffset = Math.max(r.lastStableOffset, MetadataSlotDescriptor.lastStableOffset(slots, r.slotOffset));
+        final long published = MetadataSlotDescriptor.abortedCount(slots, r.slotOffset);
+        final ShmAbortedArray array = r.abortedArray;
+        if (published > r.abortedKnown && !array.holds(published - 1)) {
+            r.needsAccess = true;
+            return false;
+        }
+        for (; r.abortedKnown < published; r.abortedKnown++) {
+            r.aborted.add(
+                    array.producerId(r.abortedKnown),
+                    array.firstOffset(r.abortedKnown),
+                    array.lastOffset(r.abortedKnown));
+        }
+        r.aborted.dropBefore(r.nextOffset);
+        return true;
+    }
+
     /** Hands the reader's new whole batches to the sink; returns the retained mapping, or null if there were none. */
     private ShmSegmentMapping handOut(final ShmPartitionReader r, final BatchSink sink) {
-        if (r.readable <= r.readPosition) {
+        if (r.readable <= r.readPosition || (readCommitted && r.nextOffset >= r.lastStableOffset)) {
             return null;
         }
         final MemorySegment memory = r.mapping.segment();
         final long start = r.readPosition;
+        // read_committed stops before the first batch at or above the last stable offset (a batch boundary).
+        final long offsetBound = readCommitted ? r.lastStableOffset : Long.MAX_VALUE;
         ReadableBatches whole =
-                batches.scan(memory, start, Math.min(r.readable, start + maxBytesPerPoll), r.nextOffset);
+                batches.scan(memory, start, Math.min(r.readable, start + maxBytesPerPoll), r.nextOffset, offsetBound);
         if (whole.isEmpty() && r.readable - start >= RecordBatchDescriptor.LOG_OVERHEAD) {
             // The first batch alone is larger than the bound: it goes out whole, and alone.
             final long first = RecordBatchDescriptor.batchSize(memory, start);
-            whole = batches.scan(memory, start, Math.min(r.readable, start + first), r.nextOffset);
+            whole = batches.scan(memory, start, Math.min(r.readable, start + first), r.nextOffset, offsetBound);
+        }
+        if (whole.isEmpty()
+                && readCommitted
+                && RecordBatchValidator.structure(memory, start, r.readable)
+                        != RecordBatchValidator.Structure.MALFORMED) {
+            return null; // the next batch is at or above the last stable offset
         }
         if (whole.isEmpty()) {
             // The broker publishes whole batches only: bytes below the readable position that hold none are corrupt.
@@ -254,7 +297,15 @@ public final class ShmConsumerTransport implements AutoCloseable {
                         return;
                     }
                 }
+                if (readCommitted && !mapAborted(reader, connection, access)) {
+                    if (mapped != reader.mapping) {
+                        mapped.release();
+                    }
+                    return;
+                }
                 reader.granted(access, mapped, slot);
+                // Entries below the array's base had markers below the log start: no readable batch belongs to them.
+                reader.abortedKnown = Math.max(reader.abortedKnown, access.abortedBase());
             }
             case ControlErrorCodes.OFFSET_OUT_OF_RANGE -> reader.outOfRange = true;
             case ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED ->
@@ -265,6 +316,28 @@ public final class ShmConsumerTransport implements AutoCloseable {
                 throw new ShmTransportException("broker refused shared-memory consume access: " + reader + " error="
                         + ControlErrorCodes.name(access.errorCode()) + " broker=" + reader.broker);
         }
+    }
+
+    /** Maps the partition's aborted-transaction array the answer names, unless the reader maps it already. */
+    private static boolean mapAborted(
+            final ShmPartitionReader reader, final ShmConnection connection, final ShmConsumeAccessResponse access) {
+        final ShmAbortedArray current = reader.abortedArray;
+        if (current != null && current.id == access.abortedArrayId()) {
+            return true;
+        }
+        final Path file = connection.directory().resolve(ShmDirectoryLayout.abortedFile(access.abortedArrayId()));
+        try {
+            reader.abortedArray =
+                    ShmAbortedArray.map(file, access.abortedArrayId(), access.abortedBase(), access.abortedCapacity());
+        } catch (final IOException e) {
+            // Replaced and freed since the answer: the next request names the current one.
+            LOG.info("granted aborted-transaction array is gone, asking again: {} cause={}", reader, e.toString());
+            return false;
+        }
+        if (current != null) {
+            current.close();
+        }
+        return true;
     }
 
     /**
@@ -311,8 +384,9 @@ public final class ShmConsumerTransport implements AutoCloseable {
             if (reader.connection == connection) {
                 reader.connection = null;
                 reader.needsAccess = true;
-                // A restarted broker numbers its segments anew: map whatever it grants next afresh.
+                // A restarted broker numbers its segments and arrays anew: map whatever it grants next afresh.
                 reader.unmap();
+                reader.forgetAborted();
             }
         }
         connection.close();

@@ -1,6 +1,7 @@
 package io.isthmus.client.shm;
 
 import io.isthmus.client.network.OneSidedReader;
+import io.isthmus.client.record.AbortedTransactionList;
 import io.isthmus.protocol.control.ShmConsumeAccessResponse;
 import java.net.InetSocketAddress;
 
@@ -35,6 +36,15 @@ public final class ShmPartitionReader implements OneSidedReader {
     long highWatermark = -1;
     /** The offset the next records handed out start from (records below it in a batch are skipped). */
     long nextOffset = -1;
+
+    /** read_committed: the partition's last stable offset from the last slot load, -1 before the first. */
+    long lastStableOffset = -1;
+    /** read_committed: the mapping of the partition's aborted-transaction array file, null before the first grant. */
+    ShmAbortedArray abortedArray;
+    /** Entries of the aborted-transaction array copied so far, counted from the partition's first. */
+    long abortedKnown;
+    /** The aborted transactions that may still matter (marker at or after an offset not yet handed out). */
+    final AbortedTransactionList aborted = new AbortedTransactionList();
 
     private Object attachment;
 
@@ -84,6 +94,20 @@ public final class ShmPartitionReader implements OneSidedReader {
         broker = leader;
         needsAccess = true;
         outOfRange = false;
+        // Entries dropped as passed may matter again after a seek back: copy the array afresh.
+        forgetAborted();
+    }
+
+    @Override
+    public AbortedTransactionList abortedTransactions() {
+        return aborted;
+    }
+
+    /** Forgets the copied aborted transactions and the last stable offset (a seek, another broker life). */
+    void forgetAborted() {
+        aborted.clear();
+        abortedKnown = 0;
+        lastStableOffset = -1;
     }
 
     /** Sets access from an SHM_CONSUME_ACCESS answer, over {@code mapped} (the granted segment's mapping). */
@@ -101,12 +125,16 @@ public final class ShmPartitionReader implements OneSidedReader {
         outOfRange = false;
     }
 
-    /** Lets go of the mapping (the partition is no longer read, or the consumer closes). */
+    /** Lets go of the mappings (the partition is no longer read, the session is gone, or the consumer closes). */
     void unmap() {
         if (mapping != null) {
             mapping.release();
             mapping = null;
             segmentId = -1;
+        }
+        if (abortedArray != null) {
+            abortedArray.close();
+            abortedArray = null;
         }
     }
 

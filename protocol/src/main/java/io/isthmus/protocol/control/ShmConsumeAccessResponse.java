@@ -4,7 +4,10 @@ package io.isthmus.protocol.control;
  * SHM_CONSUME_ACCESS response body (the request is a {@link ConsumeAccessRequest}). The consumer maps the segment file
  * at {@code segmentPath} read-only, {@code capacity} bytes, and reads it in place from {@code startPosition} (the batch
  * holding the asked offset), never past the readable position of its metadata slot {@code slotIndex} in its session's
- * range of the slot file. An error answer carries only its {@code errorCode}.
+ * range of the slot file. A {@code read_committed} consumer also maps the partition's aborted-transaction array ({@link
+ * AbortedTransactionsDescriptor}), the file {@link ShmDirectoryLayout#abortedFile} of {@code abortedArrayId} in the
+ * shared-memory directory: entries {@code abortedBase} up to {@code abortedBase + abortedCapacity}. An error answer
+ * carries only its {@code errorCode}.
  *
  * <pre>
  *   0           2       4           8           12          16               24                  32                  40
@@ -12,10 +15,11 @@ package io.isthmus.protocol.control;
  *   | errorCode | flags | segmentId | slotIndex | capacity  | startPosition  | readablePosition  | segmentBaseOffset |
  *   | int16     | int16 | int32     | int32     | int32     | int64          | int64             | int64             |
  *   +-----------+-------+-----------+-----------+-----------+----------------+-------------------+-------------------+
- *   40
- *   +-------------------------------+
- *   | segmentPath (int16 len, UTF-8)|
- *   +-------------------------------+
+ *   40                 48              56                60       64
+ *   +------------------+---------------+-----------------+--------+-------------------------------+
+ *   | abortedArrayId   | abortedBase   | abortedCapacity | (pad)  | segmentPath (int16 len, UTF-8)|
+ *   | int64            | int64         | int32           | int32  |                               |
+ *   +------------------+---------------+-----------------+--------+-------------------------------+
  * </pre>
  */
 public final class ShmConsumeAccessResponse extends ControlFlyweight<ShmConsumeAccessResponse> {
@@ -30,7 +34,10 @@ public final class ShmConsumeAccessResponse extends ControlFlyweight<ShmConsumeA
     public static final int START_POSITION_OFFSET = 16;
     public static final int READABLE_POSITION_OFFSET = 24;
     public static final int SEGMENT_BASE_OFFSET_OFFSET = 32;
-    public static final int SEGMENT_PATH_OFFSET = 40;
+    public static final int ABORTED_ARRAY_ID_OFFSET = 40;
+    public static final int ABORTED_BASE_OFFSET = 48;
+    public static final int ABORTED_CAPACITY_OFFSET = 56;
+    public static final int SEGMENT_PATH_OFFSET = 64;
 
     public ShmConsumeAccessResponse() {
         super("ShmConsumeAccess response", SEGMENT_PATH_OFFSET, "segmentPath");
@@ -115,6 +122,36 @@ public final class ShmConsumeAccessResponse extends ControlFlyweight<ShmConsumeA
 
     public ShmConsumeAccessResponse segmentBaseOffset(final long segmentBaseOffset) {
         putInt64(SEGMENT_BASE_OFFSET_OFFSET, segmentBaseOffset);
+        return this;
+    }
+
+    /** Which aborted-transaction array file of the directory holds the partition's entries. */
+    public long abortedArrayId() {
+        return getInt64(ABORTED_ARRAY_ID_OFFSET);
+    }
+
+    public ShmConsumeAccessResponse abortedArrayId(final long abortedArrayId) {
+        putInt64(ABORTED_ARRAY_ID_OFFSET, abortedArrayId);
+        return this;
+    }
+
+    /** Index (counted from the partition's first entry) of the array's first entry. */
+    public long abortedBase() {
+        return getInt64(ABORTED_BASE_OFFSET);
+    }
+
+    public ShmConsumeAccessResponse abortedBase(final long abortedBase) {
+        putInt64(ABORTED_BASE_OFFSET, abortedBase);
+        return this;
+    }
+
+    /** Entries the array holds at most. */
+    public int abortedCapacity() {
+        return getInt32(ABORTED_CAPACITY_OFFSET);
+    }
+
+    public ShmConsumeAccessResponse abortedCapacity(final int abortedCapacity) {
+        putInt32(ABORTED_CAPACITY_OFFSET, abortedCapacity);
         return this;
     }
 

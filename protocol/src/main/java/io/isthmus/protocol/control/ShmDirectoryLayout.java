@@ -10,6 +10,9 @@ package io.isthmus.protocol.control;
  *   <li>{@link #SLOT_FILE}: the metadata slots of every shared-memory session ({@link ShmSlotFileDescriptor}), new at
  *       every broker start; the file of the previous start is marked closed before it is replaced, so a client still
  *       mapping it learns that the broker restarted.
+ *   <li>{@link #abortedFile(long)}: one partition's aborted-transaction array ({@link AbortedTransactionsDescriptor}),
+ *       for {@code read_committed} readers; removed when no reader of the partition is left, and every one of them at
+ *       the next broker start.
  * </ul>
  */
 public final class ShmDirectoryLayout {
@@ -17,5 +20,13 @@ public final class ShmDirectoryLayout {
     public static final String SLOT_FILE = "slots";
     public static final int TOKEN_LENGTH = 16;
 
+    /** The prefix of the aborted-transaction array files. */
+    public static final String ABORTED_FILE_PREFIX = "aborted-";
+
     private ShmDirectoryLayout() {}
+
+    /** The file name of aborted-transaction array {@code arrayId}. */
+    public static String abortedFile(final long arrayId) {
+        return ABORTED_FILE_PREFIX + arrayId;
+    }
 }

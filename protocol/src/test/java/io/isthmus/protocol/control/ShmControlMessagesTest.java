@@ -72,6 +72,9 @@ class ShmControlMessagesTest {
                 .startPosition(4096)
                 .readablePosition(8192)
                 .segmentBaseOffset(123_456_789_012L)
+                .abortedArrayId(9)
+                .abortedBase(512)
+                .abortedCapacity(1024)
                 .segmentPath(path);
 
         final ByteBuffer wire = ByteBuffer.wrap(bytes);

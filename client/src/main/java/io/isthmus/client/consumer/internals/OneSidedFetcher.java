@@ -5,6 +5,7 @@ import io.isthmus.client.consumer.ConsumerConfig;
 import io.isthmus.client.consumer.internals.SubscriptionState.PartitionState;
 import io.isthmus.client.network.LeasedBuffer;
 import io.isthmus.client.network.OneSidedReader;
+import io.isthmus.client.record.AbortedTransactionList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,6 +17,10 @@ import org.apache.kafka.common.errors.OffsetOutOfRangeException;
  * round of the transport over the readers of the fetchable partitions, and the whole batches it hands out become one
  * {@link FetchedData} over the memory they lie in. The transport has walked their headers once already; the slices take
  * the readable end and next offset it found, as they are.
+ *
+ * <p>With {@code read_committed} the transports hand out nothing at or above a partition's last stable offset, and each
+ * slice takes the partition's aborted transactions that reach into it, for the record iterator to skip their batches
+ * as it does after a TCP fetch.
  *
  * <p>A partition gets a reader on its first fetch; the reader is re-positioned whenever the partition's fetch position
  * moved without it (a seek, a reset, an assignment change). With nothing new to read the fetcher backs off: spin-yield
@@ -66,10 +71,22 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
     /** Closes the transport. */
     protected abstract void closeTransport();
 
-    /** What else a slice of {@code reader}'s batches carries (read_committed: aborted transactions). */
-    protected void describeSlice(
-            final R reader, final FetchedSlice slice, final long fetchOffset, final long nextOffset) {
-        // Nothing by default.
+    /**
+     * The reader's copy of its partition's aborted transactions, as a Kafka broker lists them for a fetch of [{@code
+     * fetchOffset}, {@code nextOffset}): those whose ABORT marker is at or after the fetch offset and whose first offset
+     * is below the end. A transaction whose marker lies before the slice must not be listed: its producer would join
+     * the aborted set with no marker left to take it out, and that producer's later, committed batches would be lost.
+     */
+    static void addAbortedTransactions(
+            final AbortedTransactionList aborted,
+            final FetchedSlice slice,
+            final long fetchOffset,
+            final long nextOffset) {
+        for (int i = 0; i < aborted.count(); i++) {
+            if (aborted.lastOffset(i) >= fetchOffset && aborted.firstOffset(i) < nextOffset) {
+                slice.addAbortedTransaction(aborted.producerId(i), aborted.firstOffset(i));
+            }
+        }
     }
 
     @Override
@@ -146,7 +163,9 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
             final R reader, final long start, final long end, final long fetchOffset, final long nextOffset) {
         final PartitionState partition = (PartitionState) reader.attachment();
         final FetchedSlice slice = filling.addSlice(partition, start, end, fetchOffset, nextOffset);
-        describeSlice(reader, slice, fetchOffset, nextOffset);
+        if (config.readCommitted()) {
+            addAbortedTransactions(reader.abortedTransactions(), slice, fetchOffset, nextOffset);
+        }
         subscriptions.advanceFetchPosition(partition, nextOffset);
     }
 

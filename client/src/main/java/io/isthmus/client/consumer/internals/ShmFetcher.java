@@ -11,8 +11,6 @@ import io.isthmus.client.shm.ShmPartitionReader;
  * {@link #poll()} is one round of it (access where needed, slot loads, the new whole batches of one partition), and
  * those batches become one {@link FetchedData} over the segment's read-only mapping, which stays mapped until the data
  * is released (see {@link OneSidedFetcher}). An idle consumer costs a few loads now and then, and the broker nothing.
- *
- * <p>{@code read_committed} is not served over shared memory yet: the consumer never picks this fetcher for it.
  */
 public final class ShmFetcher extends OneSidedFetcher<ShmPartitionReader> {
     private final ShmConsumerTransport transport;
@@ -25,10 +23,6 @@ public final class ShmFetcher extends OneSidedFetcher<ShmPartitionReader> {
             final ConsumerMetadata metadata,
             final FetchedDataPool pool) {
         super(config, subscriptions, metadata, pool);
-        if (config.readCommitted()) {
-            throw new IllegalArgumentException(
-                    "transport=shm does not serve isolation.level=read_committed yet: use tcp, rdma or auto");
-        }
         this.transport = transport;
     }
 

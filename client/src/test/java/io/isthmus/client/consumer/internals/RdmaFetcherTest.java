@@ -66,7 +66,7 @@ class RdmaFetcherTest {
         final ReadableBatches whole = new ReadableBatches().scan(memory, 0, end, 5);
         final FetchedSlice slice = data.addSlice(partition, 0, whole.end(), 5, whole.nextOffset());
 
-        RdmaFetcher.addAbortedTransactions(reader, slice, 5, whole.nextOffset());
+        OneSidedFetcher.addAbortedTransactions(reader.abortedTransactions(), slice, 5, whole.nextOffset());
 
         assertThat(slice.abortedTransactions().count()).isEqualTo(1);
         assertThat(slice.abortedTransactions().producerId(0)).isEqualTo(2);
