@@ -26,6 +26,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +38,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -361,22 +367,34 @@ class ShmEndToEndTest {
         }
     }
 
-    /** Sends records {@code from} until {@code to} in one transaction of {@code producer}, committed or aborted. */
+    /**
+     * Sends records {@code from} until {@code to} in one transaction of {@code producer} (kafka-clients'), committed or
+     * aborted after every record reached the log, each value starting with its sequence number as {@link Reads} reads
+     * it.
+     */
     private static void transaction(
-            final IsthmusProducer producer, final Arena arena, final long from, final long to, final boolean commit) {
+            final KafkaProducer<byte[], byte[]> producer, final long from, final long to, final boolean commit) {
         producer.beginTransaction();
-        final MemorySegment value = arena.allocate(VALUE_SIZE);
         for (long i = from; i < to; i++) {
-            value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
-            producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null, null);
+            final byte[] value = new byte[VALUE_SIZE];
+            ByteBuffer.wrap(value).order(ByteOrder.nativeOrder()).putLong(i);
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, value));
         }
         if (commit) {
             producer.commitTransaction();
         } else {
-            // In the log before the abort (an abort drops what was not sent yet): read_committed must skip them.
-            producer.flush();
+            producer.flush(); // in the log before the abort: read_committed must skip them
             producer.abortTransaction();
         }
+    }
+
+    private static KafkaProducer<byte[], byte[]> transactionalProducer(final String bootstrap) {
+        final Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "shm-txn");
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return new KafkaProducer<>(config);
     }
 
     @Test
@@ -385,38 +403,42 @@ class ShmEndToEndTest {
             final String bootstrap = broker.bootstrapServers();
             createTopic(bootstrap);
             final List<Long> committed = new ArrayList<>();
-            try (IsthmusProducer producer = new IsthmusProducer(
-                            Map.of("bootstrap.servers", bootstrap, "transport", "tcp", "transactional.id", "shm-txn"));
-                    Arena arena = Arena.ofConfined()) {
+            try (KafkaProducer<byte[], byte[]> producer = transactionalProducer(bootstrap)) {
                 producer.initTransactions();
-                // More aborted transactions than the broker's first array holds (256), across segment rolls.
-                long next = 0;
-                for (int t = 0; t < 600; t++) {
-                    final boolean commit = t % 2 == 0;
-                    transaction(producer, arena, next, next + 10, commit);
-                    for (long i = next; commit && i < next + 10; i++) {
-                        committed.add(i);
-                    }
-                    next += 10;
-                }
                 final Reads reads = new Reads();
                 try (IsthmusConsumer consumer = shmConsumer(bootstrap, "isolation.level", "read_committed")) {
                     assertThat(consumer.transport()).isEqualTo(Transport.SHM);
                     final long deadline = System.nanoTime() + DEADLINE.toNanos();
-                    while (reads.sequences.size() < committed.size()) {
-                        assertThat(System.nanoTime() - deadline).isNegative();
-                        consumer.poll(reads::add, 10_000, Duration.ofMillis(100));
+                    // Two halves, read in between: the reader holds the broker's first array (256 entries) when the
+                    // second half's aborted transactions outgrow it.
+                    long next = 0;
+                    for (int half = 0; half < 2; half++) {
+                        for (int t = 0; t < 300; t++) {
+                            final boolean commit = t % 2 == 0;
+                            transaction(producer, next, next + 10, commit);
+                            for (long i = next; commit && i < next + 10; i++) {
+                                committed.add(i);
+                            }
+                            next += 10;
+                        }
+                        while (reads.sequences.size() < committed.size()) {
+                            assertThat(System.nanoTime() - deadline).isNegative();
+                            consumer.poll(reads::add, 10_000, Duration.ofMillis(100));
+                        }
                     }
                     assertThat(reads.sequences)
                             .as("committed records only, in order")
                             .isEqualTo(committed);
+                    assertThat(consumer.shmTransport().abortedArraysOutgrown())
+                            .as("the reader's array outgrown and replaced")
+                            .isPositive();
 
                     // An open transaction holds read_committed back, however long it stays open.
                     producer.beginTransaction();
-                    final MemorySegment value = arena.allocate(VALUE_SIZE);
                     for (long i = next; i < next + 20; i++) {
-                        value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
-                        producer.send(TOPIC, 0, IsthmusProducer.NOW, null, value, null, null);
+                        final byte[] value = new byte[VALUE_SIZE];
+                        ByteBuffer.wrap(value).order(ByteOrder.nativeOrder()).putLong(i);
+                        producer.send(new ProducerRecord<>(TOPIC, 0, null, value));
                     }
                     producer.flush();
                     for (int i = 0; i < 20; i++) {

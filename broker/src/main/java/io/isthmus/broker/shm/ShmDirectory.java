@@ -133,30 +133,42 @@ final class ShmDirectory implements AutoCloseable {
      * read-write here, numbered from 1 in this broker life, and deleted when freed.
      */
     AbortedArrayMemory abortedArrays() {
-        return bytes -> {
-            final long id = abortedArrayIds.incrementAndGet();
-            final Path path = directory.resolve(ShmDirectoryLayout.abortedFile(id));
-            final Arena arena = Arena.ofShared();
-            try (FileChannel channel = FileChannel.open(
-                    path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.allocate(1), bytes - 1);
-                final MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
-                return new AbortedArrayMemory.Block(memory, id, () -> {
-                    arena.close();
-                    try {
-                        Files.deleteIfExists(path);
-                    } catch (final IOException e) {
-                        LOG.warn("cannot delete a freed aborted-transaction array: file={}", path, e);
-                    }
-                });
-            } catch (final IOException e) {
-                arena.close();
-                throw new UncheckedIOException("cannot create an aborted-transaction array: file=" + path, e);
-            } catch (final RuntimeException e) {
-                arena.close();
-                throw e;
+        return new AbortedArrayMemory() {
+            @Override
+            public Block allocate(final long bytes) {
+                return allocateAbortedArray(bytes);
+            }
+
+            @Override
+            public boolean keepsReplacedArrays() {
+                return false; // clients map the file themselves; their mapping outlives it
             }
         };
+    }
+
+    private AbortedArrayMemory.Block allocateAbortedArray(final long bytes) {
+        final long id = abortedArrayIds.incrementAndGet();
+        final Path path = directory.resolve(ShmDirectoryLayout.abortedFile(id));
+        final Arena arena = Arena.ofShared();
+        try (FileChannel channel = FileChannel.open(
+                path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(1), bytes - 1);
+            final MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+            return new AbortedArrayMemory.Block(memory, id, () -> {
+                arena.close();
+                try {
+                    Files.deleteIfExists(path);
+                } catch (final IOException e) {
+                    LOG.warn("cannot delete a freed aborted-transaction array: file={}", path, e);
+                }
+            });
+        } catch (final IOException e) {
+            arena.close();
+            throw new UncheckedIOException("cannot create an aborted-transaction array: file=" + path, e);
+        } catch (final RuntimeException e) {
+            arena.close();
+            throw e;
+        }
     }
 
     /** Writes the token readable by this OS user only, replacing the previous one in one rename. */

@@ -7,21 +7,38 @@ import java.lang.foreign.MemorySegment;
  * Where the memory of an {@link AbortedTransactionArray} comes from: the broker's own memory, which the RDMA datapath
  * registers for READ ({@link #OFF_HEAP}), or a file in the shared-memory directory that clients map.
  */
-@FunctionalInterface
 public interface AbortedArrayMemory {
-    /** Memory of the process, freed with its block. */
-    AbortedArrayMemory OFF_HEAP = bytes -> {
-        final Arena arena = Arena.ofShared();
-        try {
-            return new Block(arena.allocate(bytes, 8), -1, arena::close);
-        } catch (final RuntimeException e) {
-            arena.close();
-            throw e;
+    /**
+     * Memory of the process, freed with its block. Replaced arrays are kept until the partition's last reader leaves:
+     * an RDMA reader may still hold a registration of one.
+     */
+    AbortedArrayMemory OFF_HEAP = new AbortedArrayMemory() {
+        @Override
+        public Block allocate(final long bytes) {
+            final Arena arena = Arena.ofShared();
+            try {
+                return new Block(arena.allocate(bytes, 8), -1, arena::close);
+            } catch (final RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public boolean keepsReplacedArrays() {
+            return true;
         }
     };
 
     /** {@code bytes} of zeroed, 8-byte aligned memory. */
     Block allocate(long bytes);
+
+    /**
+     * Whether an array replaced by a larger one must stay until the partition's last reader leaves (readers reach it
+     * through the broker: RDMA registrations), or can be freed at once (readers map it themselves: a client's mapping
+     * outlives the file).
+     */
+    boolean keepsReplacedArrays();
 
     /**
      * One allocation.

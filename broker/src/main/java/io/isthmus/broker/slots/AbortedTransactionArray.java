@@ -16,9 +16,10 @@ import java.util.List;
  * consumer that READs entries below a count it saw in its slot never sees one half written. When the array is full, a
  * larger one is registered holding the entries retention has not made useless, and consumers find it in their next
  * access answer (they ask once a slot's count passes what their array holds). Each consumer READs an array through a
- * registration in its own protection domain ({@link ConsumeGrant#abortedRegion}); replaced arrays stay allocated until
+ * registration in its own protection domain ({@code ConsumeGrant#abortedRegion}); replaced arrays stay allocated until
  * the partition's last RDMA consumer leaves ({@link #close()}), since a consumer may still hold a registration of
- * one.
+ * one. A shared-memory consumer maps the array's file itself, so a replaced file is freed at once ({@link
+ * AbortedArrayMemory#keepsReplacedArrays()}).
  *
  * <p>Guarded by the owning {@link PartitionSlots}' monitor.
  */
@@ -114,7 +115,11 @@ public final class AbortedTransactionArray implements AutoCloseable {
                 larger.memory(),
                 0,
                 (long) kept * AbortedTransactionsDescriptor.ENTRY_LENGTH);
-        replaced.add(current);
+        if (source.keepsReplacedArrays()) {
+            replaced.add(current);
+        } else {
+            current.close();
+        }
         current = larger;
     }
 

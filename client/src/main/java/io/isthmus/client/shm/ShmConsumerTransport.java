@@ -79,6 +79,7 @@ public final class ShmConsumerTransport implements AutoCloseable {
     private long accessRequests;
     private long slotLoads;
     private long sessionsLost;
+    private long abortedArraysOutgrown;
     private int rotation;
     private long nextProbe = System.nanoTime();
 
@@ -204,10 +205,13 @@ public final class ShmConsumerTransport implements AutoCloseable {
      * false if the reader must ask for access again: the broker replaced a full array with a larger one.
      */
     private boolean copyAborted(final ShmPartitionReader r, final MemorySegment slots) {
-        r.lastStableOffset = Math.max(r.lastStableOffset, MetadataSlotDescriptor.lastStableOffset(slots, r.slotOffset));
-        final long published = MetadataSlotDescriptor.abortedCount(slots, r.slotOffset);
+        // The LSO first, then the count (both acquire): the count then covers every aborted transaction below the LSO.
+        r.lastStableOffset =
+                Math.max(r.lastStableOffset, MetadataSlotDescriptor.lastStableOffsetAcquire(slots, r.slotOffset));
+        final long published = MetadataSlotDescriptor.abortedCountAcquire(slots, r.slotOffset);
         final ShmAbortedArray array = r.abortedArray;
         if (published > r.abortedKnown && !array.holds(published - 1)) {
+            abortedArraysOutgrown++;
             r.needsAccess = true;
             return false;
         }
@@ -239,8 +243,8 @@ public final class ShmConsumerTransport implements AutoCloseable {
         }
         if (whole.isEmpty()
                 && readCommitted
-                && RecordBatchValidator.structure(memory, start, r.readable)
-                        != RecordBatchValidator.Structure.MALFORMED) {
+                && RecordBatchValidator.structure(memory, start, r.readable) == RecordBatchValidator.Structure.COMPLETE
+                && RecordBatchDescriptor.baseOffset(memory, start) >= r.lastStableOffset) {
             return null; // the next batch is at or above the last stable offset
         }
         if (whole.isEmpty()) {
@@ -304,7 +308,8 @@ public final class ShmConsumerTransport implements AutoCloseable {
                     return;
                 }
                 reader.granted(access, mapped, slot);
-                // Entries below the array's base had markers below the log start: no readable batch belongs to them.
+                // Entries below the array's base had markers below the log start: no readable batch belongs to them
+                // (after a seek the copy starts again, at the base).
                 reader.abortedKnown = Math.max(reader.abortedKnown, access.abortedBase());
             }
             case ControlErrorCodes.OFFSET_OUT_OF_RANGE -> reader.outOfRange = true;
@@ -318,7 +323,11 @@ public final class ShmConsumerTransport implements AutoCloseable {
         }
     }
 
-    /** Maps the partition's aborted-transaction array the answer names, unless the reader maps it already. */
+    /**
+     * Maps the partition's aborted-transaction array the answer names, unless the reader maps it already. Another array
+     * (grown, or built anew after the partition had no reader) is copied from its base again: its entries may be
+     * numbered differently.
+     */
     private static boolean mapAborted(
             final ShmPartitionReader reader, final ShmConnection connection, final ShmConsumeAccessResponse access) {
         final ShmAbortedArray current = reader.abortedArray;
@@ -337,6 +346,8 @@ public final class ShmConsumerTransport implements AutoCloseable {
         if (current != null) {
             current.close();
         }
+        reader.aborted.clear();
+        reader.abortedKnown = access.abortedBase();
         return true;
     }
 
@@ -400,6 +411,14 @@ public final class ShmConsumerTransport implements AutoCloseable {
     /** Slot loads so far: what an empty poll costs (a few loads, no request). */
     public long slotLoads() {
         return slotLoads;
+    }
+
+    /**
+     * read_committed: times a slot counted more aborted transactions than the reader's array holds, so that it asked
+     * for access again to learn the broker's larger array.
+     */
+    public long abortedArraysOutgrown() {
+        return abortedArraysOutgrown;
     }
 
     /** Sessions lost to a broker that stopped or restarted. */

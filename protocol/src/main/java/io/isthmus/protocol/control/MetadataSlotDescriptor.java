@@ -98,8 +98,10 @@ public final class MetadataSlotDescriptor {
         slots.set(INT64, offset + HIGH_WATERMARK_OFFSET, highWatermark);
         slots.set(INT32, offset + SEGMENT_ID_OFFSET, segmentId);
         slots.set(INT32, offset + RESERVED_OFFSET, 0);
-        slots.set(INT64, offset + LAST_STABLE_OFFSET_OFFSET, lastStableOffset);
-        slots.set(INT64, offset + ABORTED_COUNT_OFFSET, abortedCount);
+        // The count before the LSO, each with release semantics: a reader that loads the LSO, then the count, with
+        // acquire semantics sees a count at least as new as the LSO needs, and the entries below it.
+        READABLE.setRelease(slots, offset + ABORTED_COUNT_OFFSET, abortedCount);
+        READABLE.setRelease(slots, offset + LAST_STABLE_OFFSET_OFFSET, lastStableOffset);
         READABLE.setRelease(slots, offset + READABLE_OFFSET, readableWord);
     }
 
@@ -122,6 +124,19 @@ public final class MetadataSlotDescriptor {
      */
     public static long readableAcquire(final MemorySegment slots, final long offset) {
         return (long) READABLE.getAcquire(slots, offset + READABLE_OFFSET);
+    }
+
+    /**
+     * The last stable offset of a slot read in place, with acquire semantics: load it after {@link #readableAcquire}
+     * and before {@link #abortedCountAcquire}, so the count covers every aborted transaction below it.
+     */
+    public static long lastStableOffsetAcquire(final MemorySegment slots, final long offset) {
+        return (long) READABLE.getAcquire(slots, offset + LAST_STABLE_OFFSET_OFFSET);
+    }
+
+    /** The aborted-transaction count of a slot read in place, with acquire semantics (entries below it are visible). */
+    public static long abortedCountAcquire(final MemorySegment slots, final long offset) {
+        return (long) READABLE.getAcquire(slots, offset + ABORTED_COUNT_OFFSET);
     }
 
     public static long highWatermark(final MemorySegment slots, final long offset) {
