@@ -58,7 +58,9 @@ public final class IsthmusProducer implements AutoCloseable {
     private final ProducerConfig config;
     private final Transport transport;
     private final RecordAccumulator accumulator;
-    private final Sender sender;
+    /** Package-private for tests that pause it at a chosen point (see {@link Sender#failingTransactionSeen}). */
+    final Sender sender;
+
     private final Thread senderThread;
     private final BrokerConnections metadataConnections;
     private final ReceiveBufferPool receivePool = new ReceiveBufferPool(64 * 1024);

@@ -36,6 +36,12 @@ final class ProducerBatch {
         this.queue = queue;
     }
 
+    /**
+     * The number of the transaction the batch belongs to ({@link TransactionManager}), -1 outside transactions: an
+     * abort fails the unsent batches of its own transaction only, never those of the next one begun meanwhile.
+     */
+    long transaction = -1;
+
     void reset(final MemorySegment buffer, final boolean pooled, final long nowNanos, final long deliveryTimeoutNanos) {
         this.buffer = buffer;
         this.pooled = pooled;

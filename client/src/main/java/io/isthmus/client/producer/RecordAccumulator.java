@@ -185,6 +185,8 @@ final class RecordAccumulator implements AutoCloseable {
         }
         final ProducerBatch batch = queue.takeBatch();
         batch.reset(buffer, pooled, System.nanoTime(), deliveryTimeoutNanos);
+        final TransactionManager txn = transactions;
+        batch.transaction = txn == null ? -1 : txn.currentTransaction();
         builder.producer(producerId, producerEpoch, -1);
         builder.begin(buffer, 0, buffer.byteSize(), 0L);
         queue.open = batch;

@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * broker's idempotence check and completes normally.
  */
 final class Sender implements Runnable {
+    /**
+     * Runs on the sender thread when it has just found the transaction failing, before it fails that transaction's
+     * unsent batches: a test pauses the sender here to let the application end the abort and begin the next transaction
+     * in between, the window in which that transaction's batches must be left alone.
+     */
+    volatile Runnable failingTransactionSeen = () -> {};
+
     private static final Logger LOG = LoggerFactory.getLogger(Sender.class);
     private static final int MAX_REQUEST_BYTES = 1024 * 1024;
     private static final long IDLE_PARK_NANOS = 50_000_000L;
@@ -397,23 +405,41 @@ final class Sender implements Runnable {
         if (error == null) {
             return;
         }
+        failingTransactionSeen.run();
+        // Only the failed transaction's batches: between the state read above and the sealing below, the application
+        // may have seen the abort end, begun the next transaction and opened batches of it.
+        final long failing = transactions.failingTransaction();
         for (final PartitionQueue queue : accumulator.queues) {
-            if (queue.open != null && queue.lock.tryLock()) {
+            if (queue.open != null && queue.open.transaction == failing && queue.lock.tryLock()) {
                 // tryLock: an application thread holding the lock may be waiting for a buffer only completions free.
                 try {
-                    accumulator.seal(queue);
+                    if (queue.open != null && queue.open.transaction == failing) {
+                        accumulator.seal(queue);
+                    }
                 } finally {
                     queue.lock.unlock();
                 }
             }
-            for (final ProducerBatch batch : queue.retries) {
-                accumulator.complete(batch, -1, error);
+            final Iterator<ProducerBatch> retries = queue.retries.iterator();
+            while (retries.hasNext()) {
+                final ProducerBatch batch = retries.next();
+                if (batch.transaction == failing) {
+                    retries.remove();
+                    accumulator.complete(batch, -1, error);
+                }
             }
-            queue.retries.clear();
             ProducerBatch batch;
-            while ((batch = nextSealed(queue)) != null) {
+            while ((batch = nextSealedOf(queue, failing)) != null) {
                 accumulator.complete(batch, -1, error);
             }
+        }
+    }
+
+    /** The oldest sealed batch of the queue if it belongs to transaction {@code transaction} (they are in order). */
+    private static ProducerBatch nextSealedOf(final PartitionQueue queue, final long transaction) {
+        synchronized (queue.sealed) {
+            final ProducerBatch first = queue.sealed.peekFirst();
+            return first != null && first.transaction == transaction ? queue.sealed.pollFirst() : null;
         }
     }
 

@@ -71,6 +71,8 @@ final class TransactionManager {
     private volatile RuntimeException lastError;
     /** The number of the open (or last) transaction; partition queues remember which one they were added to. */
     private volatile long transaction;
+    /** Written and read by the sender thread only: see {@link #failingTransaction()}. */
+    private long failingTransaction = -1;
 
     // Guarded by this.
     private final List<PartitionQueue> pendingPartitions = new ArrayList<>();
@@ -415,7 +417,8 @@ final class TransactionManager {
      * The error to fail batches the sender has not sent yet with, or null to send them: the transaction's error in an
      * abortable or fatal state, {@link TransactionAbortedException} while aborting. Sender thread, each round.
      */
-    RuntimeException unsentBatchesError() {
+    synchronized RuntimeException unsentBatchesError() {
+        failingTransaction = transaction;
         final State s = state;
         if (s == State.ABORTING) {
             return abortedError;
@@ -424,6 +427,20 @@ final class TransactionManager {
             return lastError;
         }
         return null;
+    }
+
+    /**
+     * The transaction {@link #unsentBatchesError()} spoke of when it last returned an error (sender thread): only its
+     * batches fail. The application may have ended it and begun the next one since, and batches of that one must go
+     * out as usual.
+     */
+    long failingTransaction() {
+        return failingTransaction;
+    }
+
+    /** The number of the open (or last) transaction, for the batches opened now. */
+    long currentTransaction() {
+        return transaction;
     }
 
     /** A batch of the transaction failed (sender thread, before its completions run). */

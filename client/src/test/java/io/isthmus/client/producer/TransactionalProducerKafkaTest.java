@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -113,6 +114,57 @@ class TransactionalProducerKafkaTest {
             assertThat(KafkaTopics.read(kafka.bootstrapServers(), topic, 2, RU, byRecord))
                     .isEqualTo(expected);
         }
+    }
+
+    /**
+     * The sender finds the transaction aborting and is paused right there, while the application ends the abort,
+     * begins the next transaction and sends into it; then it goes on. It must fail nothing of the new transaction: its
+     * records were once failed silently, the transaction committed without them, and the next one stalled on the
+     * sequence gap until the coordinator fenced the producer.
+     */
+    @Test
+    void shouldLeaveTheNextTransactionsBatchesAloneWhenTheSenderCleansUpAnAbortLate() throws Exception {
+        final String topic = "txn-abort-then-begin";
+        KafkaTopics.create(kafka.bootstrapServers(), topic, 1);
+        final CountDownLatch senderPaused = new CountDownLatch(1);
+        final CountDownLatch resumeSender = new CountDownLatch(1);
+        try (IsthmusProducer producer = transactional("abort-then-begin")) {
+            producer.initTransactions();
+            producer.sender.failingTransactionSeen = () -> {
+                if (senderPaused.getCount() > 0) {
+                    senderPaused.countDown();
+                    try {
+                        resumeSender.await(30, TimeUnit.SECONDS);
+                    } catch (final InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            producer.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                send(producer, topic, 0, "aborted-" + i);
+            }
+            producer.flush();
+            producer.abortTransaction();
+            assertThat(senderPaused.await(30, TimeUnit.SECONDS))
+                    .as("the sender saw the abort")
+                    .isTrue();
+            producer.beginTransaction();
+            final List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                sent.add(send(producer, topic, 0, "kept-" + i));
+            }
+            resumeSender.countDown();
+            producer.commitTransaction();
+            for (final CompletableFuture<RecordMetadata> future : sent) {
+                assertThat(future.get(30, TimeUnit.SECONDS).offset()).isNotNegative();
+            }
+            producer.beginTransaction();
+            send(producer, topic, 0, "next");
+            producer.commitTransaction();
+        }
+        assertThat(KafkaTopics.read(kafka.bootstrapServers(), topic, 1, RC, false))
+                .isEqualTo(Map.of(0, concat(values("kept-", 0, 5), List.of("next"))));
     }
 
     @Test
