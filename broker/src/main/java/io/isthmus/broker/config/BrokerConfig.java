@@ -87,6 +87,7 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String SHM_DIR = "shm.dir";
     public static final String SHM_MAX_CONNECTIONS = "shm.max.connections";
     public static final String SHM_SLOTS_PER_CONNECTION = "shm.slots.per.connection";
+    public static final String SHM_PRODUCE_SLOTS = "shm.produce.slots";
     public static final String RDMA_ENABLED = "rdma.enabled";
     public static final String RDMA_DEVICE = "rdma.device";
     public static final String RDMA_PORT = "rdma.port";
@@ -380,6 +381,15 @@ public final class BrokerConfig extends AbstractConfig {
                     Range.atLeast(1),
                     Importance.LOW,
                     "Metadata slots per shared-memory session: the partitions one consumer can read at once.")
+            .define(
+                    SHM_PRODUCE_SLOTS,
+                    Type.INT,
+                    16,
+                    Range.between(1, 1024),
+                    Importance.LOW,
+                    "Staging slots a shared-memory producer may have per partition: the batches it keeps in flight"
+                            + " there. Each slot is as large as the producer's biggest batch, at most"
+                            + " message.max.bytes.")
             .define(
                     RDMA_ENABLED,
                     Type.BOOLEAN,

@@ -445,22 +445,7 @@ public final class PartitionLog implements AutoCloseable {
         try {
             ensureOpen();
             final LogSegment segment = writableTail(segmentId, position);
-            final long room = Math.min(staged.byteSize(), segment.capacity() - position);
-            // One read of the length field: the producer may rewrite its slot at any moment, so the bound checked
-            // must be the length copied. What the copy holds is validated afterwards.
-            final long length = room < RecordBatchDescriptor.HEADER_LENGTH
-                    ? -1
-                    : RecordBatchDescriptor.LOG_OVERHEAD + (long) RecordBatchDescriptor.length(staged, 0);
-            if (length < RecordBatchDescriptor.HEADER_LENGTH || length > room) {
-                throw new InvalidRecordBatchException(
-                        InvalidRecordBatchException.Reason.BATCH_PAST_LIMIT,
-                        0,
-                        RecordBatchDescriptor.LENGTH_OFFSET,
-                        "length",
-                        "a whole batch within the staging slot (" + staged.byteSize() + " bytes) and the segment ("
-                                + (segment.capacity() - position) + " bytes left)",
-                        "no whole batch in the slot");
-            }
+            final long length = stagedBatchLength(staged, segment.capacity() - position);
             try {
                 // The copy faults the pages in for writing: their blocks must exist first (a full disk is SIGBUS).
                 segment.reserveForAppend(position + length, 1);
@@ -472,6 +457,68 @@ public final class PartitionLog implements AutoCloseable {
             }
             MemorySegment.copy(staged, 0, segment.mapping(), position, length);
             return commitWrittenLocked(segment, position, length, leaderEpoch, sequencesReserved);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * The length of the one batch in a staging slot the producer can still write: one read of the header's length
+     * field, so the bound checked is the length copied (what the copy holds is validated afterwards).
+     *
+     * @param room the most bytes the batch may take where it goes (besides the slot itself)
+     * @throws InvalidRecordBatchException if the slot holds no whole batch within the slot and {@code room}
+     */
+    public static long stagedBatchLength(final MemorySegment staged, final long room) {
+        final long bound = Math.min(staged.byteSize(), room);
+        final long length = bound < RecordBatchDescriptor.HEADER_LENGTH
+                ? -1
+                : RecordBatchDescriptor.LOG_OVERHEAD + (long) RecordBatchDescriptor.length(staged, 0);
+        if (length < RecordBatchDescriptor.HEADER_LENGTH || length > bound) {
+            throw new InvalidRecordBatchException(
+                    InvalidRecordBatchException.Reason.BATCH_PAST_LIMIT,
+                    0,
+                    RecordBatchDescriptor.LENGTH_OFFSET,
+                    "length",
+                    "a whole batch within the staging slot (" + staged.byteSize()
+                            + " bytes) and the room where it goes (" + room + " bytes)",
+                    "no whole batch in the slot");
+        }
+        return length;
+    }
+
+    /**
+     * Appends the one batch a shared-memory producer left in its staging slot, which it can still write: the batch is
+     * copied to the tail first (a new segment where it does not fit the active one) and the copy is validated and
+     * committed as {@link #commitStagedBatch} commits an RDMA producer's, so what is validated, acknowledged and read is
+     * the copy. A retry of a batch already in the log is answered as a {@link AppendInfo#duplicate() duplicate} with the
+     * original's offsets; nothing is written for it.
+     *
+     * @throws RecordBatchTooLargeException if the batch is larger than {@code message.max.bytes} or a segment, by its
+     *     length field (nothing is written), or decompresses to more (zeroed, as {@link InvalidRecordBatchException})
+     * @throws InvalidRecordBatchException if the slot holds no valid batch (zeroed, nothing committed)
+     * @throws ProducerRejectedException on a sequence gap or a fenced epoch (zeroed, nothing committed)
+     * @throws KafkaStorageException if the disk has no room for it (nothing written)
+     */
+    public AppendInfo appendStaged(final MemorySegment staged, final int leaderEpoch) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            final long length = stagedBatchLength(staged, Long.MAX_VALUE);
+            if (length > config.messageMaxBytes() || length > config.segmentBytes()) {
+                throw new RecordBatchTooLargeException("batch larger than message.max.bytes or a segment: partition="
+                        + name + " batchSize=" + length + " message.max.bytes=" + config.messageMaxBytes()
+                        + " segment.bytes=" + config.segmentBytes());
+            }
+            // The header's count only decides whether relative offsets would run out; the copy is validated below.
+            final long offsets = Math.max(1, RecordBatchDescriptor.lastOffsetDelta(staged, 0) + 1L);
+            final LogSegment segment = segmentFor(length, offsets);
+            final int position = segment.tail();
+            segment.reserveForAppend(position + length, 1);
+            MemorySegment.copy(staged, 0, segment.mapping(), position, length);
+            return commitWrittenLocked(segment, position, length, leaderEpoch, false);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("append failed: partition=" + name, ex);
         } finally {
             appendLock.unlock();
         }

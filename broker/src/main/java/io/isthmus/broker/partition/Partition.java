@@ -9,6 +9,7 @@ import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.protocol.record.BatchSummary;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.KafkaStorageException;
@@ -87,11 +89,7 @@ public final class Partition implements AutoCloseable {
                 return shared.append(this, batches);
             }
             if (writer != null) {
-                return CompletableFuture.completedFuture(new ProduceOutcome(
-                        Errors.POLICY_VIOLATION,
-                        -1,
-                        "partition is written by an exclusive RDMA producer: partition=" + topicPartition + " writer="
-                                + writer));
+                return CompletableFuture.completedFuture(exclusivelyWritten(writer));
             }
             outcome = appendLocked(batches);
         } finally {
@@ -100,10 +98,63 @@ public final class Partition implements AutoCloseable {
         return CompletableFuture.completedFuture(outcome);
     }
 
+    /**
+     * Appends the one batch a shared-memory producer left in its staging slot ({@code staged}, which the producer can
+     * still write): copied out of its reach first, then validated, checked and committed, in the same order as every
+     * other writer of the partition (with shared RDMA producers, through the {@link SharedAppender}'s order). Answered as
+     * {@link #appendFromClientAsync}; refused while an exclusive RDMA producer writes the partition.
+     */
+    public CompletableFuture<ProduceOutcome> appendStagedAsync(final MemorySegment staged) {
+        appendLock.lock();
+        try {
+            final Object writer = rdmaWriter.get();
+            if (writer instanceof SharedAppender shared) {
+                return appendStagedShared(shared, staged);
+            }
+            if (writer != null) {
+                return CompletableFuture.completedFuture(exclusivelyWritten(writer));
+            }
+            return CompletableFuture.completedFuture(appendLocked(() -> log.appendStaged(staged, 0)));
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * The shared order reads a local append's batches while it reserves and copies them, so they must hold still: the
+     * staged batch is copied into memory of its own first, freed once the batch is answered.
+     */
+    private CompletableFuture<ProduceOutcome> appendStagedShared(
+            final SharedAppender shared, final MemorySegment staged) {
+        final long length;
+        try {
+            length = PartitionLog.stagedBatchLength(staged, log.config().messageMaxBytes());
+        } catch (final InvalidRecordBatchException e) {
+            return CompletableFuture.completedFuture(new ProduceOutcome(Errors.CORRUPT_MESSAGE, -1, e.getMessage()));
+        }
+        final Arena arena = Arena.ofShared();
+        final MemorySegment copy = arena.allocate(length, 8);
+        MemorySegment.copy(staged, 0, copy, 0, length);
+        return shared.append(this, copy).whenComplete((outcome, error) -> arena.close());
+    }
+
+    private ProduceOutcome exclusivelyWritten(final Object writer) {
+        return new ProduceOutcome(
+                Errors.POLICY_VIOLATION,
+                -1,
+                "partition is written by an exclusive RDMA producer: partition=" + topicPartition + " writer="
+                        + writer);
+    }
+
     private ProduceOutcome appendLocked(final MemorySegment batches) {
+        return appendLocked(() -> log.append(batches, 0));
+    }
+
+    /** Runs one append under the append lock, answering Kafka's error for each way it can refuse. */
+    private ProduceOutcome appendLocked(final Supplier<AppendInfo> append) {
         final AppendInfo info;
         try {
-            info = log.append(batches, 0);
+            info = append.get();
         } catch (final InvalidRecordBatchException e) {
             LOG.warn("{}: rejected a produced batch: {}", topicPartition, e.getMessage());
             return new ProduceOutcome(Errors.CORRUPT_MESSAGE, -1, e.getMessage());

@@ -10,17 +10,21 @@ import io.isthmus.protocol.control.ReleaseAccessResponse;
 import io.isthmus.protocol.control.ShmAttachRequest;
 import io.isthmus.protocol.control.ShmAttachResponse;
 import io.isthmus.protocol.control.ShmConsumeAccessResponse;
+import io.isthmus.protocol.control.ShmProduceAccessRequest;
+import io.isthmus.protocol.control.ShmProduceAccessResponse;
+import io.isthmus.protocol.control.ShmProduceRequest;
+import io.isthmus.protocol.control.ShmProduceResponse;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Serves the shared-memory control requests on the network thread that read them (they are rare: one per segment a
- * consumer reads): wraps each request's flyweight over its frame, where a malformed one fails and its connection is
+ * Serves the shared-memory control requests on the network thread that read them (access requests are rare: one per
+ * segment a consumer reads; a producer's doorbells, one per batch, append on that thread as a TCP produce does): wraps each request's flyweight over its frame, where a malformed one fails and its connection is
  * closed, and hands it to the {@link ShmControlPlane}; answers SHM_UNAVAILABLE with the reason when shared memory is off,
  * so a {@code transport=auto} client learns why and goes on to the next transport.
  *
  * <p>Counts its invocations: the proof that shared-memory consumers polling their slots cost the broker no request
- * handling at all.
+ * handling at all (producers ring a doorbell per batch, and are counted too).
  */
 public final class ShmControlHandler implements ControlRequestHandler {
     private final ShmControlPlane plane;
@@ -35,7 +39,7 @@ public final class ShmControlHandler implements ControlRequestHandler {
 
     @Override
     public boolean handles(final short apiKey) {
-        return apiKey >= ControlApiKeys.SHM_ATTACH && apiKey <= ControlApiKeys.SHM_RELEASE_ACCESS;
+        return apiKey >= ControlApiKeys.SHM_ATTACH && apiKey <= ControlApiKeys.SHM_PRODUCE;
     }
 
     @Override
@@ -72,6 +76,28 @@ public final class ShmControlHandler implements ControlRequestHandler {
                 } else {
                     exchange.answer(new ReleaseAccessResponse(), ReleaseAccessResponse.LENGTH)
                             .errorCode(ControlErrorCodes.SHM_UNAVAILABLE);
+                    exchange.complete();
+                }
+            }
+            case ControlApiKeys.SHM_PRODUCE_ACCESS -> {
+                final ShmProduceAccessRequest request = new ShmProduceAccessRequest().wrap(body, 0);
+                if (plane != null) {
+                    plane.produceAccess(connectionId, request, exchange);
+                } else {
+                    exchange.answer(new ShmProduceAccessResponse(), ShmProduceAccessResponse.length(unavailableReason))
+                            .errorCode(ControlErrorCodes.SHM_UNAVAILABLE)
+                            .detail(unavailableReason);
+                    exchange.complete();
+                }
+            }
+            case ControlApiKeys.SHM_PRODUCE -> {
+                final ShmProduceRequest request = new ShmProduceRequest().wrap(body, 0);
+                if (plane != null) {
+                    plane.produce(connectionId, request, exchange);
+                } else {
+                    exchange.answer(new ShmProduceResponse(), ShmProduceResponse.length(unavailableReason))
+                            .errorCode(ControlErrorCodes.SHM_UNAVAILABLE)
+                            .detail(unavailableReason);
                     exchange.complete();
                 }
             }

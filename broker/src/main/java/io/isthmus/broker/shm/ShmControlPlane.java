@@ -5,6 +5,7 @@ import io.isthmus.broker.log.OffsetOutOfRangeException;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.Partition.ProduceOutcome;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.broker.slots.AbortedTransactionArray;
@@ -14,27 +15,38 @@ import io.isthmus.broker.slots.ReadStart;
 import io.isthmus.protocol.control.ConsumeAccessRequest;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.control.MetadataSlotDescriptor;
+import io.isthmus.protocol.control.ProduceStagingDescriptor;
 import io.isthmus.protocol.control.ReleaseAccessRequest;
 import io.isthmus.protocol.control.ReleaseAccessResponse;
 import io.isthmus.protocol.control.ShmAttachRequest;
 import io.isthmus.protocol.control.ShmAttachResponse;
 import io.isthmus.protocol.control.ShmConsumeAccessResponse;
+import io.isthmus.protocol.control.ShmProduceAccessRequest;
+import io.isthmus.protocol.control.ShmProduceAccessResponse;
+import io.isthmus.protocol.control.ShmProduceRequest;
+import io.isthmus.protocol.control.ShmProduceResponse;
 import io.isthmus.protocol.control.ShmSlotFileDescriptor;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The control plane of the shared-memory datapath: sessions (one per TCP connection that proved, with the token, that
- * it can read the broker's shared-memory directory), and the read access they hold. SHM_ATTACH opens a session with a
+ * it can read the broker's shared-memory directory), the read access they hold and the staging files they produce
+ * through. SHM_ATTACH opens a session with a
  * range of the slot file; SHM_CONSUME_ACCESS grants a partition's segment file and a slot that {@link PartitionSlots}
  * republishes after every commit, exactly as for RDMA consumers; SHM_RELEASE_ACCESS and the connection closing give
- * access back. A grant whose segment retention deleted is revoked ({@link #sweepDeletedSegments()}): its slot says
+ * access back. SHM_PRODUCE_ACCESS creates a staging file for a partition, and each SHM_PRODUCE (the doorbell) appends
+ * the batch in one of its slots through the partition's append gateway. A grant whose segment retention deleted is revoked ({@link #sweepDeletedSegments()}): its slot says
  * REVOKED and the client asks again.
  *
  * <p>Requests are rare (one per segment a consumer reads), so one monitor serialises them, the sweep and close; slots
@@ -46,6 +58,7 @@ final class ShmControlPlane implements AutoCloseable {
     private final ShmDirectory directory;
     private final PartitionManager partitions;
     private final Authorizer authorizer;
+    private final ShmSettings settings;
     private final MetadataSlotRegion slotRegion;
     private final Map<Long, ShmSession> sessions = new HashMap<>();
     private final PartitionSlotsTable partitionSlots;
@@ -60,6 +73,7 @@ final class ShmControlPlane implements AutoCloseable {
         this.directory = directory;
         this.partitions = partitions;
         this.authorizer = authorizer;
+        this.settings = settings;
         this.slotRegion = new MetadataSlotRegion(
                 directory.slotMemory(), settings.maxConnections(), settings.slotsPerConnection());
         this.partitionSlots = new PartitionSlotsTable(slotRegion, directory.abortedArrays());
@@ -209,6 +223,153 @@ final class ShmControlPlane implements AutoCloseable {
         exchange.complete();
     }
 
+    /**
+     * SHM_PRODUCE_ACCESS: a staging file for the session's batches to a partition (one per partition and session; asking
+     * again replaces it). Answers {@code exchange}.
+     */
+    synchronized void produceAccess(
+            final long connectionId, final ShmProduceAccessRequest request, final ControlExchange exchange) {
+        final ShmSession session = sessions.get(connectionId);
+        if (session == null) {
+            refuseProduce(exchange, ControlErrorCodes.NOT_CONNECTED, "no shared-memory session on this connection");
+            return;
+        }
+        final String topic = request.topic();
+        if (topic == null
+                || !authorizer.authorize(
+                        session.principal, session.host, AclOperation.WRITE, ResourceType.TOPIC, topic)) {
+            refuseProduce(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED, "not allowed to write " + topic);
+            return;
+        }
+        final Partition partition = partitions
+                .partition(new TopicPartition(topic, request.partition()))
+                .orElse(null);
+        if (partition == null) {
+            refuseProduce(
+                    exchange,
+                    ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
+                    "no partition " + topic + "-" + request.partition());
+            return;
+        }
+        final int messageMaxBytes = partition.log().config().messageMaxBytes();
+        if (request.slots() < 1 || request.slotBytes() < RecordBatchDescriptor.HEADER_LENGTH) {
+            refuseProduce(
+                    exchange,
+                    ControlErrorCodes.INVALID_REQUEST,
+                    "slots=" + request.slots() + " slotBytes=" + request.slotBytes() + ": at least 1 slot of "
+                            + RecordBatchDescriptor.HEADER_LENGTH + " bytes");
+            return;
+        }
+        ShmProduceGrant grant = session.produceGrant(partition);
+        if (grant != null) {
+            session.produceGrants.remove(grant);
+            grant.close();
+        } else if (session.produceGrants.size() >= slotRegion.slotsPerRange()) {
+            refuseProduce(
+                    exchange,
+                    ControlErrorCodes.RESOURCES_EXHAUSTED,
+                    "a session produces to at most shm.slots.per.connection=" + slotRegion.slotsPerRange()
+                            + " partitions");
+            return;
+        }
+        final int slots = Math.min(request.slots(), settings.produceSlots());
+        final int slotBytes = ProduceStagingDescriptor.slotBytes(Math.min(request.slotBytes(), messageMaxBytes));
+        final ShmStagingFile staging;
+        try {
+            staging = directory.createStaging((long) slots * slotBytes);
+        } catch (final RuntimeException e) {
+            LOG.warn("cannot create a staging file: {} partition={}", session, partition.topicPartition(), e);
+            refuseProduce(exchange, ControlErrorCodes.RESOURCES_EXHAUSTED, "no staging file: " + e.getMessage());
+            return;
+        }
+        grant = new ShmProduceGrant(partition, staging, slots, slotBytes);
+        session.produceGrants.add(grant);
+        final String path = grant.path();
+        exchange.answer(new ShmProduceAccessResponse(), ShmProduceAccessResponse.length(path))
+                .errorCode(ControlErrorCodes.NONE)
+                .stagingId(grant.id())
+                .slots(slots)
+                .slotBytes(slotBytes)
+                .detail(path);
+        exchange.complete();
+        LOG.debug("shared-memory produce access: {} {}", session, grant);
+    }
+
+    private static void refuseProduce(final ControlExchange exchange, final short errorCode, final String detail) {
+        exchange.answer(new ShmProduceAccessResponse(), ShmProduceAccessResponse.length(detail))
+                .errorCode(errorCode)
+                .detail(detail);
+        exchange.complete();
+    }
+
+    /**
+     * SHM_PRODUCE, the doorbell: appends the batch in the named staging slot through the partition's append gateway
+     * (copied out of the slot first, then validated and committed) and answers with its base offset or Kafka's error
+     * once committed. Only the grant is looked up under this plane's monitor; the append runs outside it, on the
+     * connection's network thread (or, while shared RDMA producers hold the partition, in their order).
+     */
+    void produce(final long connectionId, final ShmProduceRequest request, final ControlExchange exchange) {
+        final int stagingId = request.stagingId();
+        final int slot = request.slot();
+        final ShmProduceGrant grant;
+        synchronized (this) {
+            final ShmSession session = sessions.get(connectionId);
+            if (session == null) {
+                answerProduce(exchange, ControlErrorCodes.NOT_CONNECTED, -1, "no shared-memory session");
+                return;
+            }
+            grant = session.produceGrant(stagingId);
+        }
+        if (grant == null) {
+            answerProduce(
+                    exchange,
+                    ControlErrorCodes.ACCESS_REVOKED,
+                    -1,
+                    "no produce access under staging file " + stagingId + " (released or revoked): ask again");
+            return;
+        }
+        if (slot < 0 || slot >= grant.slots) {
+            answerProduce(
+                    exchange,
+                    ControlErrorCodes.INVALID_REQUEST,
+                    -1,
+                    "slot out of range: slot=" + slot + " slots=" + grant.slots);
+            return;
+        }
+        final MemorySegment staged = grant.acquire(slot);
+        if (staged == null) {
+            answerProduce(exchange, ControlErrorCodes.ACCESS_REVOKED, -1, "produce access revoked: ask again");
+            return;
+        }
+        CompletableFuture<ProduceOutcome> outcome;
+        try {
+            outcome = grant.partition.appendStagedAsync(staged);
+        } catch (final RuntimeException e) {
+            LOG.error("appending a shared-memory batch failed: {}", grant, e);
+            outcome = CompletableFuture.completedFuture(
+                    new ProduceOutcome(Errors.UNKNOWN_SERVER_ERROR, -1, "append failed: " + e));
+        } finally {
+            // Appended or copied out of the slot by now: the staging file may go.
+            grant.release();
+        }
+        outcome.whenComplete((answer, failure) -> {
+            if (failure != null) {
+                answerProduce(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR, -1, "append failed: " + failure);
+            } else {
+                answerProduce(exchange, answer.error().code(), answer.baseOffset(), answer.message());
+            }
+        });
+    }
+
+    private static void answerProduce(
+            final ControlExchange exchange, final short errorCode, final long baseOffset, final String detail) {
+        exchange.answer(new ShmProduceResponse(), ShmProduceResponse.length(detail))
+                .errorCode(errorCode)
+                .baseOffset(baseOffset)
+                .detail(detail);
+        exchange.complete();
+    }
+
     /** SHM_RELEASE_ACCESS: answers {@code exchange}. */
     synchronized void release(
             final long connectionId, final ReleaseAccessRequest request, final ControlExchange exchange) {
@@ -222,10 +383,18 @@ final class ShmControlPlane implements AutoCloseable {
                         .orElse(null);
         if (session == null) {
             response.errorCode(ControlErrorCodes.NOT_CONNECTED);
-        } else if (request.access() != ReleaseAccessRequest.CONSUME) {
+        } else if (request.access() != ReleaseAccessRequest.CONSUME
+                && request.access() != ReleaseAccessRequest.PRODUCE) {
             response.errorCode(ControlErrorCodes.INVALID_REQUEST);
         } else if (partition == null) {
             response.errorCode(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+        } else if (request.access() == ReleaseAccessRequest.PRODUCE) {
+            final ShmProduceGrant grant = session.produceGrant(partition);
+            if (grant != null) {
+                session.produceGrants.remove(grant);
+                grant.close();
+            }
+            response.errorCode(ControlErrorCodes.NONE);
         } else {
             final ShmConsumeGrant grant = session.grant(partition);
             if (grant != null) {
@@ -266,8 +435,8 @@ final class ShmControlPlane implements AutoCloseable {
     }
 
     /**
-     * The ACLs changed: sessions holding a grant their principal may no longer read lose it (revoked, so the client's
-     * next access request is refused). Returns the grants revoked.
+     * The ACLs changed: sessions holding a grant their principal may no longer read (or, to produce, write) lose it
+     * (revoked, so the client's next access request or doorbell is refused). Returns the grants revoked.
      */
     synchronized int reauthorize() {
         int revoked = 0;
@@ -285,6 +454,21 @@ final class ShmControlPlane implements AutoCloseable {
                 }
             }
         }
+        for (final ShmSession session : sessions.values()) {
+            for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
+                final ShmProduceGrant grant = session.produceGrants.get(i);
+                if (!authorizer.authorize(
+                        session.principal,
+                        session.host,
+                        AclOperation.WRITE,
+                        ResourceType.TOPIC,
+                        grant.partition.topicPartition().topic())) {
+                    session.produceGrants.remove(i);
+                    grant.close();
+                    revoked++;
+                }
+            }
+        }
         revokedGrants += revoked;
         return revoked;
     }
@@ -293,6 +477,10 @@ final class ShmControlPlane implements AutoCloseable {
         for (int i = session.grants.size() - 1; i >= 0; i--) {
             drop(session, session.grants.get(i), false);
         }
+        for (final ShmProduceGrant grant : session.produceGrants) {
+            grant.close();
+        }
+        session.produceGrants.clear();
         slotRegion.freeRange(session.slotRange);
     }
 
@@ -311,6 +499,14 @@ final class ShmControlPlane implements AutoCloseable {
         int count = 0;
         for (final ShmSession session : sessions.values()) {
             count += session.grants.size();
+        }
+        return count;
+    }
+
+    synchronized int produceGrantCount() {
+        int count = 0;
+        for (final ShmSession session : sessions.values()) {
+            count += session.produceGrants.size();
         }
         return count;
     }

@@ -18,6 +18,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +41,7 @@ final class ShmDirectory implements AutoCloseable {
 
     private final MemorySegment file;
     private final AtomicLong abortedArrayIds = new AtomicLong();
+    private final AtomicInteger stagingIds = new AtomicInteger();
 
     private ShmDirectory(
             final Path directory,
@@ -69,7 +72,8 @@ final class ShmDirectory implements AutoCloseable {
             Files.createDirectories(directory);
             final Path slots = directory.resolve(ShmDirectoryLayout.SLOT_FILE);
             closePrevious(slots);
-            removeAbortedArrays(directory);
+            removeFiles(directory, ShmDirectoryLayout.ABORTED_FILE_PREFIX);
+            removeFiles(directory, ShmDirectoryLayout.STAGING_FILE_PREFIX);
             writeToken(directory, token);
             // A new inode: clients of the previous life keep their mapping of the old file, marked CLOSED.
             final Path fresh = directory.resolve(ShmDirectoryLayout.SLOT_FILE + ".new");
@@ -118,10 +122,12 @@ final class ShmDirectory implements AutoCloseable {
         }
     }
 
-    /** A previous life's aborted-transaction arrays: its clients keep their mappings, nobody opens the files again. */
-    private static void removeAbortedArrays(final Path directory) throws IOException {
-        try (DirectoryStream<Path> files =
-                Files.newDirectoryStream(directory, ShmDirectoryLayout.ABORTED_FILE_PREFIX + "*")) {
+    /**
+     * A previous life's aborted-transaction arrays and staging files: its clients keep their mappings, nobody opens the
+     * files again.
+     */
+    private static void removeFiles(final Path directory, final String prefix) throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, prefix + "*")) {
             for (final Path file : files) {
                 Files.deleteIfExists(file);
             }
@@ -168,6 +174,42 @@ final class ShmDirectory implements AutoCloseable {
         } catch (final RuntimeException e) {
             arena.close();
             throw e;
+        }
+    }
+
+    /**
+     * A new staging file ({@link ShmDirectoryLayout#stagingFile}) of {@code bytes} bytes, readable and writable by this
+     * OS user only (the producer proved with the token that it is this user), mapped read-only here: the broker only
+     * copies out of it.
+     */
+    ShmStagingFile createStaging(final long bytes) {
+        final int id = stagingIds.incrementAndGet();
+        final Path path = directory.resolve(ShmDirectoryLayout.stagingFile(id));
+        final Arena mappingArena = Arena.ofShared();
+        try (FileChannel channel = FileChannel.open(
+                path,
+                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            channel.truncate(bytes);
+            channel.write(ByteBuffer.allocate(1), bytes - 1);
+            final MemorySegment memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes, mappingArena);
+            return new ShmStagingFile(id, path, memory, mappingArena);
+        } catch (final IOException e) {
+            mappingArena.close();
+            deleteQuietly(path);
+            throw new UncheckedIOException("cannot create a staging file: file=" + path + " bytes=" + bytes, e);
+        } catch (final RuntimeException e) {
+            mappingArena.close();
+            deleteQuietly(path);
+            throw e;
+        }
+    }
+
+    private static void deleteQuietly(final Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (final IOException e) {
+            LOG.warn("cannot delete a staging file: file={}", path, e);
         }
     }
 

@@ -22,8 +22,12 @@ import org.slf4j.LoggerFactory;
 public final class ShmService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShmService.class);
     private static final long SWEEP_INTERVAL_MS = 200;
-    private static final List<Short> CONTROL_KEYS =
-            List.of(ControlApiKeys.SHM_ATTACH, ControlApiKeys.SHM_CONSUME_ACCESS, ControlApiKeys.SHM_RELEASE_ACCESS);
+    private static final List<Short> CONTROL_KEYS = List.of(
+            ControlApiKeys.SHM_ATTACH,
+            ControlApiKeys.SHM_CONSUME_ACCESS,
+            ControlApiKeys.SHM_RELEASE_ACCESS,
+            ControlApiKeys.SHM_PRODUCE_ACCESS,
+            ControlApiKeys.SHM_PRODUCE);
 
     private final ShmDirectory directory;
     private final ShmControlPlane plane;
@@ -114,6 +118,11 @@ public final class ShmService implements AutoCloseable {
     /** Consume grants held now, over every session. */
     public int grantCount() {
         return plane == null ? 0 : plane.grantCount();
+    }
+
+    /** Staging files held by producers: one per session and partition they produce to. */
+    public int produceGrantCount() {
+        return plane == null ? 0 : plane.produceGrantCount();
     }
 
     /** Grants revoked since start (deleted segments, ACL changes). */

@@ -8,7 +8,7 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * One client's shared-memory session: bound to the TCP connection that attached (closing it ends the session), its
- * range of the slot file, and the partitions it reads. Guarded by the {@link ShmControlPlane}'s monitor.
+ * range of the slot file, the partitions it reads and those it produces to. Guarded by the {@link ShmControlPlane}'s monitor.
  */
 final class ShmSession {
     final long connectionId;
@@ -16,6 +16,7 @@ final class ShmSession {
     final InetAddress host;
     final int slotRange;
     final List<ShmConsumeGrant> grants = new ArrayList<>();
+    final List<ShmProduceGrant> produceGrants = new ArrayList<>();
 
     ShmSession(final long connectionId, final KafkaPrincipal principal, final InetAddress host, final int slotRange) {
         this.connectionId = connectionId;
@@ -28,6 +29,25 @@ final class ShmSession {
         for (int i = 0; i < grants.size(); i++) {
             if (grants.get(i).partition == partition) {
                 return grants.get(i);
+            }
+        }
+        return null;
+    }
+
+    ShmProduceGrant produceGrant(final Partition partition) {
+        for (int i = 0; i < produceGrants.size(); i++) {
+            if (produceGrants.get(i).partition == partition) {
+                return produceGrants.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The produce grant whose staging file is {@code stagingId}, or null. */
+    ShmProduceGrant produceGrant(final int stagingId) {
+        for (int i = 0; i < produceGrants.size(); i++) {
+            if (produceGrants.get(i).id() == stagingId) {
+                return produceGrants.get(i);
             }
         }
         return null;
@@ -50,6 +70,7 @@ final class ShmSession {
     @Override
     public String toString() {
         return "ShmSession{connectionId=" + connectionId + ", principal=" + principal + ", slotRange=" + slotRange
-                + ", grants=" + grants.size() + '}';
+                + ", grants=" + grants.size()
+                + ", produceGrants=" + produceGrants.size() + '}';
     }
 }

@@ -11,8 +11,10 @@ import java.nio.file.Path;
  *     first log directory)
  * @param maxConnections shared-memory sessions at once (each has a range of {@code slotsPerConnection} slots)
  * @param slotsPerConnection partitions one session can read at once
+ * @param produceSlots staging slots a producer may have per partition (batches in flight there)
  */
-public record ShmSettings(boolean enabled, Path directory, int maxConnections, int slotsPerConnection) {
+public record ShmSettings(
+        boolean enabled, Path directory, int maxConnections, int slotsPerConnection, int produceSlots) {
     /** The directory under the first log directory when {@code shm.dir} is not set. */
     public static final String DEFAULT_DIRECTORY = ".isthmus-shm";
 
@@ -22,6 +24,7 @@ public record ShmSettings(boolean enabled, Path directory, int maxConnections, i
                 config.getBoolean(BrokerConfig.SHM_ENABLED),
                 dir == null || dir.isBlank() ? config.logDirs().getFirst().resolve(DEFAULT_DIRECTORY) : Path.of(dir),
                 config.getInt(BrokerConfig.SHM_MAX_CONNECTIONS),
-                config.getInt(BrokerConfig.SHM_SLOTS_PER_CONNECTION));
+                config.getInt(BrokerConfig.SHM_SLOTS_PER_CONNECTION),
+                config.getInt(BrokerConfig.SHM_PRODUCE_SLOTS));
     }
 }

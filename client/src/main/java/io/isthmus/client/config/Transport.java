@@ -6,8 +6,8 @@ import java.util.Locale;
 
 /**
  * The datapath a client uses ({@code transport} setting): the Kafka protocol over TCP, one-sided RDMA, shared memory
- * with a broker on the same host ({@code shm}, consumers only so far), or {@code auto} (for a consumer shared memory
- * where the broker grants it, then RDMA where both sides can, else TCP; for a producer RDMA, else TCP).
+ * with a broker on the same host ({@code shm}), or {@code auto} (shared memory where the broker is on this host and
+ * grants it, then RDMA where both sides can, else TCP).
  */
 public enum Transport {
     TCP,
@@ -48,16 +48,15 @@ public enum Transport {
      * The transport used given this host's RDMA availability and the broker's answer: {@code tcp} is TCP; {@code auto}
      * is RDMA when both can, else TCP; {@code rdma} is RDMA or refused.
      *
-     * @throws UnsupportedOperationException for {@code rdma} where it cannot work, with the reason, and for {@code shm}
-     *     (producers: shared-memory produce is not built yet; consumers resolve {@code shm} before RDMA)
+     * @throws UnsupportedOperationException for {@code rdma} where it cannot work, with the reason
+     * @throws IllegalStateException for {@code shm}, which clients resolve before this (by attaching to the broker)
      */
     public Transport resolve(final RdmaAvailability local, final boolean brokerAdvertisesRdma) {
         return switch (this) {
             case TCP -> TCP;
             case SHM ->
-                throw new UnsupportedOperationException(SHM_UNAVAILABLE
-                        + "it serves consumers only so far (no shared-memory produce yet); use --transport tcp, rdma"
-                        + " or auto for producers");
+                throw new IllegalStateException(
+                        "transport=shm is resolved by attaching to the broker, before RDMA is considered");
             case AUTO -> local.usable() && brokerAdvertisesRdma ? RDMA : TCP;
             case RDMA -> {
                 if (!local.usable()) {

@@ -74,6 +74,9 @@ public final class ControlChannel implements AutoCloseable {
     private final ByteBuffer probe = ByteBuffer.allocateDirect(1);
 
     private int correlationId;
+    /** The response buffer holds a whole frame, answered already: the next read starts afresh. */
+    private boolean responseComplete = true;
+
     private boolean closed;
 
     private ControlChannel(
@@ -152,34 +155,118 @@ public final class ControlChannel implements AutoCloseable {
 
     /**
      * Sends the request whose {@code body} is written at {@link #requestBodyOffset()} and waits, up to the request
-     * timeout, for its answer, which it wraps {@code response} over in the response frame.
+     * timeout, for its answer, which it wraps {@code response} over in the response frame. No other request may be
+     * waiting for its answer ({@link #send}).
      */
     public <T extends ControlFlyweight<T>> T call(
             final short apiKey, final ControlFlyweight<?> body, final T response) {
-        final int id = ++correlationId;
-        requestHeader.apiKey(apiKey).correlationId(id);
-        final int length = (int) requestBody + body.encodedLength();
-        ControlFrame.putSize(requestFrame, 0, length);
+        final int id = send(apiKey, body);
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
-        final int size;
         try {
-            transfer(requestBuffer.clear().limit(length), true, deadline);
-            transfer(responseBuffer.clear().limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH), false, deadline);
-            size = ControlFrame.size(responseFrame, 0);
-            if (size < ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH
-                    || size > MAX_RESPONSE_FRAME - ControlHeaderDescriptor.SIZE_PREFIX_LENGTH) {
-                throw failure.exception(
-                        "bad control response size: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
-                                + " size=" + size,
-                        null);
-            }
-            transfer(responseBuffer.limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH + size), false, deadline);
+            readFrame(true, deadline);
         } catch (final IOException e) {
             throw failure.exception(
                     "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
                             + e,
                     e);
         }
+        return answer(apiKey, id, response);
+    }
+
+    /**
+     * Sends the request whose {@code body} is written at {@link #requestBodyOffset()} without waiting for its answer
+     * (the write itself waits up to the request timeout for room in the socket): answers come back in the order sent,
+     * through {@link #poll}. Returns the request's correlation id.
+     */
+    public int send(final short apiKey, final ControlFlyweight<?> body) {
+        final int id = ++correlationId;
+        requestHeader.apiKey(apiKey).correlationId(id);
+        final int length = (int) requestBody + body.encodedLength();
+        ControlFrame.putSize(requestFrame, 0, length);
+        try {
+            transfer(
+                    requestBuffer.clear().limit(length),
+                    true,
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs));
+        } catch (final IOException e) {
+            throw failure.exception(
+                    "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
+                            + e,
+                    e);
+        }
+        return id;
+    }
+
+    /**
+     * The answer to the oldest request {@link #send sent} and not answered yet, as far as it has arrived, without
+     * waiting: {@code response} wrapped over it once it is whole (valid until the next answer is read here), else null.
+     *
+     * @param apiKey what the request was, for messages
+     * @param correlationId the request's id: an answer to another is a broken connection
+     */
+    public <T extends ControlFlyweight<T>> T poll(final short apiKey, final int correlationId, final T response) {
+        try {
+            if (!readFrame(false, 0)) {
+                return null;
+            }
+        } catch (final IOException e) {
+            throw failure.exception(
+                    "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
+                            + e,
+                    e);
+        }
+        return answer(apiKey, correlationId, response);
+    }
+
+    /**
+     * Reads the next response frame into the response frame, resuming a partial one: with {@code wait} until the
+     * deadline, else only what the socket holds now. True once the frame is whole.
+     */
+    private boolean readFrame(final boolean wait, final long deadline) throws IOException {
+        if (responseComplete) {
+            responseBuffer.clear();
+            responseComplete = false;
+        }
+        if (responseBuffer.position() < ControlHeaderDescriptor.SIZE_PREFIX_LENGTH) {
+            responseBuffer.limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH);
+            if (!fill(wait, deadline)) {
+                return false;
+            }
+        }
+        final int size = ControlFrame.size(responseFrame, 0);
+        if (size < ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH
+                || size > MAX_RESPONSE_FRAME - ControlHeaderDescriptor.SIZE_PREFIX_LENGTH) {
+            throw new IOException("bad control response size: size=" + size);
+        }
+        responseBuffer.limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH + size);
+        if (!fill(wait, deadline)) {
+            return false;
+        }
+        responseComplete = true;
+        return true;
+    }
+
+    /** Reads to the response buffer's limit; false if {@code wait} is false and the socket ran dry first. */
+    private boolean fill(final boolean wait, final long deadline) throws IOException {
+        if (wait) {
+            transfer(responseBuffer, false, deadline);
+            return true;
+        }
+        while (responseBuffer.hasRemaining()) {
+            final int read = channel.read(responseBuffer);
+            if (read < 0) {
+                throw new EOFException("the broker closed the control connection");
+            }
+            if (read == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Checks the whole frame just read answers {@code id} and wraps {@code response} over its body. */
+    private <T extends ControlFlyweight<T>> T answer(final short apiKey, final int id, final T response) {
+        final int size = ControlFrame.size(responseFrame, 0);
         final int answered = ControlFrame.responseCorrelationId(responseFrame, 0);
         if (answered != id) {
             throw failure.exception(

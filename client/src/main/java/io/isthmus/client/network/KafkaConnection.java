@@ -74,6 +74,7 @@ public final class KafkaConnection implements AutoCloseable {
 
     private boolean advertisesRdma;
     private boolean advertisesShm;
+    private boolean advertisesShmProduce;
 
     private record InFlight(ApiKeys apiKey, short version, int correlationId, boolean expectResponse) {}
 
@@ -156,6 +157,9 @@ public final class KafkaConnection implements AutoCloseable {
             if (api.apiKey() == ControlApiKeys.SHM_ATTACH) {
                 advertisesShm = true;
             }
+            if (api.apiKey() == ControlApiKeys.SHM_PRODUCE) {
+                advertisesShmProduce = true;
+            }
             if (!ApiKeys.hasId(api.apiKey())) {
                 continue;
             }
@@ -177,6 +181,11 @@ public final class KafkaConnection implements AutoCloseable {
     /** Whether the broker listed the isthmus shared-memory control requests in ApiVersions (shm.enabled). */
     public boolean advertisesShm() {
         return advertisesShm;
+    }
+
+    /** Whether the broker lists SHM_PRODUCE in ApiVersions: it takes batches from producers over shared memory. */
+    public boolean advertisesShmProduce() {
+        return advertisesShmProduce;
     }
 
     /** The version requests of {@code apiKey} are sent at, or -1 if the broker does not serve it. */

@@ -4,8 +4,11 @@ import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.cluster.ClusterMetadata;
 import io.isthmus.client.cluster.TopicMetadata;
 import io.isthmus.client.config.Transport;
+import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
 import io.isthmus.client.rdma.RdmaProducerTransport;
+import io.isthmus.client.shm.ShmProducerTransport;
+import io.isthmus.client.shm.ShmTransportException;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import io.isthmus.protocol.record.HeaderList;
@@ -25,6 +28,8 @@ import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Kafka-protocol producer that builds RecordBatch v2 batches in place in pooled off-heap buffers.
@@ -56,7 +61,12 @@ public final class IsthmusProducer implements AutoCloseable {
     public static final long NOW = -1;
 
     private final ProducerConfig config;
+    private static final Logger LOG = LoggerFactory.getLogger(IsthmusProducer.class);
+
     private final Transport transport;
+    /** The shared-memory session when {@link #transport} is SHM; handed to the sender, which closes it. */
+    private ShmProducerTransport shm;
+
     private final RecordAccumulator accumulator;
     /** Package-private for tests that pause it at a chosen point (see {@link Sender#failingTransactionSeen}). */
     final Sender sender;
@@ -106,6 +116,9 @@ public final class IsthmusProducer implements AutoCloseable {
                     accumulator.producerIdentity(init.producerId(), init.producerEpoch());
                 }
             } catch (final RuntimeException e) {
+                if (shm != null) {
+                    shm.close();
+                }
                 metadataConnections.close();
                 receivePool.close();
                 throw e;
@@ -118,7 +131,7 @@ public final class IsthmusProducer implements AutoCloseable {
                         bootstrap, config.clientId(), receivePool, config.requestTimeout(), config.security()),
                 transport == Transport.RDMA
                         ? new RdmaProducerTransport(config.rdmaSettings(), config.clientId(), accumulator.bufferSlab())
-                        : null,
+                        : shm,
                 transactions);
         accumulator.wakeSender(sender::wakeup);
         this.senderThread = Thread.ofPlatform()
@@ -128,20 +141,67 @@ public final class IsthmusProducer implements AutoCloseable {
     }
 
     /**
-     * TCP, or RDMA where {@code transport} resolves to it (see {@link Transport#resolve}). A transactional producer
-     * uses TCP ({@code transport=rdma} with {@code transactional.id} is refused by {@link ProducerConfig}): RDMA writes
-     * bypass the Produce request the broker checks transactions on.
+     * The datapath {@code transport} resolves to, as for the consumer: shared memory ({@code shm}, or {@code auto} when
+     * the broker advertises shared-memory produce and this process can attach to it: same host, allowed to read its
+     * directory; the session is kept in {@link #shm}), then RDMA (see {@link Transport#resolve}), else TCP. A
+     * transactional producer uses TCP ({@code transport=rdma} or {@code shm} with {@code transactional.id} is refused by
+     * {@link ProducerConfig}): one-sided writes bypass the Produce request the broker checks transactions on.
+     *
+     * @throws UnsupportedOperationException for {@code transport=shm} or {@code rdma} where it cannot work, with the
+     *     reason
      */
-    private static Transport resolveTransport(final ProducerConfig config, final BrokerConnections connections) {
-        if (config.transport() == Transport.TCP || config.transactional()) {
+    private Transport resolveTransport(final ProducerConfig config, final BrokerConnections connections) {
+        final Transport asked = config.transport();
+        if (asked == Transport.TCP || config.transactional()) {
             return Transport.TCP;
+        }
+        if (asked == Transport.SHM || asked == Transport.AUTO) {
+            shm = openShm(config, connections.any(), asked == Transport.SHM);
+            if (shm != null) {
+                return Transport.SHM;
+            }
         }
         final RdmaAvailability local = Rdma.availability();
         final boolean advertised = local.usable() && connections.any().advertisesRdma();
-        return config.transport().resolve(local, advertised);
+        return asked.resolve(local, advertised);
     }
 
-    /** The transport in use: TCP, or RDMA (what {@code transport=auto} resolved to). */
+    /**
+     * The shared-memory transport, attached to the bootstrap broker, or null where {@code auto} passes shared memory by
+     * (logged with the reason).
+     */
+    private static ShmProducerTransport openShm(
+            final ProducerConfig config, final KafkaConnection broker, final boolean required) {
+        if (!broker.advertisesShmProduce()) {
+            if (required) {
+                throw new UnsupportedOperationException(Transport.SHM_UNAVAILABLE
+                        + "the broker does not advertise the isthmus shared-memory produce requests (shm.enabled=false,"
+                        + " or its directory could not be prepared); use --transport tcp, rdma or auto");
+            }
+            return null;
+        }
+        final ShmProducerTransport transport = new ShmProducerTransport(
+                config.clientId(), config.requestTimeout().toMillis(), config.security(), config.maxInFlight());
+        try {
+            transport.attach(broker.address());
+            return transport;
+        } catch (final ShmTransportException e) {
+            transport.close();
+            if (!required) {
+                LOG.info("transport=auto passes shared memory by: {}", e.getMessage());
+                return null;
+            }
+            throw new UnsupportedOperationException(
+                    Transport.SHM_UNAVAILABLE + e.getMessage() + "; use --transport tcp, rdma or auto", e);
+        }
+    }
+
+    /** The shared-memory transport's counters (null unless shared memory is in use); for tests and metrics. */
+    public ShmProducerTransport shmTransport() {
+        return shm;
+    }
+
+    /** The transport in use: TCP, RDMA or SHM (what {@code transport=auto} resolved to). */
     public Transport transport() {
         return transport;
     }

@@ -1,6 +1,6 @@
 package io.isthmus.client.producer;
 
-import io.isthmus.client.rdma.RdmaProduceStream;
+import io.isthmus.client.network.OneSidedProducerTransport;
 import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -58,8 +58,8 @@ final class PartitionQueue {
 
     final ArrayList<ProducerBatch> retries = new ArrayList<>();
 
-    /** Produce access over RDMA (sender thread, transport rdma only). */
-    RdmaProduceStream rdma;
+    /** Produce access over RDMA or shared memory (sender thread, transports rdma and shm only). */
+    OneSidedProducerTransport.Stream stream;
 
     PartitionQueue(final String topic, final int partition) {
         this.topic = topic;

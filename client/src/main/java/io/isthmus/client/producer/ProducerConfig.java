@@ -125,12 +125,13 @@ public final class ProducerConfig {
                 throw new IllegalArgumentException("transactional.id needs enable.idempotence=true: transactional.id="
                         + transactionalId + " (Kafka's rule: transactions are built on the idempotent producer)");
             }
-            if (transport == Transport.RDMA) {
-                // The RDMA produce path writes batches into the log without a Produce request, so the broker
-                // cannot check them against the transaction coordinator; refusing is better than a silent TCP.
+            if (transport == Transport.RDMA || transport == Transport.SHM) {
+                // The one-sided produce paths hand batches over without a Produce request, so the broker cannot check
+                // them against the transaction coordinator; refusing is better than a silent TCP.
                 throw new IllegalArgumentException("transactional.id needs transport=tcp or auto: transactional produce"
-                        + " over RDMA is not supported (RDMA writes bypass the Produce request the broker checks"
-                        + " transactions on); transactional.id=" + transactionalId + ", transport=rdma");
+                        + " over RDMA or shared memory is not supported (their writes bypass the Produce request the"
+                        + " broker checks transactions on); transactional.id=" + transactionalId + ", transport="
+                        + transport.configName());
             }
         }
         if (idempotence && maxInFlight > 5) {

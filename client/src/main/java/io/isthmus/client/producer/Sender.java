@@ -5,8 +5,8 @@ import io.isthmus.client.cluster.BrokerNode;
 import io.isthmus.client.cluster.ClusterMetadata;
 import io.isthmus.client.cluster.TopicMetadata;
 import io.isthmus.client.network.KafkaConnection;
+import io.isthmus.client.network.OneSidedProducerTransport;
 import io.isthmus.client.network.Response;
-import io.isthmus.client.rdma.RdmaProducerTransport;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -62,11 +62,11 @@ final class Sender implements Runnable {
 
     private record InFlightRequest(int correlationId, List<ProducerBatch> batches, long sentNanos) {}
 
-    /** Sends over RDMA instead of Produce requests when set (transport rdma). */
-    private final RdmaProducerTransport rdma;
+    /** Hands batches over without Produce requests when set (transport rdma or shm). */
+    private final OneSidedProducerTransport oneSided;
 
-    private final RdmaProducerTransport.AckHandler rdmaAcks = this::onRdmaAck;
-    private int rdmaIdle;
+    private final OneSidedProducerTransport.AckHandler oneSidedAcks = this::onOneSidedAck;
+    private int oneSidedIdle;
 
     /** The transaction state with {@code transactional.id} (TCP only); null without. */
     private final TransactionManager transactions;
@@ -79,15 +79,15 @@ final class Sender implements Runnable {
             final ProducerConfig config,
             final RecordAccumulator accumulator,
             final BrokerConnections connections,
-            final RdmaProducerTransport rdma,
+            final OneSidedProducerTransport oneSided,
             final TransactionManager transactions) {
-        if (rdma != null && transactions != null) {
-            throw new IllegalArgumentException("transactional produce over RDMA is not supported");
+        if (oneSided != null && transactions != null) {
+            throw new IllegalArgumentException("transactional produce over RDMA or shared memory is not supported");
         }
         this.config = config;
         this.accumulator = accumulator;
         this.connections = connections;
-        this.rdma = rdma;
+        this.oneSided = oneSided;
         this.transactions = transactions;
         this.nextMetadataRefreshNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
     }
@@ -127,9 +127,9 @@ final class Sender implements Runnable {
         } finally {
             final org.apache.kafka.common.KafkaException closedError = new org.apache.kafka.common.KafkaException(
                     "producer closed before the batch was delivered: clientId=" + config.clientId());
-            if (rdma != null) {
-                rdma.failAll(rdmaAcks, closedError.getMessage());
-                rdma.close();
+            if (oneSided != null) {
+                oneSided.failAll(oneSidedAcks, closedError.getMessage());
+                oneSided.close();
             }
             failEverything(closedError);
             connections.close();
@@ -137,8 +137,8 @@ final class Sender implements Runnable {
     }
 
     private void runOnce() {
-        if (rdma != null) {
-            runOnceRdma();
+        if (oneSided != null) {
+            runOnceOneSided();
             return;
         }
         final long now = System.nanoTime();
@@ -165,28 +165,28 @@ final class Sender implements Runnable {
     }
 
     /**
-     * The RDMA loop: write sealed batches (in order per partition, within credits), take acks. Waits by spinning, then
+     * The one-sided loop (RDMA, shared memory): write sealed batches (in order per partition, within credits), take acks. Waits by spinning, then
      * yielding, then parking briefly while writes are in flight (the broker may share this core), and parks until the
      * linger deadline or a wakeup when nothing is.
      */
-    private void runOnceRdma() {
+    private void runOnceOneSided() {
         final long now = System.nanoTime();
         final boolean sealAll = flushRequests > 0 || !running;
         final long lingerWait = accumulator.sealExpired(now, sealAll);
         expireMetadata(now);
         refreshStaleMetadata();
         final boolean sent = writeReady(now);
-        final boolean received = rdma.poll(rdmaAcks) > 0;
+        final boolean received = oneSided.poll(oneSidedAcks) > 0;
         expireRetries(now);
         if (sent || received) {
-            rdmaIdle = 0;
+            oneSidedIdle = 0;
             return;
         }
-        if (rdma.inFlight() > 0) {
-            rdmaIdle++;
-            if (rdmaIdle < 64) {
+        if (oneSided.inFlight() > 0) {
+            oneSidedIdle++;
+            if (oneSidedIdle < 64) {
                 Thread.onSpinWait();
-            } else if (rdmaIdle < 256) {
+            } else if (oneSidedIdle < 256) {
                 Thread.yield();
             } else {
                 LockSupport.parkNanos(this, Math.min(200_000L, lingerWait));
@@ -234,20 +234,20 @@ final class Sender implements Runnable {
                 if (batch == null) {
                     break;
                 }
-                if (queue.rdma == null) {
+                if (queue.stream == null) {
                     final BrokerNode node = metadata == null ? null : metadata.node(leader);
                     if (node == null) {
                         staleTopics.add(queue.topic);
                         break;
                     }
-                    queue.rdma = rdma.stream(queue.topic, queue.partition, node.address());
+                    queue.stream = oneSided.stream(queue.topic, queue.partition, node.address());
                 }
                 final boolean written;
                 try {
-                    written = rdma.tryWrite(queue.rdma, batch.buffer, batch.sizeInBytes, batch);
+                    written = oneSided.tryWrite(queue.stream, batch.buffer, batch.sizeInBytes, batch);
                 } catch (final RuntimeException e) {
                     takeWritten(queue, retry);
-                    LOG.debug("RDMA write not posted: {} cause={}", batch, e.getMessage());
+                    LOG.debug("one-sided write not made: {} cause={}", batch, e.getMessage());
                     batch.attempts++;
                     retryOrFail(batch, e, now);
                     wrote = true;
@@ -275,7 +275,7 @@ final class Sender implements Runnable {
         }
     }
 
-    private void onRdmaAck(final Object token, final long baseOffset, final RuntimeException error) {
+    private void onOneSidedAck(final Object token, final long baseOffset, final RuntimeException error) {
         final ProducerBatch batch = (ProducerBatch) token;
         batch.queue.inFlight--;
         if (error == null) {

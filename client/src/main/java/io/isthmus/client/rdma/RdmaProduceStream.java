@@ -1,5 +1,6 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.client.network.OneSidedProducerTransport;
 import io.isthmus.protocol.control.ProduceAccessResponse;
 import java.net.InetSocketAddress;
 
@@ -9,7 +10,7 @@ import java.net.InetSocketAddress;
  * will go and the order its immediate carries, or (shared) the reservation word every batch is placed through. Owned by
  * the producer's sender thread; {@link RdmaProducerTransport} updates it.
  */
-public final class RdmaProduceStream {
+public final class RdmaProduceStream implements OneSidedProducerTransport.Stream {
     final String topic;
     final int partition;
     InetSocketAddress broker;
@@ -49,7 +50,7 @@ public final class RdmaProduceStream {
         return partition;
     }
 
-    /** The partition's leader moved: access is asked for again there. */
+    @Override
     public void leader(final InetSocketAddress leader) {
         if (!leader.equals(broker)) {
             broker = leader;

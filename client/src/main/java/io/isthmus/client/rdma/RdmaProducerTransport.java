@@ -1,5 +1,6 @@
 package io.isthmus.client.rdma;
 
+import io.isthmus.client.network.OneSidedProducerTransport;
 import io.isthmus.ffi.verbs.AccessFlags;
 import io.isthmus.ffi.verbs.MemoryRegion;
 import io.isthmus.ffi.verbs.WorkCompletions;
@@ -67,7 +68,7 @@ import org.slf4j.LoggerFactory;
  * that did not wait behind other producers. Owned by the sender thread; a write or an ack allocates nothing (batch
  * buffers lie in one slab registered once per connection).
  */
-public final class RdmaProducerTransport implements AutoCloseable {
+public final class RdmaProducerTransport implements OneSidedProducerTransport {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaProducerTransport.class);
     private static final int POLL_BATCH = 32;
     /**
@@ -77,12 +78,6 @@ public final class RdmaProducerTransport implements AutoCloseable {
     private static final long KIND_RESERVE = 1L << 32;
 
     private static final long RETIRES_MASK = 0xFFFF_FFFFL;
-
-    /** Gets the outcome of each write. */
-    public interface AckHandler {
-        /** {@code token} was written and committed at {@code baseOffset}, or failed with {@code error}. */
-        void onAck(Object token, long baseOffset, RuntimeException error);
-    }
 
     private final RdmaClientSettings settings;
     private final String clientId;
@@ -199,6 +194,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
         this.completions = WorkCompletions.allocate(arena, POLL_BATCH);
     }
 
+    @Override
     public RdmaProduceStream stream(final String topic, final int partition, final InetSocketAddress leader) {
         return new RdmaProduceStream(topic, partition, leader);
     }
@@ -232,6 +228,11 @@ public final class RdmaProducerTransport implements AutoCloseable {
      * @throws RdmaConnectionLostException if the connection cannot be opened or a post fails (retriable)
      * @throws RdmaTransportException if access is refused for good or the batch can never fit a segment
      */
+    @Override
+    public boolean tryWrite(final Stream stream, final MemorySegment batch, final int length, final Object token) {
+        return tryWrite((RdmaProduceStream) stream, batch, length, token);
+    }
+
     public boolean tryWrite(
             final RdmaProduceStream stream, final MemorySegment batch, final int length, final Object token) {
         if (stream.needsAccess) {
@@ -442,6 +443,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
     }
 
     /** Handles the acks and completions that arrived; returns how many writes completed. */
+    @Override
     public int poll(final AckHandler handler) {
         int done = 0;
         for (final Link link : linkArray) {
@@ -547,6 +549,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
     }
 
     /** Fails every write in flight (closing before they were acknowledged). */
+    @Override
     public void failAll(final AckHandler handler, final String reason) {
         for (final Link link : linkArray) {
             if (link.size > 0 || link.broken != null) {
@@ -556,6 +559,7 @@ public final class RdmaProducerTransport implements AutoCloseable {
     }
 
     /** Writes not acknowledged yet. */
+    @Override
     public int inFlight() {
         return inFlight;
     }

@@ -12,6 +12,10 @@ import io.isthmus.protocol.control.ShmAttachRequest;
 import io.isthmus.protocol.control.ShmAttachResponse;
 import io.isthmus.protocol.control.ShmConsumeAccessResponse;
 import io.isthmus.protocol.control.ShmDirectoryLayout;
+import io.isthmus.protocol.control.ShmProduceAccessRequest;
+import io.isthmus.protocol.control.ShmProduceAccessResponse;
+import io.isthmus.protocol.control.ShmProduceRequest;
+import io.isthmus.protocol.control.ShmProduceResponse;
 import io.isthmus.protocol.control.ShmSlotFileDescriptor;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -32,7 +36,10 @@ import java.nio.file.StandardOpenOption;
  * host, another OS user) is refused with the reason. The mapped file must carry the generation the broker answered and
  * say OPEN; {@link #brokerAlive(boolean)} turns false when the broker stops or a restarted broker replaces the file.
  *
- * <p>Not thread-safe: the consumer's polling thread owns it.
+ * <p>A producer's session also asks for staging files and rings a doorbell per batch ({@link #produce}), whose answers
+ * it reads without waiting ({@link #pollProduced}).
+ *
+ * <p>Not thread-safe: the consumer's polling thread, or the producer's sender, owns it.
  */
 public final class ShmConnection implements AutoCloseable {
     private final ControlChannel control;
@@ -46,6 +53,10 @@ public final class ShmConnection implements AutoCloseable {
     private final ShmConsumeAccessResponse consumeResponse = new ShmConsumeAccessResponse();
     private final ReleaseAccessRequest releaseRequest = new ReleaseAccessRequest();
     private final ReleaseAccessResponse releaseResponse = new ReleaseAccessResponse();
+    private final ShmProduceAccessRequest produceAccessRequest = new ShmProduceAccessRequest();
+    private final ShmProduceAccessResponse produceAccessResponse = new ShmProduceAccessResponse();
+    private final ShmProduceRequest produceRequest = new ShmProduceRequest();
+    private final ShmProduceResponse produceResponse = new ShmProduceResponse();
     private boolean closed;
 
     private ShmConnection(final ControlChannel control, final ShmAttachResponse attached) throws IOException {
@@ -155,6 +166,52 @@ public final class ShmConnection implements AutoCloseable {
                 .access(ReleaseAccessRequest.CONSUME)
                 .topic(topic);
         return control.call(ControlApiKeys.SHM_RELEASE_ACCESS, releaseRequest, releaseResponse);
+    }
+
+    /**
+     * SHM_PRODUCE_ACCESS: a staging file of {@code slots} slots of {@code slotBytes} for the partition (the broker may
+     * grant fewer and smaller). The answer is valid until the next control request here; no doorbell may be waiting for
+     * its answer.
+     */
+    public ShmProduceAccessResponse produceAccess(
+            final String topic, final int partition, final int slots, final int slotBytes) {
+        produceAccessRequest
+                .wrapForEncode(control.requestFrame(), control.requestBodyOffset())
+                .partition(partition)
+                .slots(slots)
+                .slotBytes(slotBytes)
+                .topic(topic);
+        return control.call(ControlApiKeys.SHM_PRODUCE_ACCESS, produceAccessRequest, produceAccessResponse);
+    }
+
+    /** SHM_RELEASE_ACCESS of a partition's staging file; no doorbell may be waiting for its answer. */
+    public ReleaseAccessResponse releaseProduce(final String topic, final int partition) {
+        releaseRequest
+                .wrapForEncode(control.requestFrame(), control.requestBodyOffset())
+                .partition(partition)
+                .access(ReleaseAccessRequest.PRODUCE)
+                .topic(topic);
+        return control.call(ControlApiKeys.SHM_RELEASE_ACCESS, releaseRequest, releaseResponse);
+    }
+
+    /**
+     * Rings the doorbell for the batch in slot {@code slot} of staging file {@code stagingId}, without waiting for the
+     * answer, which {@link #pollProduced} reads; returns the request's correlation id.
+     */
+    public int produce(final int stagingId, final int slot) {
+        produceRequest
+                .wrapForEncode(control.requestFrame(), control.requestBodyOffset())
+                .stagingId(stagingId)
+                .slot(slot);
+        return control.send(ControlApiKeys.SHM_PRODUCE, produceRequest);
+    }
+
+    /**
+     * The answer to the oldest doorbell not answered yet ({@code correlationId}), or null if it has not arrived whole;
+     * valid until the next answer is read here.
+     */
+    public ShmProduceResponse pollProduced(final int correlationId) {
+        return control.poll(ControlApiKeys.SHM_PRODUCE, correlationId, produceResponse);
     }
 
     /** The slot file as mapped; a slot's readable word is loaded with {@link MetadataSlotDescriptor#readableAcquire}. */

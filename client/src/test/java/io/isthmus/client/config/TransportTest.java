@@ -50,11 +50,10 @@ class TransportTest {
     }
 
     @Test
-    void shouldRefuseShmForProducersWithTheReason() {
+    void shouldLeaveShmToTheClientsThatAttach() {
         assertThat(Transport.forName("shm")).isEqualTo(Transport.SHM);
         assertThatThrownBy(() -> Transport.SHM.resolve(DEVICE, true))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageStartingWith(Transport.SHM_UNAVAILABLE)
-                .hasMessageContaining("no shared-memory produce yet");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("attaching to the broker");
     }
 }

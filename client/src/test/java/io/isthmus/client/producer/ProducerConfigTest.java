@@ -60,12 +60,15 @@ class ProducerConfigTest {
     }
 
     @Test
-    void shouldRefuseTransactionsOverRdmaNamingWhy() {
-        assertThatThrownBy(() -> new ProducerConfig(
-                        Map.of("bootstrap.servers", "h:1", "transactional.id", "tx-1", "transport", "rdma")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("transactional produce over RDMA is not supported")
-                .hasMessageContaining("transactional.id=tx-1");
+    void shouldRefuseTransactionsOverRdmaAndSharedMemoryNamingWhy() {
+        for (final String transport : new String[] {"rdma", "shm"}) {
+            assertThatThrownBy(() -> new ProducerConfig(
+                            Map.of("bootstrap.servers", "h:1", "transactional.id", "tx-1", "transport", transport)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("over RDMA or shared memory is not supported")
+                    .hasMessageContaining("transactional.id=tx-1")
+                    .hasMessageContaining("transport=" + transport);
+        }
     }
 
     @Test

@@ -22,7 +22,11 @@ public final class ControlApiKeys {
     public static final short SHM_CONSUME_ACCESS = 32005;
     /** Gives shared-memory consume access back (a {@link ReleaseAccessRequest}). */
     public static final short SHM_RELEASE_ACCESS = 32006;
-    /** Last key of the isthmus range (reserved up to here for what comes next: shared produce, replication). */
+    /** A staging file for the batches a producer hands a partition through shared memory. */
+    public static final short SHM_PRODUCE_ACCESS = 32007;
+    /** The doorbell: the batch in a staging slot is whole; append it (answered once committed). */
+    public static final short SHM_PRODUCE = 32008;
+    /** Last key of the isthmus range (reserved up to here for what comes next: replication). */
     public static final short LAST = 32099;
     /** The only version of every control request so far. */
     public static final short VERSION = 0;
@@ -44,6 +48,8 @@ public final class ControlApiKeys {
             case SHM_ATTACH -> "ShmAttach";
             case SHM_CONSUME_ACCESS -> "ShmConsumeAccess";
             case SHM_RELEASE_ACCESS -> "ShmReleaseAccess";
+            case SHM_PRODUCE_ACCESS -> "ShmProduceAccess";
+            case SHM_PRODUCE -> "ShmProduce";
             default -> "IsthmusControl(" + apiKey + ")";
         };
     }

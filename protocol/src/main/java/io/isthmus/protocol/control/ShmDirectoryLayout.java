@@ -13,6 +13,9 @@ package io.isthmus.protocol.control;
  *   <li>{@link #abortedFile(long)}: one partition's aborted-transaction array ({@link AbortedTransactionsDescriptor}),
  *       for {@code read_committed} readers; removed when no reader of the partition is left, and every one of them at
  *       the next broker start.
+ *   <li>{@link #stagingFile(long)}: one producer's staging slots for one partition (laid out as {@link ProduceStagingDescriptor}'s; the doorbell names the slot),
+ *       written by the producer, read by the broker; removed when the producer releases it or its connection closes,
+ *       and every one of them at the next broker start.
  * </ul>
  */
 public final class ShmDirectoryLayout {
@@ -23,7 +26,15 @@ public final class ShmDirectoryLayout {
     /** The prefix of the aborted-transaction array files. */
     public static final String ABORTED_FILE_PREFIX = "aborted-";
 
+    /** The prefix of the producers' staging files. */
+    public static final String STAGING_FILE_PREFIX = "staging-";
+
     private ShmDirectoryLayout() {}
+
+    /** The file name of staging file {@code stagingId}. */
+    public static String stagingFile(final long stagingId) {
+        return STAGING_FILE_PREFIX + stagingId;
+    }
 
     /** The file name of aborted-transaction array {@code arrayId}. */
     public static String abortedFile(final long arrayId) {

@@ -132,4 +132,73 @@ class ShmControlMessagesTest {
             assertThat(ShmSlotFileDescriptor.generation(file)).isEqualTo(42);
         }
     }
+
+    @Test
+    void shouldPutEveryProduceMessageFieldAtItsDocumentedOffset() {
+        final byte[] access = new byte[ShmProduceAccessRequest.TOPIC_OFFSET + ControlCodec.stringLength("orders")];
+        new ShmProduceAccessRequest()
+                .wrapForEncode(MemorySegment.ofArray(access), 0)
+                .partition(7)
+                .slots(8)
+                .slotBytes(262_144)
+                .topic("orders");
+        final ByteBuffer accessWire = ByteBuffer.wrap(access);
+        assertThat(accessWire.getInt(ShmProduceAccessRequest.PARTITION_OFFSET)).isEqualTo(7);
+        assertThat(accessWire.getInt(ShmProduceAccessRequest.SLOTS_OFFSET)).isEqualTo(8);
+        assertThat(accessWire.getInt(ShmProduceAccessRequest.SLOT_BYTES_OFFSET)).isEqualTo(262_144);
+        final ShmProduceAccessRequest readAccess = new ShmProduceAccessRequest().wrap(MemorySegment.ofArray(access), 0);
+        assertThat(readAccess.topic()).isEqualTo("orders");
+        assertThat(readAccess.slots()).isEqualTo(8);
+
+        final String path = "/var/lib/isthmus/.isthmus-shm/staging-3";
+        final byte[] granted = new byte[ShmProduceAccessResponse.length(path)];
+        new ShmProduceAccessResponse()
+                .wrapForEncode(MemorySegment.ofArray(granted), 0)
+                .stagingId(3)
+                .slots(4)
+                .slotBytes(1_048_640)
+                .detail(path);
+        final ByteBuffer grantedWire = ByteBuffer.wrap(granted);
+        assertThat(grantedWire.getShort(ShmProduceAccessResponse.ERROR_CODE_OFFSET))
+                .isZero();
+        assertThat(grantedWire.getInt(ShmProduceAccessResponse.STAGING_ID_OFFSET))
+                .isEqualTo(3);
+        assertThat(grantedWire.getInt(ShmProduceAccessResponse.SLOTS_OFFSET)).isEqualTo(4);
+        assertThat(grantedWire.getInt(ShmProduceAccessResponse.SLOT_BYTES_OFFSET))
+                .isEqualTo(1_048_640);
+        assertThat(new ShmProduceAccessResponse()
+                        .wrap(MemorySegment.ofArray(granted), 0)
+                        .detail())
+                .isEqualTo(path);
+
+        final byte[] doorbell = new byte[ShmProduceRequest.LENGTH];
+        new ShmProduceRequest()
+                .wrapForEncode(MemorySegment.ofArray(doorbell), 0)
+                .stagingId(3)
+                .slot(2);
+        assertThat(ByteBuffer.wrap(doorbell).getInt(ShmProduceRequest.SLOT_OFFSET))
+                .isEqualTo(2);
+        assertThat(new ShmProduceRequest()
+                        .wrap(MemorySegment.ofArray(doorbell), 0)
+                        .stagingId())
+                .isEqualTo(3);
+        assertThatThrownBy(() -> new ShmProduceRequest().wrap(MemorySegment.ofArray(new byte[7]), 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("truncated ShmProduce request");
+
+        final byte[] answer = new byte[ShmProduceResponse.length("bad crc")];
+        new ShmProduceResponse()
+                .wrapForEncode(MemorySegment.ofArray(answer), 0)
+                .errorCode(ControlErrorCodes.CORRUPT_MESSAGE)
+                .baseOffset(-1)
+                .detail("bad crc");
+        final ByteBuffer answerWire = ByteBuffer.wrap(answer);
+        assertThat(answerWire.getShort(ShmProduceResponse.ERROR_CODE_OFFSET))
+                .isEqualTo(ControlErrorCodes.CORRUPT_MESSAGE);
+        assertThat(answerWire.getLong(ShmProduceResponse.BASE_OFFSET_OFFSET)).isEqualTo(-1);
+        final ShmProduceResponse readAnswer = new ShmProduceResponse().wrap(MemorySegment.ofArray(answer), 0);
+        assertThat(readAnswer.detail()).isEqualTo("bad crc");
+        assertThat(ControlApiKeys.name(ControlApiKeys.SHM_PRODUCE)).isEqualTo("ShmProduce");
+        assertThat(ShmDirectoryLayout.stagingFile(3)).isEqualTo("staging-3");
+    }
 }
