@@ -6,12 +6,15 @@ import io.isthmus.client.config.Transport;
 import io.isthmus.client.consumer.ConsumedRecord;
 import io.isthmus.client.consumer.ConsumerRecordHandler;
 import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
 import io.isthmus.client.producer.DeliveryListener;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.ProducerConfig;
 import io.isthmus.client.producer.ValueClaim;
 import io.isthmus.client.security.SecuritySettings;
+import io.isthmus.client.shm.ShmProducerTransport;
+import io.isthmus.client.shm.ShmTransportException;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import java.io.PrintStream;
@@ -75,9 +78,8 @@ public final class Demo implements Callable<Integer> {
     @Option(
             names = "--transport",
             defaultValue = "auto",
-            description = "tcp, rdma, shm or auto (default ${DEFAULT-VALUE}; auto consumes over shared memory where the"
-                    + " broker is on this host, else RDMA where available, else TCP; shm and auto produce over RDMA"
-                    + " or TCP: there is no shared-memory produce yet).")
+            description = "tcp, rdma, shm or auto (default ${DEFAULT-VALUE}; auto produces and consumes over shared"
+                    + " memory where the broker is on this host, else RDMA where available, else TCP).")
     String transport;
 
     @Option(names = "--topic", description = "Topic to use (default: a fresh isthmus-demo-<time> topic).")
@@ -144,21 +146,18 @@ public final class Demo implements Callable<Integer> {
     }
 
     /**
-     * What {@code --transport} means for the producer: TCP as asked; otherwise this host's devices ({@link
-     * Rdma#availability()}) and whether the broker advertises its RDMA datapath in ApiVersions decide; {@code shm}
-     * produces as {@code auto} does (there is no shared-memory produce yet). The consumer takes {@code --transport} as
-     * given and reports what it resolved to.
+     * What {@code --transport} means for the producer, decided before anything is produced: TCP as asked; otherwise
+     * shared memory where the broker advertises shared-memory produce and this process can attach to it ({@code shm},
+     * {@code auto}), then RDMA where this host's devices ({@link Rdma#availability()}) and the broker's ApiVersions
+     * allow ({@code rdma}, {@code auto}), else TCP. The consumer takes {@code --transport} as given and reports what it
+     * resolved to.
      *
-     * @throws UnsupportedOperationException for rdma where it cannot work, with the reason
+     * @throws UnsupportedOperationException for shm or rdma where it cannot work, with the reason
      */
     static Transport resolveTransport(final DemoOptions options) {
-        if (options.transport() == Transport.TCP) {
+        final Transport asked = options.transport();
+        if (asked == Transport.TCP) {
             return Transport.TCP;
-        }
-        final Transport asked = options.transport() == Transport.SHM ? Transport.AUTO : options.transport();
-        final RdmaAvailability local = Rdma.availability();
-        if (!local.usable()) {
-            return asked.resolve(local, false);
         }
         try (ReceiveBufferPool pool = new ReceiveBufferPool(64 * 1024);
                 BrokerConnections connections = new BrokerConnections(
@@ -167,8 +166,33 @@ public final class Demo implements Callable<Integer> {
                         pool,
                         Duration.ofSeconds(30),
                         SecuritySettings.PLAINTEXT)) {
-            return asked.resolve(local, connections.any().advertisesRdma());
+            final KafkaConnection broker = connections.any();
+            if (asked == Transport.SHM || asked == Transport.AUTO) {
+                if (canProduceOverShm(broker, asked == Transport.SHM)) {
+                    return Transport.SHM;
+                }
+            }
+            final RdmaAvailability local = Rdma.availability();
+            return asked.resolve(local, local.usable() && broker.advertisesRdma());
         }
+    }
+
+    /** Whether a producer here can attach to the broker's shared memory; for {@code required}, the reason if not. */
+    private static boolean canProduceOverShm(final KafkaConnection broker, final boolean required) {
+        String reason = "the broker does not advertise shared-memory produce (shm.enabled=false?)";
+        if (broker.advertisesShmProduce()) {
+            try (ShmProducerTransport probe =
+                    new ShmProducerTransport("isthmus-demo", 30_000, SecuritySettings.PLAINTEXT, 1)) {
+                probe.attach(broker.address());
+                return true;
+            } catch (final ShmTransportException e) {
+                reason = e.getMessage();
+            }
+        }
+        if (required) {
+            throw new UnsupportedOperationException(Transport.SHM_UNAVAILABLE + reason);
+        }
+        return false;
     }
 
     /** One demo run: the producer on the calling thread, the consumer on its own. */

@@ -126,8 +126,11 @@ public final class BenchPlan {
                         Pairing.ISTHMUS_CLIENT_ON_KAFKA);
     }
 
-    /** Consume adds the isthmus consumer over shared memory, on the isthmus broker beside its TCP row. */
-    private List<Pairing> consumePairings() {
+    /**
+     * Produce and consume add the isthmus client over shared memory (producer and consumer), on the isthmus broker
+     * beside its TCP row.
+     */
+    private List<Pairing> withSharedMemoryPairings() {
         final List<Pairing> pairings = new ArrayList<>(throughputPairings());
         pairings.add(Pairing.ISTHMUS_SHM_STACK);
         return List.copyOf(pairings);
@@ -325,7 +328,7 @@ public final class BenchPlan {
                 args,
                 preload,
                 Duration.ofSeconds(300),
-                group.equals(CONSUME) ? consumePairings() : throughputPairings());
+                withSharedMemoryPairings());
     }
 
     /**

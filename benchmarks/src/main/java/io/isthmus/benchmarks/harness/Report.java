@@ -73,6 +73,17 @@ public final class Report {
         summary.put(
                 "shm_consumer_heap_bytes_per_record",
                 figure("consume-100B-p1", Pairing.ISTHMUS_SHM_STACK, "heap_bytes_per_record_poll_thread"));
+        // The isthmus producer over shared memory over the isthmus producer over TCP, same broker, acks=1.
+        summary.put(
+                "shm_produce_vs_tcp",
+                quotient(
+                        figure("produce-100B-p1-acks1", Pairing.ISTHMUS_SHM_STACK, "mb_per_s"),
+                        figure("produce-100B-p1-acks1", Pairing.ISTHMUS_STACK, "mb_per_s")));
+        summary.put(
+                "shm_produce_1k_vs_tcp",
+                quotient(
+                        figure("produce-1KiB-p1-acks1", Pairing.ISTHMUS_SHM_STACK, "mb_per_s"),
+                        figure("produce-1KiB-p1-acks1", Pairing.ISTHMUS_STACK, "mb_per_s")));
         final Double append = limits.get("log_append_64k_gb_per_s") instanceof Number n ? n.doubleValue() : null;
         summary.put("log_append_64k_vs_memcpy", append == null || memcpy == null ? null : append / memcpy);
         // The same job and broker, IsthmusSource over Flink's KafkaSource.
@@ -139,8 +150,10 @@ public final class Report {
                 + " broker's log through shared memory (`transport=shm`, the same preloaded topic): over kafka-clients"
                 + " on Kafka (`shm_consume_ratio`), over the isthmus consumer over TCP (`shm_consume_vs_tcp`, 100 B;"
                 + " `shm_consume_1k_vs_tcp`, 1 KiB), its 1 KiB bandwidth over memcpy (`shm_consume_1k_vs_memcpy`),"
-                + " and its polling thread's heap bytes per record; these divide the pairings' median figures."
-                + " Every client runs in its own JVM.\n\n");
+                + " and its polling thread's heap bytes per record; `shm_produce_vs_tcp` (100 B) and"
+                + " `shm_produce_1k_vs_tcp` (1 KiB) are the isthmus producer over shared memory (staging files and a"
+                + " doorbell per batch) over the isthmus producer over TCP, acks=1, same broker; these divide the"
+                + " pairings' median figures. Every client runs in its own JVM.\n\n");
         headline(md);
         md.append(machine.markdown()).append('\n');
         md.append("## Physical limits (same run)\n\n| limit | GB/s |\n| --- | ---: |\n");

@@ -21,7 +21,7 @@ public enum ClientLibrary {
     ISTHMUS("isthmus", "isthmus client", 2, 256 * 1024) {
         @Override
         public ProducerClient producer(final ClientSettings settings, final String clientId) {
-            return new IsthmusProducerClient(settings, clientId);
+            return new IsthmusProducerClient(settings, clientId, "tcp");
         }
 
         @Override
@@ -30,13 +30,13 @@ public enum ClientLibrary {
         }
     },
     /**
-     * The isthmus zero-copy consumer over shared memory ({@code transport=shm}, the broker on this host); its producer
-     * is the TCP one (there is no shared-memory produce yet), so it only runs where kafka-clients preloaded the topic.
+     * The isthmus producer and zero-copy consumer over shared memory ({@code transport=shm}, the broker on this host):
+     * staging files and a doorbell per batch to produce, the broker's mapped segments to consume.
      */
     ISTHMUS_SHM("isthmus-shm", "isthmus client over shm", 2, 256 * 1024) {
         @Override
         public ProducerClient producer(final ClientSettings settings, final String clientId) {
-            return new IsthmusProducerClient(settings, clientId);
+            return new IsthmusProducerClient(settings, clientId, settings.transactional() ? "tcp" : "shm");
         }
 
         @Override

@@ -23,7 +23,8 @@ final class IsthmusProducerClient implements ProducerClient {
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
 
-    IsthmusProducerClient(final ClientSettings settings, final String clientId) {
+    /** @param transport {@code tcp}, or {@code shm} (not with transactions, which take TCP) */
+    IsthmusProducerClient(final ClientSettings settings, final String clientId, final String transport) {
         final Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS, settings.bootstrap());
         config.put(ProducerConfig.CLIENT_ID, clientId);
@@ -36,7 +37,7 @@ final class IsthmusProducerClient implements ProducerClient {
         config.put(ProducerConfig.MAX_IN_FLIGHT, Integer.toString(settings.maxInFlight()));
         config.put(ProducerConfig.COMPRESSION_TYPE, "none");
         config.put(ProducerConfig.BUFFER_MEMORY, Long.toString(BUFFER_MEMORY));
-        config.put(ProducerConfig.TRANSPORT, "tcp");
+        config.put(ProducerConfig.TRANSPORT, transport);
         if (settings.transactional()) {
             // One transactional id per client JVM, as the kafka-clients adapter.
             config.put(ProducerConfig.TRANSACTIONAL_ID, clientId + "-" + UUID.randomUUID());
