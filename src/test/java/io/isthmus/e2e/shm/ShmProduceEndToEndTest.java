@@ -274,6 +274,7 @@ class ShmProduceEndToEndTest {
                 assertThat(access.errorCode()).isEqualTo(ControlErrorCodes.NONE);
                 final int stagingId = access.stagingId();
                 final int slotBytes = access.slotBytes();
+                final String stagingPath = access.detail();
                 assertThat(access.slots()).isEqualTo(4);
                 assertThat(slotBytes).isEqualTo(4096);
                 final MemorySegment staging;
@@ -297,6 +298,11 @@ class ShmProduceEndToEndTest {
                         .isEqualTo(ControlErrorCodes.ACCESS_REVOKED);
                 assertThat(connection.produceAccess("no-such-topic", 0, 4, 4096).errorCode())
                         .isEqualTo(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+                // Released: the staging file goes, and a doorbell naming it is refused.
+                final Path stagingFile = Path.of(stagingPath);
+                assertThat(connection.releaseProduce(TOPIC, 0).errorCode()).isEqualTo(ControlErrorCodes.NONE);
+                assertThat(stagingFile).doesNotExist();
+                assertThat(answer(connection, stagingId, 0).errorCode()).isEqualTo(ControlErrorCodes.ACCESS_REVOKED);
             }
             assertThat(broker.partitions()
                             .partition(PARTITION)

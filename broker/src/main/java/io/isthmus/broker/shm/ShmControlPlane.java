@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * the batch in one of its slots through the partition's append gateway. A grant whose segment retention deleted is revoked ({@link #sweepDeletedSegments()}): its slot says
  * REVOKED and the client asks again.
  *
- * <p>Requests are rare (one per segment a consumer reads), so one monitor serialises them, the sweep and close; slots
+ * <p>Access requests are rare (one per segment a consumer reads, one per partition a producer writes), so one monitor
+ * serialises them, the sweep and close; a doorbell holds it only to look its grant up, and appends outside it. Slots
  * are written by whichever thread commits, under each partition's {@link PartitionSlots} monitor.
  */
 final class ShmControlPlane implements AutoCloseable {
@@ -328,6 +329,17 @@ final class ShmControlPlane implements AutoCloseable {
                     "no produce access under staging file " + stagingId + " (released or revoked): ask again");
             return;
         }
+        if (partitions.partition(grant.partition.topicPartition()).orElse(null) != grant.partition
+                || grant.partition.log().isClosed()) {
+            // The topic was deleted (and perhaps created anew) or the broker is stopping: this grant is done.
+            dropProduceGrant(connectionId, grant);
+            answerProduce(
+                    exchange,
+                    ControlErrorCodes.ACCESS_REVOKED,
+                    -1,
+                    "partition " + grant.partition.topicPartition() + " is gone or closing: ask again");
+            return;
+        }
         if (slot < 0 || slot >= grant.slots) {
             answerProduce(
                     exchange,
@@ -359,6 +371,13 @@ final class ShmControlPlane implements AutoCloseable {
                 answerProduce(exchange, answer.error().code(), answer.baseOffset(), answer.message());
             }
         });
+    }
+
+    private synchronized void dropProduceGrant(final long connectionId, final ShmProduceGrant grant) {
+        final ShmSession session = sessions.get(connectionId);
+        if (session != null && session.produceGrants.remove(grant)) {
+            grant.close();
+        }
     }
 
     private static void answerProduce(

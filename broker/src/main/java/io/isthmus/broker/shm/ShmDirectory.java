@@ -178,8 +178,8 @@ final class ShmDirectory implements AutoCloseable {
     }
 
     /**
-     * A new staging file ({@link ShmDirectoryLayout#stagingFile}) of {@code bytes} bytes, readable and writable by this
-     * OS user only (the producer proved with the token that it is this user), mapped read-only here: the broker only
+     * A new staging file ({@link ShmDirectoryLayout#stagingFile}) of {@code bytes} bytes, written out (no holes),
+     * readable and writable by this OS user only (the producer proved with the token that it is this user), mapped read-only here: the broker only
      * copies out of it.
      */
     ShmStagingFile createStaging(final long bytes) {
@@ -190,8 +190,7 @@ final class ShmDirectory implements AutoCloseable {
                 path,
                 Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-            channel.truncate(bytes);
-            channel.write(ByteBuffer.allocate(1), bytes - 1);
+            preallocate(channel, bytes);
             final MemorySegment memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes, mappingArena);
             return new ShmStagingFile(id, path, memory, mappingArena);
         } catch (final IOException e) {
@@ -202,6 +201,19 @@ final class ShmDirectory implements AutoCloseable {
             mappingArena.close();
             deleteQuietly(path);
             throw e;
+        }
+    }
+
+    /**
+     * Writes the whole file: a sparse one would get its blocks when the producer first writes a slot, and a full disk
+     * then is SIGBUS in the producer's copy, not an error anyone can answer.
+     */
+    private static void preallocate(final FileChannel channel, final long bytes) throws IOException {
+        final ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(bytes, 1 << 20));
+        long position = 0;
+        while (position < bytes) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - position));
+            position += channel.write(zeros, position);
         }
     }
 

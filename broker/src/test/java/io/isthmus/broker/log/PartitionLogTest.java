@@ -405,6 +405,52 @@ class PartitionLogTest {
         }
     }
 
+    /**
+     * A shared-memory producer's batch is copied from its staging slot to the tail (a new segment where it does not fit)
+     * and the copy committed; a slot that holds no valid batch, or one over message.max.bytes, appends nothing.
+     */
+    @Test
+    void shouldAppendACopyOfAStagedBatchRollingWhereItDoesNotFitAndRefuseBadOnes() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.MESSAGE_MAX_BYTES, "2048")));
+        long next = 0;
+        final int segmentsBefore = log.segments().size();
+        while (log.segments().size() == segmentsBefore) {
+            final byte[] batch = TestBatches.batch(next, 4, T0);
+            final MemorySegment slot = MemorySegment.ofArray(new byte[batch.length + 256]);
+            MemorySegment.copy(batch, 0, slot, ValueLayout.JAVA_BYTE, 0, batch.length);
+            final AppendInfo info = log.appendStaged(slot, 0);
+            assertThat(info.firstOffset()).isEqualTo(next);
+            assertThat(info.sizeInBytes()).as("the batch's own length").isEqualTo(batch.length);
+            slot.fill((byte) 0x5a); // the producer reuses its slot once answered
+            next += 4;
+        }
+        try (LogReadResult result = log.read(next - 8, 10_000)) {
+            assertThat(TestBatches.values(result.records()))
+                    .as("read across the roll, untouched by the slot's reuse")
+                    .startsWith("value-" + (next - 8), "value-" + (next - 7));
+        }
+
+        final byte[] corrupted = TestBatches.batch(next, 4, T0);
+        corrupted[RecordBatchDescriptor.RECORDS_OFFSET + 3] ^= 0x01;
+        assertThatThrownBy(() -> log.appendStaged(MemorySegment.ofArray(corrupted), 0))
+                .isInstanceOf(InvalidRecordBatchException.class)
+                .hasMessageContaining("CRC_MISMATCH");
+        final byte[] lying = TestBatches.batch(next, 4, T0);
+        MemorySegment.ofArray(lying)
+                .set(RecordBatchDescriptor.INT32, RecordBatchDescriptor.LENGTH_OFFSET, lying.length * 2);
+        assertThatThrownBy(() -> log.appendStaged(MemorySegment.ofArray(lying), 0))
+                .isInstanceOf(InvalidRecordBatchException.class)
+                .hasMessageContaining("staging slot");
+        final byte[] large = TestBatches.batch(next, 100, T0);
+        assertThat(large.length).isGreaterThan(2048);
+        assertThatThrownBy(() -> log.appendStaged(MemorySegment.ofArray(large), 0))
+                .isInstanceOf(RecordBatchTooLargeException.class)
+                .hasMessageContaining("message.max.bytes=2048");
+        assertThat(log.logEndOffset()).as("nothing appended").isEqualTo(next);
+        appendSequential(log, 1, 3, T0);
+        assertThat(log.logEndOffset()).isEqualTo(next + 3);
+    }
+
     @Test
     void shouldRejectABatchWithBadCrcWrittenInPlaceAndCommitNothing() throws IOException {
         final PartitionLog log = open(smallConfig(Map.of()));

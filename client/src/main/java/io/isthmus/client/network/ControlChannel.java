@@ -37,9 +37,11 @@ import org.apache.kafka.common.requests.RequestHeader;
  * <p>It allocates nothing per request: one off-heap request frame (the header, client id included, written once) and
  * one response frame, both freed on {@link #close()}. A request is written in place by its flyweight and sent from
  * there; the answer is read into the response frame and returned as a flyweight over it, <b>valid until the next
- * control request on this channel</b>: a caller copies what it keeps.
+ * answer is read on this channel</b>: a caller copies what it keeps. Requests may be pipelined ({@link #send}, then
+ * {@link #poll} their answers in order, without waiting), as a shared-memory producer's doorbells are.
  *
- * <p>Not thread-safe: one thread (the producer's sender, the consumer's polling thread) owns a channel.
+ * <p>Not thread-safe: one thread (the producer's sender, the consumer's polling thread) owns a channel; only {@link
+ * #wakeup()} may be called from another.
  */
 public final class ControlChannel implements AutoCloseable {
     /** The largest fixed block of a control message so far is CONSUME_ACCESS's answer, 96 bytes. */
@@ -216,6 +218,25 @@ public final class ControlChannel implements AutoCloseable {
                     e);
         }
         return answer(apiKey, correlationId, response);
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} (at least 1) for bytes of an answer to arrive, or for {@link #wakeup()}; returns
+     * at once if some are already there.
+     */
+    public void awaitAnswer(final long timeoutMillis) {
+        try {
+            key.interestOps(SelectionKey.OP_READ);
+            selector.select(Math.max(1, timeoutMillis));
+            selector.selectedKeys().clear();
+        } catch (final IOException e) {
+            throw failure.exception("waiting for the broker failed: broker=" + broker + " cause=" + e, e);
+        }
+    }
+
+    /** Ends an {@link #awaitAnswer} in progress, or the next one, early. Any thread. */
+    public void wakeup() {
+        selector.wakeup();
     }
 
     /**

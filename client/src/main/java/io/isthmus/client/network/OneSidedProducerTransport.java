@@ -9,7 +9,7 @@ import java.net.InetSocketAddress;
  * writes each partition's batches in order through its {@link Stream}, within the transport's credits, and takes their
  * outcomes, in order per partition, from {@link #poll}.
  *
- * <p>Confined to the sender thread.
+ * <p>Confined to the sender thread, but for {@link #wakeup()}.
  */
 public interface OneSidedProducerTransport extends AutoCloseable {
     /** Gets the outcome of each write. */
@@ -40,6 +40,16 @@ public interface OneSidedProducerTransport extends AutoCloseable {
 
     /** Hands the outcomes that arrived to {@code handler}; returns how many. */
     int poll(AckHandler handler);
+
+    /**
+     * Waits, with writes in flight and nothing else to do, for outcomes to arrive, at most about {@code maxNanos} or
+     * until {@link #wakeup()}: {@code idleRounds} counts the rounds the sender has found nothing to do so far, for
+     * transports that spin before they block.
+     */
+    void awaitOutcomes(int idleRounds, long maxNanos);
+
+    /** Ends an {@link #awaitOutcomes} in progress, or the next one, early: new batches to write. Any thread. */
+    void wakeup();
 
     /** Fails every write in flight with {@code reason} (the producer is closing). */
     void failAll(AckHandler handler, String reason);

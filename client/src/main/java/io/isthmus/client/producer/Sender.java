@@ -97,6 +97,9 @@ final class Sender implements Runnable {
         if (t != null) {
             LockSupport.unpark(t);
         }
+        if (oneSided != null) {
+            oneSided.wakeup();
+        }
     }
 
     void flushBegin() {
@@ -165,9 +168,9 @@ final class Sender implements Runnable {
     }
 
     /**
-     * The one-sided loop (RDMA, shared memory): write sealed batches (in order per partition, within credits), take acks. Waits by spinning, then
-     * yielding, then parking briefly while writes are in flight (the broker may share this core), and parks until the
-     * linger deadline or a wakeup when nothing is.
+     * The one-sided loop (RDMA, shared memory): write sealed batches (in order per partition, within credits), take
+     * acks. While writes are in flight it waits as the transport knows best (RDMA spins, yields, then parks briefly;
+     * shared memory blocks on its control socket), and parks until the linger deadline or a wakeup when nothing is.
      */
     private void runOnceOneSided() {
         final long now = System.nanoTime();
@@ -183,14 +186,7 @@ final class Sender implements Runnable {
             return;
         }
         if (oneSided.inFlight() > 0) {
-            oneSidedIdle++;
-            if (oneSidedIdle < 64) {
-                Thread.onSpinWait();
-            } else if (oneSidedIdle < 256) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(this, Math.min(200_000L, lingerWait));
-            }
+            oneSided.awaitOutcomes(oneSidedIdle++, Math.min(200_000L, lingerWait));
             return;
         }
         final long waitNanos = Math.min(lingerWait, IDLE_PARK_NANOS);

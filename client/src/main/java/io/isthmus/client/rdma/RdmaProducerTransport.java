@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -228,11 +229,6 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
      * @throws RdmaConnectionLostException if the connection cannot be opened or a post fails (retriable)
      * @throws RdmaTransportException if access is refused for good or the batch can never fit a segment
      */
-    @Override
-    public boolean tryWrite(final Stream stream, final MemorySegment batch, final int length, final Object token) {
-        return tryWrite((RdmaProduceStream) stream, batch, length, token);
-    }
-
     public boolean tryWrite(
             final RdmaProduceStream stream, final MemorySegment batch, final int length, final Object token) {
         if (stream.needsAccess) {
@@ -314,6 +310,12 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         stream.tail += length;
         stream.nextOrder = ProduceImmediateDescriptor.nextOrder(stream.nextOrder);
         return true;
+    }
+
+    /** {@link #tryWrite(RdmaProduceStream, MemorySegment, int, Object)} for a stream of this transport. */
+    @Override
+    public boolean tryWrite(final Stream stream, final MemorySegment batch, final int length, final Object token) {
+        return tryWrite((RdmaProduceStream) stream, batch, length, token);
     }
 
     /**
@@ -441,6 +443,25 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         stream.link = link;
         stream.granted(access);
     }
+
+    /**
+     * Completions arrive in memory, with no file descriptor to block on: spins, then yields, then parks briefly (the
+     * broker may share this core); the sender's unpark ends the park.
+     */
+    @Override
+    public void awaitOutcomes(final int idleRounds, final long maxNanos) {
+        if (idleRounds < 64) {
+            Thread.onSpinWait();
+        } else if (idleRounds < 256) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(this, maxNanos);
+        }
+    }
+
+    /** Nothing to do: the sender's own unpark ends {@link #awaitOutcomes}' park. */
+    @Override
+    public void wakeup() {}
 
     /** Handles the acks and completions that arrived; returns how many writes completed. */
     @Override

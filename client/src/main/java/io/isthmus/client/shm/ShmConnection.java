@@ -184,7 +184,10 @@ public final class ShmConnection implements AutoCloseable {
         return control.call(ControlApiKeys.SHM_PRODUCE_ACCESS, produceAccessRequest, produceAccessResponse);
     }
 
-    /** SHM_RELEASE_ACCESS of a partition's staging file; no doorbell may be waiting for its answer. */
+    /**
+     * SHM_RELEASE_ACCESS of a partition's staging file (the broker deletes it; closing the connection does the same for
+     * all of them); no doorbell may be waiting for its answer.
+     */
     public ReleaseAccessResponse releaseProduce(final String topic, final int partition) {
         releaseRequest
                 .wrapForEncode(control.requestFrame(), control.requestBodyOffset())
@@ -212,6 +215,16 @@ public final class ShmConnection implements AutoCloseable {
      */
     public ShmProduceResponse pollProduced(final int correlationId) {
         return control.poll(ControlApiKeys.SHM_PRODUCE, correlationId, produceResponse);
+    }
+
+    /** Waits up to {@code timeoutMillis} for a doorbell's answer (see {@link ControlChannel#awaitAnswer}). */
+    public void awaitAnswer(final long timeoutMillis) {
+        control.awaitAnswer(timeoutMillis);
+    }
+
+    /** Ends an {@link #awaitAnswer} early. Any thread. */
+    public void wakeup() {
+        control.wakeup();
     }
 
     /** The slot file as mapped; a slot's readable word is loaded with {@link MetadataSlotDescriptor#readableAcquire}. */

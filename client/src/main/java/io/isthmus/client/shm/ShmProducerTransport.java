@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * nothing behind but its staging file, which the broker deletes when the connection closes. Nothing is reserved in
  * the log before a doorbell, so a stalled producer holds up no one.
  *
- * <p>Confined to the sender thread.
+ * <p>Confined to the sender thread, but for {@link #wakeup()}.
  */
 public final class ShmProducerTransport implements OneSidedProducerTransport {
     private static final Logger LOG = LoggerFactory.getLogger(ShmProducerTransport.class);
@@ -47,12 +47,20 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
     /** Slot size asked for: the broker grants at most its {@code message.max.bytes}, which bounds a batch anyway. */
     private static final int SLOT_BYTES_WANTED = Integer.MAX_VALUE - ProduceStagingDescriptor.SLOT_ALIGNMENT;
 
+    /** How long a stream waiting for its access turn holds the others back without asking again. */
+    private static final long WAITER_STALE_NANOS = 100_000_000L;
+
+    /** The least time between two attempts to attach to a broker whose session broke. */
+    private static final long REATTACH_BACKOFF_NANOS = 100_000_000L;
+
     private final String clientId;
     private final long requestTimeoutMs;
     private final SecuritySettings security;
     private final int slotsWanted;
     private final Map<InetSocketAddress, Link> links = new HashMap<>();
     private final List<ShmProduceStream> streams = new ArrayList<>();
+    /** When a broker whose session broke may be attached to again. */
+    private final Map<InetSocketAddress, Long> reattachNotBefore = new HashMap<>();
     /** Sessions in use, and broken ones whose doorbells the next {@link #poll} fails. */
     private final List<Link> linkList = new ArrayList<>();
 
@@ -60,6 +68,8 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
     private long writes;
     private long accessRequests;
     private long connectionsLost;
+    /** The session {@link #awaitOutcomes} blocks on, for {@link #wakeup()} from the application's threads. */
+    private volatile ShmConnection waitingOn;
 
     /**
      * One session with a broker and its doorbells in flight, oldest first (the order the broker answers them in): a
@@ -74,8 +84,13 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
         int size;
         /** Why the session broke, or null. */
         String broken;
-        /** A stream waits to ask for access: no new doorbell until every one in flight is answered. */
-        boolean accessWanted;
+        /**
+         * A stream waiting to ask for access: no other stream rings a new doorbell until every one in flight is
+         * answered, so the access request gets its turn; forgotten if the stream stops asking ({@link #WAITER_STALE_NANOS}).
+         */
+        ShmProduceStream accessWaiter;
+        /** When {@link #accessWaiter} last asked. */
+        long accessWaiterNanos;
 
         Link(final ShmConnection connection) {
             this.connection = connection;
@@ -160,11 +175,39 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
     }
 
     /**
+     * The stream's session, attached anew if it broke: a refusal now (the broker restarting, its sessions all taken) is
+     * retriable, since the producer attached once, and attempts to a broker are spaced by {@link #REATTACH_BACKOFF_NANOS}
+     * so a partition's batches do not each open a connection.
+     */
+    private Link attached(final ShmProduceStream stream) {
+        final Link existing = links.get(stream.broker);
+        if (existing != null) {
+            return existing;
+        }
+        final long now = System.nanoTime();
+        final Long notBefore = reattachNotBefore.get(stream.broker);
+        if (notBefore != null && now - notBefore < 0) {
+            throw new NetworkException("shared-memory session to " + stream.broker + " lost, attaching again shortly");
+        }
+        try {
+            final Link link = link(stream.broker);
+            reattachNotBefore.remove(stream.broker);
+            return link;
+        } catch (final ShmTransportException e) {
+            reattachNotBefore.put(stream.broker, now + REATTACH_BACKOFF_NANOS);
+            throw new NetworkException(
+                    "cannot attach to the shared-memory broker: " + stream + " cause=" + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Copies {@code batch} into the stream's next staging slot and rings the doorbell, unless every slot is in flight
      * or access must be asked for while doorbells are still unanswered.
      *
-     * @throws ShmAccessRevokedException if the broker refuses access for now (retriable)
-     * @throws NetworkException if the broker cannot be reached or the connection broke (retriable)
+     * @throws ShmAccessRevokedException if the broker refuses access for now: no such partition (yet), no room for
+     *     another staging file (retriable)
+     * @throws NetworkException if the broker cannot be reached, refuses to attach again, or the connection broke
+     *     (retriable)
      * @throws RecordTooLargeException if the batch is larger than a staging slot ({@code message.max.bytes})
      * @throws TopicAuthorizationException if the principal may not write the topic
      * @throws ShmTransportException if access is refused for good
@@ -172,22 +215,24 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
     @Override
     public boolean tryWrite(final Stream s, final MemorySegment batch, final int length, final Object token) {
         final ShmProduceStream stream = (ShmProduceStream) s;
-        final Link link;
-        try {
-            link = link(stream.broker);
-        } catch (final ShmBrokerUnreachableException e) {
-            throw new NetworkException("shared-memory broker unreachable: " + stream + " cause=" + e.getMessage(), e);
-        }
+        final Link link = attached(stream);
+        final long now = System.nanoTime();
         if (stream.needsAccess) {
             if (stream.inFlight > 0 || link.size > 0) {
                 // The access request is answered in turn, so it waits for the doorbells in flight, and holds new ones.
-                link.accessWanted = true;
+                link.accessWaiter = stream;
+                link.accessWaiterNanos = now;
                 return false;
             }
-            link.accessWanted = false;
+            if (link.accessWaiter == stream) {
+                link.accessWaiter = null;
+            }
             access(link, stream);
-        } else if (link.accessWanted) {
-            return false;
+        } else if (link.accessWaiter != null) {
+            if (link.accessWaiter.needsAccess && now - link.accessWaiterNanos < WAITER_STALE_NANOS) {
+                return false;
+            }
+            link.accessWaiter = null; // it has access now, or stopped asking (its batch expired, its leader moved)
         }
         if (length > stream.slotBytes) {
             throw new RecordTooLargeException("batch larger than a staging slot (the broker's message.max.bytes): "
@@ -230,7 +275,9 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
             case ControlErrorCodes.NONE -> map(stream, answer.stagingId(), answer.slots(), answer.slotBytes(), detail);
             case ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED ->
                 throw new TopicAuthorizationException("not allowed to write " + stream.topic + ": " + detail);
-            case ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, ControlErrorCodes.NOT_CONNECTED ->
+            case ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
+                    ControlErrorCodes.NOT_CONNECTED,
+                    ControlErrorCodes.RESOURCES_EXHAUSTED ->
                 throw new ShmAccessRevokedException("shared-memory produce access refused for now: " + stream
                         + " error=" + ControlErrorCodes.name(error) + " detail=" + detail);
             default ->
@@ -344,6 +391,35 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
             if (stream.broker.equals(link.connection.broker())) {
                 stream.lost();
             }
+        }
+    }
+
+    /**
+     * Blocks on the control socket of a session with doorbells in flight until an answer arrives, at most a
+     * millisecond, or until {@link #wakeup()}: no spinning, the cores are the application's and the broker's.
+     */
+    @Override
+    public void awaitOutcomes(final int idleRounds, final long maxNanos) {
+        for (final Link link : linkList) {
+            if (link.broken == null && link.size > 0) {
+                waitingOn = link.connection;
+                try {
+                    link.connection.awaitAnswer(1);
+                } catch (final ShmTransportException e) {
+                    lose(link, e.getMessage());
+                } finally {
+                    waitingOn = null;
+                }
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        final ShmConnection waiting = waitingOn;
+        if (waiting != null) {
+            waiting.wakeup();
         }
     }
 
