@@ -13,8 +13,8 @@ import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.producer.ProducerConfig;
 import io.isthmus.client.producer.ValueClaim;
 import io.isthmus.client.security.SecuritySettings;
+import io.isthmus.client.shm.ShmAttachable;
 import io.isthmus.client.shm.ShmProducerTransport;
-import io.isthmus.client.shm.ShmTransportException;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import java.io.PrintStream;
@@ -179,20 +179,22 @@ public final class Demo implements Callable<Integer> {
 
     /** Whether a producer here can attach to the broker's shared memory; for {@code required}, the reason if not. */
     private static boolean canProduceOverShm(final KafkaConnection broker, final boolean required) {
-        String reason = "the broker does not advertise shared-memory produce (shm.enabled=false?)";
-        if (broker.advertisesShmProduce()) {
-            try (ShmProducerTransport probe =
-                    new ShmProducerTransport("isthmus-demo", 30_000, SecuritySettings.PLAINTEXT, 1)) {
-                probe.attach(broker.address());
-                return true;
-            } catch (final ShmTransportException e) {
-                reason = e.getMessage();
+        if (!broker.advertisesShmProduce()) {
+            if (required) {
+                throw new UnsupportedOperationException(Transport.SHM_UNAVAILABLE
+                        + "the broker does not advertise shared-memory produce (shm.enabled=false?)");
             }
+            return false;
         }
-        if (required) {
-            throw new UnsupportedOperationException(Transport.SHM_UNAVAILABLE + reason);
+        final ShmProducerTransport probe = ShmAttachable.attachOrPassBy(
+                new ShmProducerTransport("isthmus-demo", 30_000, SecuritySettings.PLAINTEXT, 1),
+                broker.address(),
+                required);
+        if (probe == null) {
+            return false;
         }
-        return false;
+        probe.close();
+        return true;
     }
 
     /** One demo run: the producer on the calling thread, the consumer on its own. */

@@ -19,8 +19,8 @@ import io.isthmus.client.consumer.internals.WakeupTrigger;
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
 import io.isthmus.client.rdma.RdmaConsumerTransport;
+import io.isthmus.client.shm.ShmAttachable;
 import io.isthmus.client.shm.ShmConsumerTransport;
-import io.isthmus.client.shm.ShmTransportException;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import io.isthmus.protocol.record.BatchDecompressor;
@@ -182,18 +182,9 @@ public final class IsthmusConsumer implements AutoCloseable {
                 config.security(),
                 config.fetchMaxBytes(),
                 config.readCommitted());
-        try {
-            transport.attach(broker.address());
-            return new ShmFetcher(transport, config, subscriptions, metadata, fetchedData);
-        } catch (final ShmTransportException e) {
-            transport.close();
-            if (!required) {
-                LOG.info("transport=auto passes shared memory by: {}", e.getMessage());
-                return null;
-            }
-            throw new UnsupportedOperationException(
-                    Transport.SHM_UNAVAILABLE + e.getMessage() + "; use --transport tcp, rdma or auto", e);
-        }
+        return ShmAttachable.attachOrPassBy(transport, broker.address(), required) == null
+                ? null
+                : new ShmFetcher(transport, config, subscriptions, metadata, fetchedData);
     }
 
     /** The shared-memory transport's counters (null unless shared memory is in use); for tests and metrics. */

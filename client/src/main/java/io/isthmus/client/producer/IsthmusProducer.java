@@ -7,8 +7,8 @@ import io.isthmus.client.config.Transport;
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
 import io.isthmus.client.rdma.RdmaProducerTransport;
+import io.isthmus.client.shm.ShmAttachable;
 import io.isthmus.client.shm.ShmProducerTransport;
-import io.isthmus.client.shm.ShmTransportException;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
 import io.isthmus.protocol.record.HeaderList;
@@ -28,8 +28,6 @@ import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A Kafka-protocol producer that builds RecordBatch v2 batches in place in pooled off-heap buffers.
@@ -61,8 +59,6 @@ public final class IsthmusProducer implements AutoCloseable {
     public static final long NOW = -1;
 
     private final ProducerConfig config;
-    private static final Logger LOG = LoggerFactory.getLogger(IsthmusProducer.class);
-
     private final Transport transport;
     /** The shared-memory session when {@link #transport} is SHM; handed to the sender, which closes it. */
     private ShmProducerTransport shm;
@@ -180,20 +176,11 @@ public final class IsthmusProducer implements AutoCloseable {
             }
             return null;
         }
-        final ShmProducerTransport transport = new ShmProducerTransport(
-                config.clientId(), config.requestTimeout().toMillis(), config.security(), config.maxInFlight());
-        try {
-            transport.attach(broker.address());
-            return transport;
-        } catch (final ShmTransportException e) {
-            transport.close();
-            if (!required) {
-                LOG.info("transport=auto passes shared memory by: {}", e.getMessage());
-                return null;
-            }
-            throw new UnsupportedOperationException(
-                    Transport.SHM_UNAVAILABLE + e.getMessage() + "; use --transport tcp, rdma or auto", e);
-        }
+        return ShmAttachable.attachOrPassBy(
+                new ShmProducerTransport(
+                        config.clientId(), config.requestTimeout().toMillis(), config.security(), config.maxInFlight()),
+                broker.address(),
+                required);
     }
 
     /** The shared-memory transport's counters (null unless shared memory is in use); for tests and metrics. */

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Owned by the consumer's polling thread. Allocates nothing per poll once readers and mappings exist.
  */
-public final class ShmConsumerTransport implements AutoCloseable {
+public final class ShmConsumerTransport implements ShmAttachable {
     private static final Logger LOG = LoggerFactory.getLogger(ShmConsumerTransport.class);
     static final long REATTACH_BACKOFF_MS = 100;
     /** How often a poll also checks that the sessions' control connections are still open. */
@@ -106,6 +106,7 @@ public final class ShmConsumerTransport implements AutoCloseable {
      *
      * @throws ShmTransportException with the reason if it cannot
      */
+    @Override
     public void attach(final InetSocketAddress broker) {
         connection(broker);
     }

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Confined to the sender thread, but for {@link #wakeup()}.
  */
-public final class ShmProducerTransport implements OneSidedProducerTransport {
+public final class ShmProducerTransport implements OneSidedProducerTransport, ShmAttachable {
     private static final Logger LOG = LoggerFactory.getLogger(ShmProducerTransport.class);
 
     /** Slot size asked for: the broker grants at most its {@code message.max.bytes}, which bounds a batch anyway. */
@@ -153,6 +153,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport {
      *
      * @throws ShmTransportException with the reason if it cannot
      */
+    @Override
     public void attach(final InetSocketAddress broker) {
         link(broker);
     }
