@@ -17,7 +17,6 @@ final class ShmProduceGrant {
     private final ShmStagingFile staging;
     private int users;
     private boolean closed;
-    private long doorbells;
 
     ShmProduceGrant(final Partition partition, final ShmStagingFile staging, final int slots, final int slotBytes) {
         this.partition = partition;
@@ -40,7 +39,6 @@ final class ShmProduceGrant {
             return null;
         }
         users++;
-        doorbells++;
         return staging.memory().asSlice(ProduceStagingDescriptor.slotOffset(slot, slotBytes), slotBytes);
     }
 
@@ -60,10 +58,6 @@ final class ShmProduceGrant {
         if (users == 0) {
             staging.close();
         }
-    }
-
-    synchronized long doorbells() {
-        return doorbells;
     }
 
     @Override
