@@ -332,14 +332,13 @@ class ShmProduceEndToEndTest {
         }
     }
 
-    private static ShmProduceResponse answer(final ShmConnection connection, final int stagingId, final int slot)
-            throws InterruptedException {
+    private static ShmProduceResponse answer(final ShmConnection connection, final int stagingId, final int slot) {
         final int id = connection.produce(stagingId, slot);
         final long deadline = System.nanoTime() + DEADLINE.toNanos();
         ShmProduceResponse answer;
         while ((answer = connection.pollProduced(id)) == null) {
             assertThat(System.nanoTime() - deadline).isNegative();
-            Thread.sleep(1);
+            connection.awaitAnswer(100);
         }
         return answer;
     }
