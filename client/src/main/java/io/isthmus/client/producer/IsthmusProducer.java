@@ -350,11 +350,11 @@ public final class IsthmusProducer implements AutoCloseable {
      * one of them).
      */
     public int partitionCount(final String topic) {
-        return queues(topic).length;
+        return queues(topic).partitions.length;
     }
 
-    private PartitionQueue[] queues(final String topic) {
-        final PartitionQueue[] known = accumulator.topic(topic);
+    private TopicQueues queues(final String topic) {
+        final TopicQueues known = accumulator.topic(topic);
         return known != null ? known : fetchTopic(topic, 0);
     }
 
@@ -362,10 +362,10 @@ public final class IsthmusProducer implements AutoCloseable {
      * The queues of {@code topic} from fresh metadata unless the producer already has at least {@code partitions} of
      * them (0: any).
      */
-    private PartitionQueue[] fetchTopic(final String topic, final int partitions) {
+    private TopicQueues fetchTopic(final String topic, final int partitions) {
         synchronized (metadataConnections) {
-            final PartitionQueue[] known = accumulator.topic(topic);
-            if (known != null && known.length >= Math.max(1, partitions)) {
+            final TopicQueues known = accumulator.topic(topic);
+            if (known != null && known.partitions.length >= Math.max(1, partitions)) {
                 return known;
             }
             final ClusterMetadata metadata =
@@ -378,27 +378,27 @@ public final class IsthmusProducer implements AutoCloseable {
     private PartitionQueue queue(
             final String topic, final int partition, final MemorySegment keySegment, final byte[] keyArray) {
         ensureOpen();
-        PartitionQueue[] queues = queues(topic);
+        TopicQueues queues = queues(topic);
         final int p;
         if (partition >= 0) {
-            if (partition >= queues.length) {
+            if (partition >= queues.partitions.length) {
                 // The topic may have gained partitions since its metadata was fetched: look once more, as Kafka's
                 // producer waits for metadata that has the partition.
                 queues = fetchTopic(topic, partition + 1);
             }
-            if (partition >= queues.length) {
+            if (partition >= queues.partitions.length) {
                 throw new IllegalArgumentException("no such partition: topic=" + topic + ", partition=" + partition
-                        + ", partitions=" + queues.length + " (after a metadata refresh)");
+                        + ", partitions=" + queues.partitions.length + " (after a metadata refresh)");
             }
             p = partition;
         } else if (keySegment != null) {
-            p = Murmur2.partitionForKey(keySegment, queues.length);
+            p = Murmur2.partitionForKey(keySegment, queues.partitions.length);
         } else if (keyArray != null) {
-            p = Murmur2.partitionForKey(keyArray, queues.length);
+            p = Murmur2.partitionForKey(keyArray, queues.partitions.length);
         } else {
-            p = accumulator.stickyPartition(topic, queues.length);
+            p = queues.stickyPartition();
         }
-        return queues[p];
+        return queues.partitions[p];
     }
 
     private static long timestamp(final long timestamp) {

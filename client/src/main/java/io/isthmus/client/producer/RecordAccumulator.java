@@ -27,8 +27,7 @@ final class RecordAccumulator implements AutoCloseable {
 
     private final ProducerConfig config;
     private final BatchBufferPool pool;
-    private final ConcurrentHashMap<String, PartitionQueue[]> topics = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, int[]> sticky = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, TopicQueues> topics = new ConcurrentHashMap<>();
     final CopyOnWriteArrayList<PartitionQueue> queues = new CopyOnWriteArrayList<>();
     private final AtomicLong incomplete = new AtomicLong();
     private final Object completionMonitor = new Object();
@@ -97,7 +96,7 @@ final class RecordAccumulator implements AutoCloseable {
     }
 
     /** The partition queues of a topic, or null if the producer has not seen it yet. */
-    PartitionQueue[] topic(final String topic) {
+    TopicQueues topic(final String topic) {
         return topics.get(topic);
     }
 
@@ -108,44 +107,37 @@ final class RecordAccumulator implements AutoCloseable {
 
     /**
      * Creates the queues of a topic from fresh metadata, adds queues for partitions the topic gained since (Kafka's
-     * CreatePartitions), and updates leaders. A topic's array is replaced, never changed in place: a thread that
-     * picked a partition from the old one still finds its queue there.
+     * CreatePartitions), and updates leaders. A topic's queues are replaced, never changed in place: a thread that
+     * picked a partition from the old ones still finds its queue there.
      */
-    PartitionQueue[] register(final TopicMetadata metadata) {
-        final PartitionQueue[] queuesOfTopic = topics.compute(metadata.name(), (name, known) -> {
+    TopicQueues register(final TopicMetadata metadata) {
+        final TopicQueues queuesOfTopic = topics.compute(metadata.name(), (name, known) -> {
             final int count = metadata.partitionCount();
-            if (known != null && known.length >= count) {
+            if (known != null && known.partitions.length >= count) {
                 return known;
             }
-            final PartitionQueue[] grown = known == null ? new PartitionQueue[count] : Arrays.copyOf(known, count);
-            for (int p = known == null ? 0 : known.length; p < count; p++) {
+            final PartitionQueue[] grown =
+                    known == null ? new PartitionQueue[count] : Arrays.copyOf(known.partitions, count);
+            for (int p = known == null ? 0 : known.partitions.length; p < count; p++) {
                 grown[p] = new PartitionQueue(name, p);
                 grown[p].builder.compression(config.compression());
                 grown[p].builder.transactional(config.transactional());
                 queues.add(grown[p]);
             }
-            return grown;
+            final int sticky = known == null ? (int) (System.nanoTime() & 0x7fff) : known.sticky();
+            return new TopicQueues(grown, sticky);
         });
-        for (final PartitionQueue queue : queuesOfTopic) {
+        for (final PartitionQueue queue : queuesOfTopic.partitions) {
             queue.leader = metadata.leader(queue.partition);
             queue.topicId = metadata.topicId();
         }
         return queuesOfTopic;
     }
 
-    /**
-     * The sticky partition of a topic for records without key: it changes each time a batch there is sealed full
-     * (Kafka's uniform sticky partitioning, by batch rather than by byte count).
-     */
-    int stickyPartition(final String topic, final int partitions) {
-        final int[] state = sticky.computeIfAbsent(topic, t -> new int[] {(int) (System.nanoTime() & 0x7fff)});
-        return state[0] % partitions;
-    }
-
     private void advanceSticky(final String topic) {
-        final int[] state = sticky.get(topic);
-        if (state != null) {
-            state[0]++;
+        final TopicQueues queuesOfTopic = topics.get(topic);
+        if (queuesOfTopic != null) {
+            queuesOfTopic.advanceSticky();
         }
     }
 

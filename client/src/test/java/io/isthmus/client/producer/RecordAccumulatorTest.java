@@ -21,13 +21,13 @@ class RecordAccumulatorTest {
 
     RecordAccumulatorTest() {
         accumulator.wakeSender(wakeups::incrementAndGet);
-        queue = accumulator
-                .register(new TopicMetadata(
+        queue = accumulator.register(new TopicMetadata(
                         "t",
                         Uuid.randomUuid(),
                         Errors.NONE,
                         false,
-                        List.of(new PartitionMetadata("t", 0, 0, 0, List.of(0), List.of(0)))))[0];
+                        List.of(new PartitionMetadata("t", 0, 0, 0, List.of(0), List.of(0)))))
+                .partitions[0];
     }
 
     @Test
@@ -56,18 +56,22 @@ class RecordAccumulatorTest {
                 new PartitionMetadata("t", 1, 0, 0, List.of(0), List.of(0)),
                 new PartitionMetadata("t", 2, 0, 0, List.of(0), List.of(0)));
 
-        final PartitionQueue[] grown = accumulator.register(new TopicMetadata("t", id, Errors.NONE, false, three));
+        final TopicQueues before = accumulator.topic("t");
+        before.advanceSticky();
+        final TopicQueues after = accumulator.register(new TopicMetadata("t", id, Errors.NONE, false, three));
+        final PartitionQueue[] grown = after.partitions;
 
         assertThat(grown).hasSize(3);
         assertThat(grown[0]).as("the open batch stays where it is").isSameAs(queue);
         assertThat(queue.open).isNotNull();
         assertThat(grown[2].partition).isEqualTo(2);
         assertThat(grown[2].leader).isZero();
-        assertThat(accumulator.topic("t")).isSameAs(grown);
+        assertThat(accumulator.topic("t")).isSameAs(after);
+        assertThat(after.sticky()).as("the sticky position survives the growth").isEqualTo(before.sticky());
         assertThat(accumulator.queues).containsExactly(grown);
         assertThat(accumulator.register(new TopicMetadata("t", id, Errors.NONE, false, three.subList(0, 2))))
                 .as("metadata that has not seen the new partitions yet takes none away")
-                .isSameAs(grown);
+                .isSameAs(after);
     }
 
     private void append(final byte[] value) {

@@ -2,6 +2,7 @@ package io.isthmus.protocol.record;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * Zig-zag varints and varlongs (protobuf style, byte-compatible with Kafka's {@code ByteUtils}) over
@@ -20,6 +21,8 @@ public final class Varint {
     public static final int MAX_VARLONG_SIZE = 10;
 
     private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    private static final ValueLayout.OfShort SHORT_LE =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private Varint() {}
 
@@ -60,8 +63,27 @@ public final class Varint {
         return writeUnsignedVarlong(segment, position, (value << 1) ^ (value >> 63));
     }
 
-    /** Writes an unsigned varint at {@code position}; returns the number of bytes written. */
+    /**
+     * Writes an unsigned varint at {@code position}; returns the number of bytes written.
+     *
+     * <p>Why two fast paths: a record's varints (its length, deltas, key and value sizes, header count) are one or
+     * two bytes long almost always, and each store into a segment pays its own bounds and liveness checks, so the
+     * two-byte form goes out as one little-endian short instead of a loop of byte stores (profiled: the byte loop was
+     * a third of the producer's per-record time with 100-byte records).
+     */
     public static int writeUnsignedVarint(final MemorySegment segment, final long position, final int value) {
+        if ((value & 0xFFFFFF80) == 0) {
+            segment.set(BYTE, position, (byte) value);
+            return 1;
+        }
+        if ((value & 0xFFFFC000) == 0) {
+            segment.set(SHORT_LE, position, (short) ((value & 0x7F) | 0x80 | (value >>> 7) << 8));
+            return 2;
+        }
+        return writeLongUnsignedVarint(segment, position, value);
+    }
+
+    private static int writeLongUnsignedVarint(final MemorySegment segment, final long position, final int value) {
         int v = value;
         long p = position;
         while ((v & 0xFFFFFF80) != 0) {
@@ -72,8 +94,11 @@ public final class Varint {
         return (int) (p - position);
     }
 
-    /** Writes an unsigned varlong at {@code position}; returns the number of bytes written. */
+    /** Writes an unsigned varlong at {@code position}; returns the number of bytes written (see the varint's). */
     public static int writeUnsignedVarlong(final MemorySegment segment, final long position, final long value) {
+        if ((value & 0xFFFFFFFFFFFFC000L) == 0L) {
+            return writeUnsignedVarint(segment, position, (int) value);
+        }
         long v = value;
         long p = position;
         while ((v & 0xFFFFFFFFFFFFFF80L) != 0L) {

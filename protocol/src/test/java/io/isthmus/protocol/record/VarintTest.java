@@ -15,7 +15,9 @@ class VarintTest {
     private static final int[] INT_EDGES = {
         0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, 1 << 20, -(1 << 20), Integer.MAX_VALUE, Integer.MIN_VALUE
     };
-    private static final long[] LONG_EDGES = {0, 1, -1, 1L << 40, -(1L << 40), Long.MAX_VALUE, Long.MIN_VALUE};
+    private static final long[] LONG_EDGES = {
+        0, 1, -1, 63, -64, 64, 8191, -8192, 8192, -8193, 1L << 40, -(1L << 40), Long.MAX_VALUE, Long.MIN_VALUE
+    };
 
     @Test
     void shouldMatchKafkaVarintsByteForByte() {
