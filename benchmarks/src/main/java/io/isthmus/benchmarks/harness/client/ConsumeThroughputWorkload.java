@@ -6,14 +6,18 @@ import java.util.Map;
 
 /**
  * Consume throughput of preloaded data: one consumer reads {@code records} records (everything the topic holds) from
- * the beginning. The first tenth of them (at least the first poll's) is warmup: metadata and offset lookups, JIT. The
- * clock and the heap allocation counters start after it and stop at the last record; heap bytes per record are
- * counted on the polling thread and on all threads of the client JVM.
+ * the beginning, in whole passes over the topic. It reads the topic and rewinds until {@link Workload#WARMUP} has gone
+ * by (at least one pass: metadata and offset lookups, JIT), then reads it once more; the clock runs from the end of
+ * that pass's first poll with records to its last record. Why not from the rewind: the pass before left a fetch at the
+ * log end waiting on the broker for up to {@code fetch.max.wait.ms}, and both clients wait for it to come back before
+ * they fetch from the beginning. The heap allocation counters cover the same span, on the polling thread and on all
+ * threads of the client JVM.
  *
- * <p>The count must come out exact: the run fails when the records do not all arrive before the deadline, when a poll
- * hands over more than {@code records}, or when one more poll after the clock stopped still finds records. With {@code
- * isolation.level=read_committed} over transactionally written data the consumer steps over a commit marker after
- * every transaction and reads up to the last stable offset: every committed record, and nothing else, must arrive.
+ * <p>The count must come out exact: the run fails when a pass's records do not all arrive before the deadline, when
+ * polls hand over more than {@code records}, or when one more poll after the clock stopped still finds records. With
+ * {@code isolation.level=read_committed} over transactionally written data the consumer steps over a commit marker
+ * after every transaction and reads up to the last stable offset: every committed record, and nothing else, must
+ * arrive.
  */
 public final class ConsumeThroughputWorkload implements Workload {
     private static final Duration POLL = Duration.ofMillis(500);
@@ -26,35 +30,42 @@ public final class ConsumeThroughputWorkload implements Workload {
         final ConsumerClient.RecordSink sink = (size, firstLong) -> bytes[0] += size;
         final Map<String, Object> result = new LinkedHashMap<>();
         try (ConsumerClient consumer = context.library().consumer(context.settings(), "bench-consumer")) {
-            final long warmup = context.records() / 10;
-            long seen = 0;
-            while (seen == 0 || seen < warmup) {
-                context.checkDeadline("the warmup's records " + seen + " of " + warmup);
-                seen += consumer.poll(POLL, sink);
+            final long warmupStart = System.nanoTime();
+            int warmupPasses = 0;
+            do {
+                readPass(consumer, context, sink, 0, "warm-up pass " + (warmupPasses + 1));
+                consumer.rewind();
+                warmupPasses++;
+            } while (System.nanoTime() - warmupStart < WARMUP.toNanos());
+            long firstPoll = 0;
+            while (firstPoll == 0) {
+                context.checkDeadline("the measured pass's first records");
+                firstPoll = consumer.poll(POLL, sink);
             }
-            final long firstPoll = seen;
             bytes[0] = 0;
             context.beginPhase();
             final HeapAllocation allocation = HeapAllocation.start();
             final long start = System.nanoTime();
-            while (seen < context.records()) {
-                context.checkDeadline("records " + seen + " of " + context.records());
-                seen += consumer.poll(POLL, sink);
-            }
+            final long seen = readPass(consumer, context, sink, firstPoll, "measured pass");
             final long nanos = System.nanoTime() - start;
             final long threadBytes = allocation.threadBytes();
             final long totalBytes = allocation.totalBytes();
             context.endPhase();
             final long fetches = consumer.fetchRequests();
             final long extra = consumer.poll(TRAILING_POLL, (size, firstLong) -> {});
-            if (seen != context.records() || extra != 0) {
+            if (extra != 0) {
                 throw new IllegalStateException("consumed at least " + (seen + extra) + " records ("
                         + context.settings().isolation() + "), expected exactly " + context.records());
             }
             final long measured = seen - firstPoll;
+            if (measured <= 0) {
+                throw new IllegalStateException("the first poll took all " + seen
+                        + " records of the measured pass: preload more records to measure anything");
+            }
             Throughput.put(result, measured, context.recordBytes(), nanos);
             result.put("value_bytes", bytes[0]);
             result.put("isolation", context.settings().isolation());
+            result.put("warmup_passes", warmupPasses);
             result.put("heap_bytes_per_record_poll_thread", (double) threadBytes / measured);
             result.put("heap_bytes_per_record_all_threads", (double) totalBytes / measured);
             if (fetches >= 0) {
@@ -62,5 +73,27 @@ public final class ConsumeThroughputWorkload implements Workload {
             }
         }
         return result;
+    }
+
+    /**
+     * Reads the rest of a pass over the topic, of which {@code alreadySeen} records have arrived: exactly {@code
+     * records} records in all.
+     */
+    private static long readPass(
+            final ConsumerClient consumer,
+            final WorkloadContext context,
+            final ConsumerClient.RecordSink sink,
+            final long alreadySeen,
+            final String pass) {
+        long seen = alreadySeen;
+        while (seen < context.records()) {
+            context.checkDeadline(pass + ": records " + seen + " of " + context.records());
+            seen += consumer.poll(POLL, sink);
+        }
+        if (seen != context.records()) {
+            throw new IllegalStateException(pass + ": consumed " + seen + " records ("
+                    + context.settings().isolation() + "), expected exactly " + context.records());
+        }
+        return seen;
     }
 }

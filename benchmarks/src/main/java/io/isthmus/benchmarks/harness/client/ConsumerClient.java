@@ -10,6 +10,9 @@ public interface ConsumerClient extends AutoCloseable {
      */
     int poll(Duration timeout, RecordSink sink);
 
+    /** Moves every partition back to its beginning, dropping whatever is buffered: the next polls read it all again. */
+    void rewind();
+
     /** Fetch requests this consumer has sent so far (empty ones included), or -1 where the library counts none. */
     long fetchRequests();
 

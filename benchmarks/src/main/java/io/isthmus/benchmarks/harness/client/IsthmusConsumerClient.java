@@ -31,6 +31,7 @@ final class IsthmusConsumerClient implements ConsumerClient, ConsumerRecordHandl
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final IsthmusConsumer consumer;
+    private final List<TopicPartition> partitions = new ArrayList<>();
     private RecordSink sink;
     private boolean polled;
 
@@ -46,11 +47,15 @@ final class IsthmusConsumerClient implements ConsumerClient, ConsumerRecordHandl
         config.put(ConsumerConfig.TRANSPORT, transport);
         config.put(ConsumerConfig.ISOLATION_LEVEL, settings.isolation());
         this.consumer = new IsthmusConsumer(new ConsumerConfig(config));
-        final List<TopicPartition> partitions = new ArrayList<>();
         for (int p = 0; p < settings.partitions(); p++) {
             partitions.add(new TopicPartition(settings.topic(), p));
         }
         consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+    }
+
+    @Override
+    public void rewind() {
         consumer.seekToBeginning(partitions);
     }
 

@@ -21,6 +21,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class KafkaConsumerClient implements ConsumerClient {
     private final KafkaConsumer<byte[], byte[]> consumer;
+    private final List<TopicPartition> partitions = new ArrayList<>();
     private Metric fetchTotal;
 
     KafkaConsumerClient(final ClientSettings settings, final String clientId) {
@@ -34,11 +35,15 @@ final class KafkaConsumerClient implements ConsumerClient {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         this.consumer = new KafkaConsumer<>(props);
-        final List<TopicPartition> partitions = new ArrayList<>();
         for (int p = 0; p < settings.partitions(); p++) {
             partitions.add(new TopicPartition(settings.topic(), p));
         }
         consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+    }
+
+    @Override
+    public void rewind() {
         consumer.seekToBeginning(partitions);
     }
 

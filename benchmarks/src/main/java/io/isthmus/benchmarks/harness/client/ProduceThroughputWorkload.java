@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * Produce throughput: one producer sends {@code records} records as fast as it can with the settings' batching, after
- * a warmup of a tenth as many (at most 100,000) that also loads metadata. Measured from the first send to the end of
+ * a warmup that also loads metadata: rounds of a tenth as many records, each ending in {@code flush()}, until {@link
+ * Workload#WARMUP} has gone by. Measured from the first send to the end of
  * {@code flush()}: every record acknowledged. Sends go through {@link ProducerClient#send(byte[])}, each library's
  * cheapest completion path; heap bytes are counted on the sending thread and on all threads after the warmup.
  *
@@ -18,12 +19,17 @@ public final class ProduceThroughputWorkload implements Workload {
     @Override
     public Map<String, Object> run(final WorkloadContext context) throws Exception {
         final byte[] value = context.value();
-        final long warmup = Math.min(100_000, Math.max(1, context.records() / 10));
+        final long warmupRound = Math.max(1, context.records() / 10);
         final int perTransaction = context.settings().transactionRecords();
         final LatencyRecorder commits = new LatencyRecorder();
         final Map<String, Object> result = new LinkedHashMap<>();
         try (ProducerClient producer = context.library().producer(context.settings(), "bench-producer")) {
-            sendAll(producer, value, warmup, perTransaction, new LatencyRecorder());
+            final long warmupStart = System.nanoTime();
+            long warmup = 0;
+            do {
+                sendAll(producer, value, warmupRound, perTransaction, new LatencyRecorder());
+                warmup += warmupRound;
+            } while (System.nanoTime() - warmupStart < WARMUP.toNanos());
             context.beginPhase();
             final HeapAllocation allocation = HeapAllocation.start();
             final long start = System.nanoTime();
