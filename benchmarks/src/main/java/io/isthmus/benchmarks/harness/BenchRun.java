@@ -251,10 +251,13 @@ public final class BenchRun {
                         + " allocated per record), one shared Callback for kafka-clients.",
                 "Consumers: assign() to all partitions from the beginning, no group, CRC checks on; consume"
                         + " throughput preloads the topic with kafka-clients once per broker and repetition and lets"
-                        + " each client read it: whole passes over the topic, rewound after each, until "
-                        + Workload.WARMUP.toSeconds() + " s of warmup have gone by, then one pass on the clock."
-                        + " Produce throughput warms up for " + Workload.WARMUP.toSeconds() + " s as well (rounds of a"
-                        + " tenth of the records, each flushed) before the measured records. The isthmus consumer runs its"
+                        + " each client read it (the preload writes its records plus one warmup round of a tenth"
+                        + " of them, at most 100,000): whole passes over the topic, rewound after each, until at least "
+                        + Workload.WARMUP.toSeconds() + " s of warmup have gone by, then one more pass, timed from the"
+                        + " poll that reaches its first tenth to its last record. Produce throughput warms up for at"
+                        + " least " + Workload.WARMUP.toSeconds() + " s too (rounds of a tenth of the records, at most"
+                        + " 100,000, each flushed or committed) before the measured records. The isthmus consumer runs"
+                        + " its"
                         + " allocation-free poll(handler, limit, timeout), reading each value's size and first 8 bytes"
                         + " in place; kafka-clients' poll(Duration) materialises byte[] values.",
                 "Flink: a local Flink 2.3 in the client JVM runs source -> map -> discarding sink over the preloaded"

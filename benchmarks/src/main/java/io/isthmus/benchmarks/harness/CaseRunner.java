@@ -72,7 +72,9 @@ final class CaseRunner implements AutoCloseable {
             createTopic(topic, benchCase.partitions());
             try {
                 final List<String> preloadArgs = new ArrayList<>(benchCase.clientArgs());
-                preloadArgs.addAll(List.of("--records", Long.toString(benchCase.preloadRecords())));
+                // No timed warmup: the topic must hold the same records on every broker.
+                final String records = Long.toString(benchCase.preloadRecords());
+                preloadArgs.addAll(List.of("--records", records, "--warmup-ms", "0"));
                 final Map<String, Object> preload = runClient(
                         benchCase.id() + "-preload",
                         "produce",

@@ -71,6 +71,13 @@ public final class ClientRunnerMain implements Callable<Integer> {
     @Option(names = "--duration-s", defaultValue = "5")
     private double durationSeconds;
 
+    @Option(
+            names = "--warmup-ms",
+            defaultValue = "-1",
+            description = "Throughput workloads: warm up at least this long before the clock starts (default: "
+                    + "Workload.WARMUP); 0 for a preload, which then writes one warmup round.")
+    private long warmupMs;
+
     @Option(names = "--timeout-s", defaultValue = "300")
     private int timeoutSeconds;
 
@@ -117,6 +124,7 @@ public final class ClientRunnerMain implements Callable<Integer> {
                     consumers,
                     rate,
                     durationSeconds,
+                    warmupMs >= 0 ? Duration.ofMillis(warmupMs) : Workload.WARMUP,
                     Instant.now().plus(Duration.ofSeconds(timeoutSeconds)));
             final Map<String, Object> result = new LinkedHashMap<>();
             result.put("workload", workload);

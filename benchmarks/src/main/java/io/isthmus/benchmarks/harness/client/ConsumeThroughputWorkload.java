@@ -6,12 +6,13 @@ import java.util.Map;
 
 /**
  * Consume throughput of preloaded data: one consumer reads {@code records} records (everything the topic holds) from
- * the beginning, in whole passes over the topic. It reads the topic and rewinds until {@link Workload#WARMUP} has gone
- * by (at least one pass: metadata and offset lookups, JIT), then reads it once more; the clock runs from the end of
- * that pass's first poll with records to its last record. Why not from the rewind: the pass before left a fetch at the
- * log end waiting on the broker for up to {@code fetch.max.wait.ms}, and both clients wait for it to come back before
- * they fetch from the beginning. The heap allocation counters cover the same span, on the polling thread and on all
- * threads of the client JVM.
+ * the beginning, in whole passes over the topic. It reads the topic and rewinds until the context's warmup has gone
+ * by (one pass at least: metadata and offset lookups, JIT), then reads it once more; the clock runs from the poll that
+ * reaches the first tenth of that pass to its last record, when both clients fetch ahead in steady state. Why not from
+ * the rewind: the pass before left a fetch at the log end waiting on the broker for up to {@code fetch.max.wait.ms},
+ * and a consumer waits for it before it fetches from the beginning; and the first fetch after it would hand records
+ * over on the clock whose fetching was not. The heap allocation counters cover the same span, on the polling thread and
+ * on all threads of the client JVM.
  *
  * <p>The count must come out exact: the run fails when a pass's records do not all arrive before the deadline, when
  * polls hand over more than {@code records}, or when one more poll after the clock stopped still finds records. With
@@ -36,11 +37,11 @@ public final class ConsumeThroughputWorkload implements Workload {
                 readPass(consumer, context, sink, 0, "warm-up pass " + (warmupPasses + 1));
                 consumer.rewind();
                 warmupPasses++;
-            } while (System.nanoTime() - warmupStart < WARMUP.toNanos());
+            } while (System.nanoTime() - warmupStart < context.warmup().toNanos());
             long firstPoll = 0;
-            while (firstPoll == 0) {
-                context.checkDeadline("the measured pass's first records");
-                firstPoll = consumer.poll(POLL, sink);
+            while (firstPoll == 0 || firstPoll < context.records() / 10) {
+                context.checkDeadline("the measured pass's first tenth: records " + firstPoll);
+                firstPoll += consumer.poll(POLL, sink);
             }
             bytes[0] = 0;
             context.beginPhase();
@@ -59,7 +60,7 @@ public final class ConsumeThroughputWorkload implements Workload {
             }
             final long measured = seen - firstPoll;
             if (measured <= 0) {
-                throw new IllegalStateException("the first poll took all " + seen
+                throw new IllegalStateException("the polls before the clock took all " + seen
                         + " records of the measured pass: preload more records to measure anything");
             }
             Throughput.put(result, measured, context.recordBytes(), nanos);

@@ -5,13 +5,15 @@ import java.util.Map;
 
 /**
  * Produce throughput: one producer sends {@code records} records as fast as it can with the settings' batching, after
- * a warmup that also loads metadata: rounds of a tenth as many records, each ending in {@code flush()}, until {@link
- * Workload#WARMUP} has gone by. Measured from the first send to the end of
+ * a warmup that also loads metadata: rounds of a tenth as many records (at most 100,000), each ending in {@code flush()} (with
+ * transactions: in a commit), until the context's warmup has gone by, one round at least (a preload asks for no more:
+ * the topic then holds exactly its records and one round). Measured from the first send to the end of
  * {@code flush()}: every record acknowledged. Sends go through {@link ProducerClient#send(byte[])}, each library's
  * cheapest completion path; heap bytes are counted on the sending thread and on all threads after the warmup.
  *
  * <p>With {@link ClientSettings#transactional()} settings every {@link ClientSettings#transactionRecords()} sends are
- * one transaction (begin, the sends, commit; the last one of the warmup and of the measured records may be shorter),
+ * one transaction (begin, the sends, commit; the last one of each warmup round and of the measured records may be
+ * shorter),
  * the warmup's included, and the clock stops when the last commit returned: every record acknowledged and committed.
  * Each commit's time is recorded too.
  */
@@ -19,7 +21,7 @@ public final class ProduceThroughputWorkload implements Workload {
     @Override
     public Map<String, Object> run(final WorkloadContext context) throws Exception {
         final byte[] value = context.value();
-        final long warmupRound = Math.max(1, context.records() / 10);
+        final long warmupRound = Math.min(100_000, Math.max(1, context.records() / 10));
         final int perTransaction = context.settings().transactionRecords();
         final LatencyRecorder commits = new LatencyRecorder();
         final Map<String, Object> result = new LinkedHashMap<>();
@@ -29,7 +31,7 @@ public final class ProduceThroughputWorkload implements Workload {
             do {
                 sendAll(producer, value, warmupRound, perTransaction, new LatencyRecorder());
                 warmup += warmupRound;
-            } while (System.nanoTime() - warmupStart < WARMUP.toNanos());
+            } while (System.nanoTime() - warmupStart < context.warmup().toNanos());
             context.beginPhase();
             final HeapAllocation allocation = HeapAllocation.start();
             final long start = System.nanoTime();

@@ -13,6 +13,8 @@ import java.time.Instant;
  * @param consumers consumer count (fan-out, idle fetch)
  * @param ratePerSecond offered rate (end-to-end latency)
  * @param durationSeconds measured duration (end-to-end latency, idle fetch)
+ * @param warmup how long a throughput workload warms up at least before its clock starts ({@link Workload#WARMUP};
+ *     zero for a preload, which must write exactly what it is asked to plus one round)
  * @param deadline the workload fails when it has not finished by then
  */
 public record WorkloadContext(
@@ -23,6 +25,7 @@ public record WorkloadContext(
         int consumers,
         int ratePerSecond,
         double durationSeconds,
+        Duration warmup,
         Instant deadline) {
 
     public static final String PHASE_BEGIN = "phase begin";
