@@ -116,6 +116,13 @@ public final class BenchRun {
                         broker.bootstrap(),
                         (System.nanoTime() - start) / 1e9));
             }
+            for (final BrokerKind kind : BrokerKind.values()) {
+                progress.note("warming up the " + kind.label() + " broker (kafka-clients, results discarded)");
+                final String failure = runners.get(kind).warmUp(plan.quick() ? 200_000 : 2_000_000);
+                if (failure != null) {
+                    progress.note(kind.label() + " broker warmup failed: " + failure);
+                }
+            }
             int index = 0;
             for (final BenchCase benchCase : plan.cases()) {
                 final List<Map<Pairing, Map<String, Object>>> repetitions = new ArrayList<>();
@@ -224,7 +231,8 @@ public final class BenchRun {
         return List.of(
                 "Brokers: isthmus (this repository, `BrokerMain`) and Apache Kafka 4.4.0 (KRaft, broker and controller"
                         + " in one process, `KafkaBrokerMain`), each in its own JVM, one at a time per case, both"
-                        + " running for the whole run.",
+                        + " running for the whole run. Before the first case each broker is warmed up: kafka-clients"
+                        + " produces records of 100 B to a topic of its own and reads them back, figures discarded.",
                 "One broker each on 127.0.0.1, replication factor 1 for every topic (Kafka's internal topics"
                         + " included), a fresh topic per case, deleted after it.",
                 "Log directories on the same file system for both: " + dataRoot.getParent()
