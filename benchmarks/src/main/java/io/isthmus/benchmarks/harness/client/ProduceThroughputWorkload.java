@@ -5,17 +5,16 @@ import java.util.Map;
 
 /**
  * Produce throughput: one producer sends {@code records} records as fast as it can with the settings' batching, after
- * a warmup that also loads metadata: rounds of a tenth as many records (at most 100,000), each ending in {@code flush()} (with
- * transactions: in a commit), until the context's warmup has gone by, one round at least (a preload asks for no more:
- * the topic then holds exactly its records and one round). Measured from the first send to the end of
- * {@code flush()}: every record acknowledged. Sends go through {@link ProducerClient#send(byte[])}, each library's
+ * a warmup that also loads metadata: rounds of a tenth as many records (at most 100,000), each ending in {@code
+ * flush()} (with transactions: in a commit), until the context's warmup has gone by, one round at least (a preload
+ * asks for no more: the topic then holds exactly its records and one round). Measured from the first send to the end
+ * of {@code flush()}: every record acknowledged. Sends go through {@link ProducerClient#send(byte[])}, each library's
  * cheapest completion path; heap bytes are counted on the sending thread and on all threads after the warmup.
  *
  * <p>With {@link ClientSettings#transactional()} settings every {@link ClientSettings#transactionRecords()} sends are
  * one transaction (begin, the sends, commit; the last one of each warmup round and of the measured records may be
- * shorter),
- * the warmup's included, and the clock stops when the last commit returned: every record acknowledged and committed.
- * Each commit's time is recorded too.
+ * shorter), the warmup's included, and the clock stops when the last commit returned: every record acknowledged and
+ * committed. Each commit's time is recorded too.
  */
 public final class ProduceThroughputWorkload implements Workload {
     @Override
