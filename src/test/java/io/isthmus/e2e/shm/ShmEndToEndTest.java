@@ -42,6 +42,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -288,6 +289,51 @@ class ShmEndToEndTest {
                 readUntil(consumer, reads, 4_999);
             }
             assertThat(reads.sequences).hasSize(5_000);
+        }
+    }
+
+    /**
+     * An interrupted thread is not a lost broker. Taken for one, a shared-memory reader attached again every 100 ms for
+     * as long as the flag stayed set, each attempt ending at once, and its polls returned nothing without a word (a
+     * Spark task waited out its two-minute poll timeout that way).
+     */
+    @Test
+    void shouldAnswerAnInterruptedThreadWithInterruptExceptionAndReadOnOnceItIsCleared() throws Exception {
+        try (Broker broker = EmbeddedBroker.start(dir)) {
+            final String bootstrap = broker.bootstrapServers();
+            createTopic(bootstrap);
+            produce(bootstrap, 0, 1_000);
+            final String[] hostPort = bootstrap.split(":");
+            final InetSocketAddress address = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
+            try {
+                Thread.currentThread().interrupt();
+                assertThatThrownBy(() -> ControlChannel.open(
+                                address, "test", 10_000, SecuritySettings.PLAINTEXT, ShmTransportException::new))
+                        .as("a control connection opened on an interrupted thread")
+                        .isInstanceOf(InterruptException.class);
+                assertThat(Thread.currentThread().isInterrupted())
+                        .as("the flag stays set")
+                        .isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            final Reads reads = new Reads();
+            try (IsthmusConsumer consumer = shmConsumer(bootstrap)) {
+                readUntil(consumer, reads, 499);
+                Thread.currentThread().interrupt();
+                try {
+                    assertThatThrownBy(() -> consumer.poll(reads::add, 100, Duration.ofSeconds(1)))
+                            .isInstanceOf(InterruptException.class);
+                    assertThat(Thread.currentThread().isInterrupted()).isTrue();
+                } finally {
+                    Thread.interrupted();
+                }
+                readUntil(consumer, reads, 999);
+            }
+            assertThat(reads.offsets).hasSize(1_000);
+            for (int i = 0; i < 1_000; i++) {
+                assertThat(reads.offsets.get(i)).isEqualTo(i);
+            }
         }
     }
 

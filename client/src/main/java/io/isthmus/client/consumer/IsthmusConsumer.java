@@ -508,6 +508,7 @@ public final class IsthmusConsumer implements AutoCloseable {
     private FetchedData pollData(final long timeoutNanos) {
         final long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
+            throwIfInterrupted();
             wakeup.maybeTriggerWakeup();
             fetchedData.takeBackReleasedElsewhere();
             maintainGroup();
@@ -520,6 +521,17 @@ public final class IsthmusConsumer implements AutoCloseable {
             if (!fetcher.awaitData(deadline)) {
                 return null;
             }
+        }
+    }
+
+    /**
+     * As KafkaConsumer: a poll on an interrupted thread throws {@link InterruptException}, the flag left set. Why not
+     * go on: every wait of the fetchers ends at once while the flag is set, so such a poll would return nothing, as
+     * fast as it is called, for as long as the application keeps calling.
+     */
+    private static void throwIfInterrupted() {
+        if (Thread.interrupted()) {
+            throw new InterruptException("the polling thread was interrupted");
         }
     }
 

@@ -21,6 +21,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -134,7 +135,7 @@ public final class ControlChannel implements AutoCloseable {
                     broker, clientId, requestTimeoutMs, failure, channel, selector, channel.register(selector, 0));
         } catch (final IOException | RuntimeException e) {
             closeQuietly(selector, channel);
-            throw failure.exception("cannot open a control connection: broker=" + broker + " cause=" + e, e);
+            throw failed(failure, "cannot open a control connection: broker=" + broker + " cause=" + e, e);
         }
         try {
             SaslAuthentication.authenticate(security, broker.getHostString(), opened::kafkaRequest);
@@ -167,7 +168,8 @@ public final class ControlChannel implements AutoCloseable {
         try {
             readFrame(true, deadline);
         } catch (final IOException e) {
-            throw failure.exception(
+            throw failed(
+                    failure,
                     "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
                             + e,
                     e);
@@ -191,7 +193,8 @@ public final class ControlChannel implements AutoCloseable {
                     true,
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs));
         } catch (final IOException e) {
-            throw failure.exception(
+            throw failed(
+                    failure,
                     "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
                             + e,
                     e);
@@ -212,7 +215,8 @@ public final class ControlChannel implements AutoCloseable {
                 return null;
             }
         } catch (final IOException e) {
-            throw failure.exception(
+            throw failed(
+                    failure,
                     "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
                             + e,
                     e);
@@ -230,7 +234,7 @@ public final class ControlChannel implements AutoCloseable {
             selector.select(Math.max(1, timeoutMillis));
             selector.selectedKeys().clear();
         } catch (final IOException e) {
-            throw failure.exception("waiting for the broker failed: broker=" + broker + " cause=" + e, e);
+            throw failed(failure, "waiting for the broker failed: broker=" + broker + " cause=" + e, e);
         }
     }
 
@@ -346,8 +350,24 @@ public final class ControlChannel implements AutoCloseable {
             }
             return AbstractResponse.parseResponse(apiKey, reader, version).data();
         } catch (final IOException e) {
-            throw failure.exception(apiKey + " failed on the control connection: broker=" + broker + " cause=" + e, e);
+            throw failed(failure, apiKey + " failed on the control connection: broker=" + broker + " cause=" + e, e);
         }
+    }
+
+    /**
+     * The exception for an I/O failure: the transport's own, unless the calling thread was interrupted. An interrupt
+     * is not the broker's doing (a cancelled task, an application shutting down) and is answered as Kafka's clients
+     * answer it, with {@link InterruptException}, the thread's flag left set. Taken for a lost broker, it made a
+     * shared-memory reader attach again every 100 ms for as long as the flag stayed set, each attempt ending at once,
+     * and its polls return nothing without a word.
+     */
+    private static RuntimeException failed(final Failure failure, final String message, final Exception e) {
+        if (Thread.currentThread().isInterrupted()) {
+            final InterruptedException interrupted = new InterruptedException(message);
+            interrupted.initCause(e);
+            return new InterruptException(interrupted);
+        }
+        return failure.exception(message, e);
     }
 
     /** Writes or reads {@code buffer} to its limit, waiting in the selector until the deadline. */

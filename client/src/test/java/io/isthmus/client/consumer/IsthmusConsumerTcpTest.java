@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -190,6 +191,25 @@ class IsthmusConsumerTcpTest {
             assertThat((double) allocated / measured)
                     .as("heap bytes per record: %d bytes over %d records", allocated, measured)
                     .isLessThan(1.0);
+        }
+    }
+
+    /** As KafkaConsumer: a poll on an interrupted thread throws, the flag left set, instead of returning nothing. */
+    @Test
+    void shouldThrowInterruptExceptionFromAPollOnAnInterruptedThreadAndReadOnOnceItIsCleared() throws Exception {
+        start((short) 17);
+        try (IsthmusConsumer consumer = consumer()) {
+            consumer.seek(TP, 0);
+            Thread.currentThread().interrupt();
+            try {
+                assertThatThrownBy(() -> consumer.poll(Duration.ofSeconds(1))).isInstanceOf(InterruptException.class);
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            try (ConsumerBatch batch = firstBatch(consumer)) {
+                assertThat(batch.iterator().next().offset()).isZero();
+            }
         }
     }
 

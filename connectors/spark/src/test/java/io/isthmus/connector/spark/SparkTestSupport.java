@@ -31,10 +31,16 @@ public final class SparkTestSupport implements AutoCloseable {
         return new SparkTestSupport(logDir, Broker.startEmbedded(logDir, settings));
     }
 
-    /** The local session: two executor threads, two shuffle partitions, no UI. */
+    /**
+     * The local session: two executor threads, two shuffle partitions, no UI, and up to four attempts per task, as
+     * a cluster's {@code spark.task.maxFailures} default allows (plain {@code local[2]} allows one). Why: a task whose
+     * thread is interrupted gets InterruptException from the consumer, as it would from kafka-clients, and Spark
+     * interrupts task threads when it stops a query, racing with the tasks' ends; on a cluster such a task runs again,
+     * and so it must here.
+     */
     public static SparkSession spark() {
         return SparkSession.builder()
-                .master("local[2]")
+                .master("local[2,4]")
                 .appName("isthmus-connector-spark-test")
                 .config("spark.ui.enabled", "false")
                 // Loopback only: the driver binds where the broker listens.
