@@ -295,7 +295,7 @@ class ShmEndToEndTest {
     /**
      * An interrupted thread is not a lost broker. Taken for one, a shared-memory reader attached again every 100 ms for
      * as long as the flag stayed set, each attempt ending at once, and its polls returned nothing without a word (a
-     * Spark task waited out its two-minute poll timeout that way).
+     * Spark task reading so would wait out its two-minute poll timeout).
      */
     @Test
     void shouldAnswerAnInterruptedThreadWithInterruptExceptionAndReadOnOnceItIsCleared() throws Exception {
