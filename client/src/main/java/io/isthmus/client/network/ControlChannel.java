@@ -359,7 +359,7 @@ public final class ControlChannel implements AutoCloseable {
      * is not the broker's doing (a cancelled task, an application shutting down) and is answered as Kafka's clients
      * answer it, with {@link InterruptException}, the thread's flag left set. Taken for a lost broker, it made a
      * shared-memory reader attach again every 100 ms for as long as the flag stayed set, each attempt ending at once,
-     * and its polls return nothing without a word.
+     * and its polls returned nothing without a word.
      */
     private static RuntimeException failed(final Failure failure, final String message, final Exception e) {
         if (Thread.currentThread().isInterrupted()) {
