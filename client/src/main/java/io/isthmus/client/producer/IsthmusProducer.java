@@ -72,7 +72,8 @@ public final class IsthmusProducer implements AutoCloseable {
     private final ReceiveBufferPool receivePool = new ReceiveBufferPool(64 * 1024);
     private final DeliveryListener listener;
     /** The transaction state with {@code transactional.id}; null without. */
-    private final TransactionManager transactions;
+    /** Package-private for tests that pause an abort (see {@link TransactionManager#abortFlushed}). */
+    final TransactionManager transactions;
 
     private volatile boolean closed;
 

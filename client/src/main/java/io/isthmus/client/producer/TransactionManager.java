@@ -89,6 +89,11 @@ final class TransactionManager {
     private State afterEnd = State.READY;
 
     private TransactionAbortedException abortedError;
+    /**
+     * Runs on the aborting thread once the abort's flush is done and before EndTxn. Tests hold the abort here until
+     * the sender has seen the ABORTING state, which it otherwise may or may not do before the abort ends.
+     */
+    volatile Runnable abortFlushed = () -> {};
 
     // Sender thread only.
     private long nextAddNanos;
@@ -306,6 +311,7 @@ final class TransactionManager {
             // The sender fails what it has not sent yet (unsentBatchesError) and waits for what is in flight.
             flush.run();
         }
+        abortFlushed.run();
         final boolean bump;
         final boolean end;
         synchronized (this) {

@@ -117,10 +117,10 @@ class TransactionalProducerKafkaTest {
     }
 
     /**
-     * The sender finds the transaction aborting and is paused right there, while the application ends the abort,
-     * begins the next transaction and sends into it; then it goes on. It must fail nothing of the new transaction: its
-     * records were once failed silently, the transaction committed without them, and the next one stalled on the
-     * sequence gap until the coordinator fenced the producer.
+     * The sender finds the transaction aborting and is paused right there (the abort waits until it has), while the
+     * application ends the abort, begins the next transaction and sends into it; then it goes on. It must fail nothing
+     * of the new transaction: its records were once failed silently, the transaction committed without them, and the
+     * next one stalled on the sequence gap until the coordinator fenced the producer.
      */
     @Test
     void shouldLeaveTheNextTransactionsBatchesAloneWhenTheSenderCleansUpAnAbortLate() throws Exception {
@@ -145,10 +145,19 @@ class TransactionalProducerKafkaTest {
                 send(producer, topic, 0, "aborted-" + i);
             }
             producer.flush();
+            // The abort waits for the sender to see it aborting; without this the abort may end before the sender's
+            // next round, and the race this test is about does not happen.
+            final boolean[] seen = new boolean[1];
+            producer.transactions.abortFlushed = () -> {
+                producer.sender.wakeup();
+                try {
+                    seen[0] = senderPaused.await(30, TimeUnit.SECONDS);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
             producer.abortTransaction();
-            assertThat(senderPaused.await(30, TimeUnit.SECONDS))
-                    .as("the sender saw the abort")
-                    .isTrue();
+            assertThat(seen[0]).as("the sender saw the abort").isTrue();
             producer.beginTransaction();
             final List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
