@@ -2,6 +2,7 @@ package io.isthmus.client.cluster;
 
 import io.isthmus.client.network.KafkaConnection;
 import io.isthmus.client.network.ReceiveBufferPool;
+import io.isthmus.client.network.SocketBuffers;
 import io.isthmus.client.security.SecuritySettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -26,6 +27,7 @@ public final class BrokerConnections implements AutoCloseable {
     private final ReceiveBufferPool pool;
     private final Duration requestTimeout;
     private final SecuritySettings security;
+    private final SocketBuffers buffers;
     private final Map<Integer, KafkaConnection> byNode = new HashMap<>();
     private KafkaConnection bootstrapConnection;
     private ClusterMetadata metadata;
@@ -36,6 +38,17 @@ public final class BrokerConnections implements AutoCloseable {
             final ReceiveBufferPool pool,
             final Duration requestTimeout,
             final SecuritySettings security) {
+        this(bootstrap, clientId, pool, requestTimeout, security, SocketBuffers.DEFAULT);
+    }
+
+    /** @param buffers the kernel buffer sizes every connection asks for ({@code receive.buffer.bytes} ...) */
+    public BrokerConnections(
+            final List<InetSocketAddress> bootstrap,
+            final String clientId,
+            final ReceiveBufferPool pool,
+            final Duration requestTimeout,
+            final SecuritySettings security,
+            final SocketBuffers buffers) {
         if (bootstrap.isEmpty()) {
             throw new IllegalArgumentException("bootstrap.servers is empty");
         }
@@ -44,6 +57,7 @@ public final class BrokerConnections implements AutoCloseable {
         this.pool = pool;
         this.requestTimeout = requestTimeout;
         this.security = security;
+        this.buffers = buffers;
     }
 
     /**
@@ -94,7 +108,8 @@ public final class BrokerConnections implements AutoCloseable {
         NetworkException last = null;
         for (final InetSocketAddress address : bootstrap) {
             try {
-                bootstrapConnection = KafkaConnection.open(resolve(address), clientId, pool, requestTimeout, security);
+                bootstrapConnection =
+                        KafkaConnection.open(resolve(address), clientId, pool, requestTimeout, security, buffers);
                 return bootstrapConnection;
             } catch (final NetworkException e) {
                 last = e;
@@ -122,7 +137,7 @@ public final class BrokerConnections implements AutoCloseable {
                     + metadata.nodes().keySet());
         }
         final KafkaConnection connection =
-                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security);
+                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security, buffers);
         byNode.put(nodeId, connection);
         return connection;
     }
@@ -134,7 +149,7 @@ public final class BrokerConnections implements AutoCloseable {
             return existing;
         }
         final KafkaConnection connection =
-                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security);
+                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security, buffers);
         byNode.put(node.id(), connection);
         return connection;
     }

@@ -80,7 +80,12 @@ final class ConsumerGroupMember implements AutoCloseable {
         this.config = config;
         this.groupId = config.groupId();
         this.connections = new BrokerConnections(
-                bootstrap, config.clientId() + "-coordinator", pool, config.requestTimeout(), config.security());
+                bootstrap,
+                config.clientId() + "-coordinator",
+                pool,
+                config.requestTimeout(),
+                config.security(),
+                config.socketBuffers());
         this.coordinator = CoordinatorClient.forGroup(connections, groupId, config.requestTimeout());
         this.offsets = new GroupOffsets(coordinator, connections);
         this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()

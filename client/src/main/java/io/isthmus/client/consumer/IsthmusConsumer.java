@@ -98,7 +98,8 @@ public final class IsthmusConsumer implements AutoCloseable {
                 config.clientId(),
                 receiveBuffers,
                 config.requestTimeout(),
-                config.security());
+                config.security(),
+                config.socketBuffers());
         this.handlerIterator = new RecordIterator(subscriptions, config.checkCrcs(), handlerDecompressor);
         this.group = config.groupId() == null
                 ? null

@@ -105,14 +105,14 @@ public final class KafkaConnection implements AutoCloseable {
             final String clientId,
             final ReceiveBufferPool pool,
             final Duration timeout,
-            final SecuritySettings security) {
+            final SecuritySettings security,
+            final SocketBuffers buffers) {
         SocketChannel channel = null;
         Selector selector = null;
         try {
             channel = SocketChannel.open();
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, 1 << 20);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, 1 << 20);
+            buffers.applyTo(channel);
             channel.socket().connect(address, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             channel.configureBlocking(false);
             selector = Selector.open();
@@ -435,6 +435,11 @@ public final class KafkaConnection implements AutoCloseable {
 
     public boolean isClosed() {
         return closed;
+    }
+
+    /** The kernel's value of a socket option of this connection (tests: what {@link SocketBuffers} set). */
+    <T> T socketOption(final java.net.SocketOption<T> option) throws IOException {
+        return channel.getOption(option);
     }
 
     @Override

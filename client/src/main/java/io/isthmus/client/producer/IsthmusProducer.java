@@ -91,7 +91,12 @@ public final class IsthmusProducer implements AutoCloseable {
         this.listener = listener;
         final var bootstrap = BrokerConnections.parseBootstrap(config.bootstrapServers());
         this.metadataConnections = new BrokerConnections(
-                bootstrap, config.clientId(), receivePool, config.requestTimeout(), config.security());
+                bootstrap,
+                config.clientId(),
+                receivePool,
+                config.requestTimeout(),
+                config.security(),
+                config.socketBuffers());
         try {
             this.transport = resolveTransport(config, metadataConnections);
         } catch (final RuntimeException e) {
@@ -125,7 +130,12 @@ public final class IsthmusProducer implements AutoCloseable {
                 config,
                 accumulator,
                 new BrokerConnections(
-                        bootstrap, config.clientId(), receivePool, config.requestTimeout(), config.security()),
+                        bootstrap,
+                        config.clientId(),
+                        receivePool,
+                        config.requestTimeout(),
+                        config.security(),
+                        config.socketBuffers()),
                 transport == Transport.RDMA
                         ? new RdmaProducerTransport(config.rdmaSettings(), config.clientId(), accumulator.bufferSlab())
                         : shm,

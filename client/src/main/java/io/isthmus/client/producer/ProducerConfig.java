@@ -2,6 +2,7 @@ package io.isthmus.client.producer;
 
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
+import io.isthmus.client.network.SocketBuffers;
 import io.isthmus.client.rdma.RdmaClientSettings;
 import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.protocol.record.CompressionType;
@@ -34,6 +35,7 @@ public final class ProducerConfig {
 
     private static final Set<String> KNOWN = ConfigReader.union(
             SecuritySettings.NAMES,
+            SocketBuffers.NAMES,
             Set.of(
                     BOOTSTRAP_SERVERS,
                     CLIENT_ID,
@@ -81,6 +83,7 @@ public final class ProducerConfig {
     private final Transport transport;
     private final RdmaClientSettings rdmaSettings;
     private final SecuritySettings security;
+    private final SocketBuffers socketBuffers;
 
     public ProducerConfig(final Map<String, ?> settings) {
         final ConfigReader r = new ConfigReader(settings, KNOWN, "producer");
@@ -111,6 +114,7 @@ public final class ProducerConfig {
         transactionTimeoutMs = r.integer(TRANSACTION_TIMEOUT_MS, 60_000, 1);
         transport = Transport.forName(r.string(TRANSPORT, "auto"));
         security = SecuritySettings.from(r);
+        socketBuffers = SocketBuffers.from(r, SocketBuffers.DEFAULT);
         rdmaSettings = RdmaClientSettings.from(r, requestTimeoutMs, security);
         if (idempotence && acks != -1) {
             throw new IllegalArgumentException("enable.idempotence=true needs acks=all: acks=" + ackValue
@@ -233,6 +237,11 @@ public final class ProducerConfig {
     }
 
     /** {@code security.protocol} and SASL: how every connection of this client authenticates. */
+    /** {@code receive.buffer.bytes} and {@code send.buffer.bytes} of every broker connection. */
+    public SocketBuffers socketBuffers() {
+        return socketBuffers;
+    }
+
     public SecuritySettings security() {
         return security;
     }

@@ -1,10 +1,14 @@
 package io.isthmus.client.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.client.testing.FakeKafkaBroker;
 import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -25,13 +29,18 @@ class KafkaConnectionTest {
     void connect() throws Exception {
         broker = new FakeKafkaBroker((short) 17);
         pool = new ReceiveBufferPool(64 * 1024);
+        connection = open(SocketBuffers.DEFAULT);
+    }
+
+    private KafkaConnection open(final SocketBuffers buffers) throws Exception {
         final String[] hostPort = broker.bootstrapServers().split(":");
-        connection = KafkaConnection.open(
+        return KafkaConnection.open(
                 new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])),
                 "test",
                 pool,
                 Duration.ofSeconds(5),
-                SecuritySettings.PLAINTEXT);
+                SecuritySettings.PLAINTEXT,
+                buffers);
     }
 
     @AfterEach
@@ -86,6 +95,58 @@ class KafkaConnectionTest {
             response.release();
         }
         assertThat(connection.inFlight()).isZero();
+    }
+
+    /**
+     * The sizes asked for reach the connection's socket: what the kernel reports for it equals what it reports for a
+     * plain socket given the same size (Linux caps it at {@code net.core.rmem_max} / {@code wmem_max}), and differs
+     * from the system's default, which -1 keeps.
+     */
+    @Test
+    void shouldAskTheKernelForTheConfiguredSocketBuffers() throws Exception {
+        final int systemReceive = plainSocketOption(StandardSocketOptions.SO_RCVBUF, -1);
+        final int systemSend = plainSocketOption(StandardSocketOptions.SO_SNDBUF, -1);
+        for (final SocketBuffers buffers : List.of(
+                new SocketBuffers(48 * 1024, 96 * 1024), new SocketBuffers(4 << 20, 1 << 20), SocketBuffers.DEFAULT)) {
+            try (KafkaConnection set = open(buffers)) {
+                final int receive = plainSocketOption(StandardSocketOptions.SO_RCVBUF, buffers.receiveBytes());
+                final int send = plainSocketOption(StandardSocketOptions.SO_SNDBUF, buffers.sendBytes());
+                assertThat(receive).isNotEqualTo(systemReceive);
+                assertThat(send).isNotEqualTo(systemSend);
+                assertThat(set.socketOption(StandardSocketOptions.SO_RCVBUF))
+                        .as("SO_RCVBUF for %s", buffers)
+                        .isEqualTo(receive);
+                assertThat(set.socketOption(StandardSocketOptions.SO_SNDBUF))
+                        .as("SO_SNDBUF for %s", buffers)
+                        .isEqualTo(send);
+            }
+        }
+        try (KafkaConnection system = open(new SocketBuffers(-1, -1))) {
+            // The send buffer is left out: unset, the kernel grows it as soon as the socket connects.
+            assertThat(system.socketOption(StandardSocketOptions.SO_RCVBUF)).isEqualTo(systemReceive);
+        }
+    }
+
+    /** What the kernel reports for {@code option} on a fresh socket given {@code bytes} (-1: nothing set). */
+    private static int plainSocketOption(final SocketOption<Integer> option, final int bytes) throws Exception {
+        try (SocketChannel plain = SocketChannel.open()) {
+            if (bytes != -1) {
+                plain.setOption(option, bytes);
+            }
+            return plain.getOption(option);
+        }
+    }
+
+    @Test
+    void shouldRefuseABufferSizeThatIsNeitherPositiveNorMinusOne() {
+        assertThatThrownBy(() -> new SocketBuffers(0, -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("receive.buffer.bytes")
+                .hasMessageContaining("value=0");
+        assertThatThrownBy(() -> new SocketBuffers(-1, -2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("send.buffer.bytes")
+                .hasMessageContaining("value=-2");
     }
 
     @Test

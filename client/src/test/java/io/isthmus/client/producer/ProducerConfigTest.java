@@ -3,6 +3,7 @@ package io.isthmus.client.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.client.network.SocketBuffers;
 import io.isthmus.protocol.record.CompressionType;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,16 @@ class ProducerConfigTest {
         assertThat(config.lingerMs()).isEqualTo(20);
         assertThat(config.batchSize()).isEqualTo(65536);
         assertThat(config.metadataMaxAgeMs()).isEqualTo(1000);
+    }
+
+    @Test
+    void shouldReadSocketBufferSizesWithTheEarlierFixedSizesAsDefaults() {
+        assertThat(new ProducerConfig(Map.of("bootstrap.servers", "h:1")).socketBuffers())
+                .isEqualTo(SocketBuffers.DEFAULT);
+        assertThat(new ProducerConfig(Map.of(
+                                "bootstrap.servers", "h:1", "send.buffer.bytes", "4194304", "receive.buffer.bytes", -1))
+                        .socketBuffers())
+                .isEqualTo(new SocketBuffers(-1, 4 << 20));
     }
 
     @Test
