@@ -9,6 +9,16 @@ final class InputPartitions {
     private InputPartitions() {}
 
     static InputPartition[] of(final List<OffsetRange> ranges, final ReadOptions options, final StructType schema) {
+        return of(ranges, options, schema, ExecutorLocations.sorted());
+    }
+
+    /** {@link #of(List, ReadOptions, StructType)} with the application's executors given ({@link ExecutorLocations}). */
+    static InputPartition[] of(
+            final List<OffsetRange> ranges,
+            final ReadOptions options,
+            final StructType schema,
+            final List<String> executors) {
+        final String[][] locations = ExecutorLocations.preferred(ranges, executors);
         final InputPartition[] partitions = new InputPartition[ranges.size()];
         for (int i = 0; i < partitions.length; i++) {
             partitions[i] = new IsthmusInputPartition(
@@ -16,7 +26,8 @@ final class InputPartitions {
                     options.executorConsumerSettings(),
                     options.failOnDataLoss(),
                     schema,
-                    options.pollTimeoutMs());
+                    options.pollTimeoutMs(),
+                    locations[i]);
         }
         return partitions;
     }

@@ -13,11 +13,20 @@ import org.apache.spark.sql.types.StructType;
  * @param failOnDataLoss whether offsets of the range that are gone fail the task
  * @param schema the record columns the query reads (Kafka's row schema, pruned)
  * @param pollTimeoutMs how long to wait for records the range says exist
+ * @param locations the executor whose cached consumer read this partition before, or none ({@link
+ *     ExecutorLocations})
  */
 public record IsthmusInputPartition(
         OffsetRange range,
         Map<String, String> consumerSettings,
         boolean failOnDataLoss,
         StructType schema,
-        long pollTimeoutMs)
-        implements InputPartition {}
+        long pollTimeoutMs,
+        String[] locations)
+        implements InputPartition {
+    /** Spark's hint where to run this task: {@link #locations()}. */
+    @Override
+    public String[] preferredLocations() {
+        return locations.clone();
+    }
+}

@@ -41,7 +41,8 @@ class ColumnarReadAllocationTest {
                 Map.of("bootstrap.servers", isthmus.bootstrapServers(), "group.id", "allocation-test"),
                 true,
                 KafkaRecordSchema.schema(headers),
-                30_000);
+                30_000,
+                new String[0]);
     }
 
     @Test
