@@ -20,6 +20,9 @@ import java.lang.foreign.ValueLayout;
  * is the decompression buffer, valid until that buffer is reused for the next batch.
  */
 public final class Record {
+    private static final ValueLayout.OfLong LE_LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
     private final Varint.Reader reader = new Varint.Reader();
     private final Header header = new Header();
 
@@ -49,6 +52,138 @@ public final class Record {
      *     batch offset is -1: callers re-target it)
      */
     public long wrap(
+            final MemorySegment segment,
+            final long position,
+            final long limit,
+            final long baseOffset,
+            final long baseTimestamp,
+            final long logAppendTime) {
+        final long recordEnd = wrapCommon(segment, position, limit, baseOffset, baseTimestamp, logAppendTime);
+        return recordEnd >= 0
+                ? recordEnd
+                : wrapChecked(segment, position, limit, baseOffset, baseTimestamp, logAppendTime);
+    }
+
+    /**
+     * The common record read with few memory accesses: every varint of one or two bytes, no headers, and the fields
+     * adding up to the record's length. It reads the record a word at a time (one bounds check per word instead of
+     * one per byte) and commits nothing unless all of that holds; anything else, malformed records included, returns
+     * -1 for {@link #wrapChecked} to read byte by byte and reject with the exact reason. Words may extend past the
+     * record (never past the segment): what lies beyond is only used if the sizes put it inside the record.
+     *
+     * <p>Why: the consumer's profile at 100-byte records spent about half its Java time in per-byte varint reads.
+     */
+    private long wrapCommon(
+            final MemorySegment segment,
+            final long position,
+            final long limit,
+            final long baseOffset,
+            final long baseTimestamp,
+            final long logAppendTime) {
+        final long segmentEnd = segment.byteSize();
+        if (position < 0 || position > segmentEnd - 2 * Long.BYTES) {
+            return -1;
+        }
+        long word = segment.get(LE_LONG, position);
+        long v = shortVarint(word);
+        if (v < 0) {
+            return -1;
+        }
+        final int bodyLength = zigzag(v);
+        final long bodyStart = position + size(v);
+        final long recordEnd = bodyStart + bodyLength;
+        if (bodyLength < 0 || recordEnd > Math.min(limit, segmentEnd)) {
+            return -1;
+        }
+        // attributes (1 byte), timestampDelta, offsetDelta and the key length: at most 7 bytes, all in this word.
+        word = segment.get(LE_LONG, bodyStart);
+        final byte attrs = (byte) word;
+        word >>>= Byte.SIZE;
+        v = shortVarint(word);
+        if (v < 0) {
+            return -1;
+        }
+        final long tsDelta = zigzag(v);
+        int used = 1 + size(v);
+        word >>>= Byte.SIZE * size(v);
+        v = shortVarint(word);
+        if (v < 0) {
+            return -1;
+        }
+        final int offDelta = zigzag(v);
+        used += size(v);
+        word >>>= Byte.SIZE * size(v);
+        v = shortVarint(word);
+        if (v < 0) {
+            return -1;
+        }
+        final int kSize = zigzag(v);
+        final long kOffset = bodyStart + used + size(v);
+        if (kSize < -1) {
+            return -1;
+        }
+        final long valueLengthAt = kOffset + Math.max(kSize, 0);
+        if (valueLengthAt > recordEnd || valueLengthAt > segmentEnd - Long.BYTES) {
+            return -1;
+        }
+        word = segment.get(LE_LONG, valueLengthAt);
+        v = shortVarint(word);
+        if (v < 0) {
+            return -1;
+        }
+        final int vSize = zigzag(v);
+        final long vOffset = valueLengthAt + size(v);
+        final long headerCountAt = vOffset + Math.max(vSize, 0);
+        // No headers: the header count is the record's last byte, and zero.
+        if (vSize < -1 || headerCountAt != recordEnd - 1 || segment.get(ValueLayout.JAVA_BYTE, headerCountAt) != 0) {
+            return -1;
+        }
+        this.segment = segment;
+        this.position = position;
+        this.end = recordEnd;
+        this.attributes = attrs;
+        this.timestampDelta = tsDelta;
+        this.offsetDelta = offDelta;
+        this.offset = baseOffset + offDelta;
+        this.logAppendTime = logAppendTime != RecordBatchDescriptor.NO_TIMESTAMP;
+        this.timestamp = this.logAppendTime ? logAppendTime : baseTimestamp + tsDelta;
+        this.keyOffset = kOffset;
+        this.keySize = kSize;
+        this.valueOffset = vOffset;
+        this.valueSize = vSize;
+        this.headerCount = 0;
+        this.headersOffset = recordEnd;
+        return recordEnd;
+    }
+
+    /**
+     * An unsigned varint of one or two bytes at the low end of {@code word}: its value in the low 32 bits and its
+     * size in the next, or -1 if it is longer.
+     */
+    private static long shortVarint(final long word) {
+        if ((word & 0x80) == 0) {
+            return (word & 0x7F) | (1L << 32);
+        }
+        if ((word & 0x8000) == 0) {
+            return (word & 0x7F) | ((word >>> 1) & 0x3F80) | (2L << 32);
+        }
+        return -1;
+    }
+
+    private static int zigzag(final long shortVarint) {
+        final int raw = (int) shortVarint;
+        return (raw >>> 1) ^ -(raw & 1);
+    }
+
+    private static int size(final long shortVarint) {
+        return (int) (shortVarint >>> 32);
+    }
+
+    /**
+     * Reads every field byte by byte, checking each, with headers: the general case and every malformed record.
+     * Package-private for the test that holds {@link #wrap}'s word-at-a-time path to it.
+     */
+    long wrapChecked(
             final MemorySegment segment,
             final long position,
             final long limit,
