@@ -1,5 +1,7 @@
 package io.isthmus.broker.log;
 
+import io.isthmus.ffi.Errno;
+import io.isthmus.ffi.MappedPages;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -22,10 +24,12 @@ import org.slf4j.LoggerFactory;
  * GB/s into touched ones. The pre-toucher keeps up to {@code isthmus.log.pretouch.bytes} ahead of the tail
  * touched, asked again whenever the tail has eaten half of that.
  *
- * <p>Touching writes nothing: a compare-and-set of 0 with 0 on each page's first word faults the page in for
- * writing and leaves alone any byte already there, so it can race an append or a remote RDMA WRITE past the
- * tail without harm (the same trick as Aeron's pre-touch of its log buffers). It takes no lease, so it never
- * delays the deletion of a segment; one unmapped under it stops the touching with the arena's own error.
+ * <p>Touching writes nothing: {@code madvise(MADV_POPULATE_WRITE)} ({@link MappedPages}) faults a whole window in
+ * for writing in one call, and where the kernel predates it a compare-and-set of 0 with 0 on each page's first word
+ * does the same a page at a time (the trick of Aeron's pre-touch of its log buffers). Either way every byte already
+ * there is left alone, so it can race an append or a remote RDMA WRITE past the tail without harm. It takes no lease,
+ * so it never delays the deletion of a segment; one unmapped under it stops the touching with the arena's own error
+ * (or {@code ENOMEM} from {@code madvise}).
  */
 public final class SegmentPreToucher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentPreToucher.class);
@@ -38,6 +42,8 @@ public final class SegmentPreToucher implements AutoCloseable {
     private final long windowBytes;
     private final ExecutorService thread;
     private final Set<LogSegment> queued = ConcurrentHashMap.newKeySet();
+    /** Whether to populate with {@code madvise} (cleared once the kernel says it cannot); the touch thread only. */
+    private boolean populateWrite = true;
 
     /** @param windowBytes how far ahead of a tail to keep pages touched; 0 touches nothing */
     public SegmentPreToucher(final long windowBytes) {
@@ -82,9 +88,11 @@ public final class SegmentPreToucher implements AutoCloseable {
             final long to = Math.min(segment.capacity(), segment.tail() + windowBytes);
             // A touch is a write: on a full disk it would fault with SIGBUS, so the blocks are reserved first.
             segment.reserveLog(to);
-            long page = Math.max(segment.touchedUpTo(), segment.tail()) & ~(PAGE_BYTES - 1);
-            for (; page < to; page += PAGE_BYTES) {
-                INT.compareAndSet(mapping, page, 0, 0);
+            final long from = Math.max(segment.touchedUpTo(), segment.tail()) & ~(PAGE_BYTES - 1);
+            if (from < to && !populated(segment, mapping, from, to)) {
+                for (long page = from; page < to; page += PAGE_BYTES) {
+                    INT.compareAndSet(mapping, page, 0, 0);
+                }
             }
             segment.touchedUpTo(to);
         } catch (final IllegalStateException unmapped) {
@@ -92,6 +100,29 @@ public final class SegmentPreToucher implements AutoCloseable {
         } catch (final KafkaStorageException full) {
             LOG.warn("not pre-touching segment {}: {}", segment, full.getMessage());
         }
+    }
+
+    /**
+     * Populates {@code [from, to)} in one {@code madvise} where the kernel can; false to touch page by page instead
+     * (after the first EINVAL, for good: the kernel predates {@code MADV_POPULATE_WRITE}).
+     */
+    private boolean populated(final LogSegment segment, final MemorySegment mapping, final long from, final long to) {
+        if (!populateWrite) {
+            return false;
+        }
+        final int errno = MappedPages.populateWrite(mapping.asSlice(from, to - from));
+        if (errno == 0) {
+            return true;
+        }
+        if (errno == Errno.EINVAL.value()) {
+            LOG.info("this kernel has no MADV_POPULATE_WRITE: pre-touching log pages one by one");
+            populateWrite = false;
+            return false;
+        }
+        // ENOMEM: the segment was unmapped meanwhile (touching would fail on the closed arena too); anything else
+        // is what a write there would meet, so touching is no better. The appender faults the pages in itself.
+        LOG.debug("not pre-touching segment {}: madvise failed with {}", segment, Errno.of(errno));
+        return true;
     }
 
     @Override
