@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>Touching writes nothing: {@code madvise(MADV_POPULATE_WRITE)} ({@link MappedPages}) faults a whole window in
  * for writing in one call, and where the kernel predates it a compare-and-set of 0 with 0 on each page's first word
  * does the same a page at a time (the trick of Aeron's pre-touch of its log buffers). Either way every byte already
- * there is left alone, so it can race an append or a remote RDMA WRITE past the tail without harm. It takes no lease,
- * so it never delays the deletion of a segment; one unmapped under it stops the touching with the arena's own error
- * (or {@code ENOMEM} from {@code madvise}).
+ * there is left alone, so it can race an append or a remote RDMA WRITE past the tail without harm. It holds a lease
+ * only for the length of one {@code madvise} (a deletion waits that long at most) and touches page by page without
+ * one, so a segment unmapped under that stops the touching with the arena's own error.
  */
 public final class SegmentPreToucher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentPreToucher.class);
@@ -89,7 +89,7 @@ public final class SegmentPreToucher implements AutoCloseable {
             // A touch is a write: on a full disk it would fault with SIGBUS, so the blocks are reserved first.
             segment.reserveLog(to);
             final long from = Math.max(segment.touchedUpTo(), segment.tail()) & ~(PAGE_BYTES - 1);
-            if (from < to && !populated(segment, mapping, from, to)) {
+            if (from < to && !populated(segment, from, to)) {
                 for (long page = from; page < to; page += PAGE_BYTES) {
                     INT.compareAndSet(mapping, page, 0, 0);
                 }
@@ -106,11 +106,19 @@ public final class SegmentPreToucher implements AutoCloseable {
      * Populates {@code [from, to)} in one {@code madvise} where the kernel can; false to touch page by page instead
      * (after the first EINVAL, for good: the kernel predates {@code MADV_POPULATE_WRITE}).
      */
-    private boolean populated(final LogSegment segment, final MemorySegment mapping, final long from, final long to) {
+    private boolean populated(final LogSegment segment, final long from, final long to) {
         if (!populateWrite) {
             return false;
         }
-        final int errno = MappedPages.populateWrite(mapping.asSlice(from, to - from));
+        // A downcall holds its memory's arena open, and closing a shared arena held that way throws: the lease keeps
+        // the segment's own close (the last release) from racing the call, and delays a deletion by this call only.
+        final int errno;
+        try (SegmentLease lease = segment.tryAcquire()) {
+            if (lease == null) {
+                return true;
+            }
+            errno = MappedPages.populateWrite(lease.slice(from, to - from));
+        }
         if (errno == 0) {
             return true;
         }
