@@ -33,14 +33,8 @@ class MappedPagesTest {
     @Test
     void shouldMakeTheRangeResidentAndChangeNoByte() throws Throwable {
         final long size = 1024 * PAGE;
-        try (FileChannel file = FileChannel.open(
-                        tmp.resolve("segment"),
-                        StandardOpenOption.CREATE_NEW,
-                        StandardOpenOption.READ,
-                        StandardOpenOption.WRITE);
-                Arena arena = Arena.ofShared()) {
-            file.truncate(size);
-            final MemorySegment mapping = file.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        try (Arena arena = Arena.ofShared()) {
+            final MemorySegment mapping = freshMapping(size, arena);
             final MemorySegment range = mapping.asSlice(512 * PAGE, 32 * PAGE);
             assertThat(residentPages(arena, mapping.asSlice(528 * PAGE, 8 * PAGE)))
                     .as("pages nothing wrote yet")
@@ -59,15 +53,21 @@ class MappedPagesTest {
 
     @Test
     void shouldRefuseAnUnalignedRangeWithEinval() throws Exception {
-        try (FileChannel file = FileChannel.open(
-                        tmp.resolve("segment"),
-                        StandardOpenOption.CREATE_NEW,
-                        StandardOpenOption.READ,
-                        StandardOpenOption.WRITE);
-                Arena arena = Arena.ofShared()) {
-            file.truncate(4 * PAGE);
-            final MemorySegment mapping = file.map(FileChannel.MapMode.READ_WRITE, 0, 4 * PAGE, arena);
+        try (Arena arena = Arena.ofShared()) {
+            final MemorySegment mapping = freshMapping(4 * PAGE, arena);
             assertThat(MappedPages.populateWrite(mapping.asSlice(100, PAGE))).isEqualTo(Errno.EINVAL.value());
+        }
+    }
+
+    /** A new sparse file of {@code size} bytes, mapped shared and writable in {@code arena} (the file is closed). */
+    private MemorySegment freshMapping(final long size, final Arena arena) throws Exception {
+        try (FileChannel file = FileChannel.open(
+                tmp.resolve("segment"),
+                StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            file.truncate(size);
+            return file.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
         }
     }
 

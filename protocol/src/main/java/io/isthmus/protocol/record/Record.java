@@ -71,7 +71,7 @@ public final class Record {
      * -1 for {@link #wrapChecked} to read byte by byte and reject with the exact reason. Words may extend past the
      * record (never past the segment): what lies beyond is only used if the sizes put it inside the record.
      *
-     * <p>Why: the consumer's profile at 100-byte records spent about half its Java time in per-byte varint reads.
+     * <p>Why: the consumer's profile at 100-byte records charged about half its Java time to per-byte varint reads.
      */
     private long wrapCommon(
             final MemorySegment segment,
