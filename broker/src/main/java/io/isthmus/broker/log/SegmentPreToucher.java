@@ -127,9 +127,13 @@ public final class SegmentPreToucher implements AutoCloseable {
             populateWrite = false;
             return false;
         }
-        // ENOMEM: the segment was unmapped meanwhile (touching would fail on the closed arena too); anything else
-        // is what a write there would meet, so touching is no better. The appender faults the pages in itself.
-        LOG.debug("not pre-touching segment {}: madvise failed with {}", segment, Errno.of(errno));
+        // The lease keeps the range mapped, so this is what a write there would meet (EFAULT: the file could not back
+        // the pages), and touching would fare no better: leave the pages to the appender, which reports its own error.
+        LOG.warn(
+                "not pre-touching segment {}: madvise(MADV_POPULATE_WRITE) failed with {} ({})",
+                segment,
+                Errno.name(errno),
+                Errno.message(errno));
         return true;
     }
 
