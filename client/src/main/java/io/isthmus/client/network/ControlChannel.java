@@ -168,11 +168,7 @@ public final class ControlChannel implements AutoCloseable {
         try {
             readFrame(true, deadline);
         } catch (final IOException e) {
-            throw failed(
-                    failure,
-                    "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
-                            + e,
-                    e);
+            throw requestFailed(apiKey, e);
         }
         return answer(apiKey, id, response);
     }
@@ -193,11 +189,7 @@ public final class ControlChannel implements AutoCloseable {
                     true,
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs));
         } catch (final IOException e) {
-            throw failed(
-                    failure,
-                    "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
-                            + e,
-                    e);
+            throw requestFailed(apiKey, e);
         }
         return id;
     }
@@ -215,11 +207,7 @@ public final class ControlChannel implements AutoCloseable {
                 return null;
             }
         } catch (final IOException e) {
-            throw failed(
-                    failure,
-                    "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause="
-                            + e,
-                    e);
+            throw requestFailed(apiKey, e);
         }
         return answer(apiKey, correlationId, response);
     }
@@ -352,6 +340,14 @@ public final class ControlChannel implements AutoCloseable {
         } catch (final IOException e) {
             throw failed(failure, apiKey + " failed on the control connection: broker=" + broker + " cause=" + e, e);
         }
+    }
+
+    /** {@link #failed} for a control request of {@code apiKey} whose I/O failed. */
+    private RuntimeException requestFailed(final short apiKey, final IOException e) {
+        return failed(
+                failure,
+                "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause=" + e,
+                e);
     }
 
     /**
