@@ -144,9 +144,7 @@ public final class Record {
         this.attributes = attrs;
         this.timestampDelta = tsDelta;
         this.offsetDelta = offDelta;
-        this.offset = baseOffset + offDelta;
-        this.logAppendTime = logAppendTime != RecordBatchDescriptor.NO_TIMESTAMP;
-        this.timestamp = this.logAppendTime ? logAppendTime : baseTimestamp + tsDelta;
+        placeInBatch(baseOffset, baseTimestamp, logAppendTime);
         this.keyOffset = kOffset;
         this.keySize = kSize;
         this.valueOffset = vOffset;
@@ -154,6 +152,13 @@ public final class Record {
         this.headerCount = 0;
         this.headersOffset = recordEnd;
         return recordEnd;
+    }
+
+    /** The offset and timestamp from the deltas just read and the batch's base values, for both ways of reading. */
+    private void placeInBatch(final long baseOffset, final long baseTimestamp, final long logAppendTime) {
+        this.offset = baseOffset + offsetDelta;
+        this.logAppendTime = logAppendTime != RecordBatchDescriptor.NO_TIMESTAMP;
+        this.timestamp = this.logAppendTime ? logAppendTime : baseTimestamp + timestampDelta;
     }
 
     /**
@@ -205,9 +210,7 @@ public final class Record {
         this.attributes = r.readByte("record attributes");
         this.timestampDelta = r.readVarlong();
         this.offsetDelta = r.readVarint();
-        this.offset = baseOffset + offsetDelta;
-        this.logAppendTime = logAppendTime != RecordBatchDescriptor.NO_TIMESTAMP;
-        this.timestamp = this.logAppendTime ? logAppendTime : baseTimestamp + timestampDelta;
+        placeInBatch(baseOffset, baseTimestamp, logAppendTime);
 
         final int kSize = r.readVarint();
         this.keyOffset = r.position();
