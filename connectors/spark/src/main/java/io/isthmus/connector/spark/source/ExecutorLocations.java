@@ -2,7 +2,9 @@ package io.isthmus.connector.spark.source;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.storage.BlockManager;
@@ -60,14 +62,14 @@ final class ExecutorLocations {
      * executors}, or none for a partition with more than one range here or where there are no executors.
      */
     static String[][] preferred(final List<OffsetRange> ranges, final List<String> executors) {
+        final Map<TopicPartition, Integer> rangesPerPartition = new HashMap<>();
+        for (final OffsetRange range : ranges) {
+            rangesPerPartition.merge(range.partition(), 1, Integer::sum);
+        }
         final String[][] locations = new String[ranges.size()][];
         for (int i = 0; i < locations.length; i++) {
             final TopicPartition partition = ranges.get(i).partition();
-            boolean split = false;
-            for (int j = 0; j < ranges.size() && !split; j++) {
-                split = j != i && ranges.get(j).partition().equals(partition);
-            }
-            locations[i] = executors.isEmpty() || split
+            locations[i] = executors.isEmpty() || rangesPerPartition.get(partition) > 1
                     ? new String[0]
                     : new String[] {executors.get(Math.floorMod(partition.hashCode(), executors.size()))};
         }
