@@ -1,0 +1,67 @@
+package io.isthmus.metadata.controller;
+
+import io.isthmus.metadata.image.BrokerEndpoint;
+import io.isthmus.metadata.image.BrokerRegistration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationResponseData;
+import org.apache.kafka.common.protocol.Errors;
+
+/** Broker registration and the heartbeats that change a broker's fencing. */
+final class BrokerCommands {
+    private final String clusterId;
+    private final ClusterState state;
+
+    BrokerCommands(String clusterId, ClusterState state) {
+        this.clusterId = clusterId;
+        this.state = state;
+    }
+
+    /** Registers a broker, fenced, under the command's log index as its epoch. */
+    BrokerRegistrationResponseData register(long index, BrokerRegistrationRequestData r) {
+        BrokerRegistrationResponseData answer = new BrokerRegistrationResponseData();
+        if (!clusterId.equals(r.clusterId())) {
+            return answer.setErrorCode(Errors.INCONSISTENT_CLUSTER_ID.code());
+        }
+        BrokerRegistration existing = state.brokers.get(r.brokerId());
+        if (existing != null && existing.incarnationId().equals(r.incarnationId())) {
+            // The same process retrying (its first answer was lost): same epoch, nothing changes.
+            return answer.setBrokerEpoch(existing.epoch());
+        }
+        if (existing != null) {
+            // A restarted broker: whatever its previous incarnation led or was in sync for must not wait for it.
+            state.fence(r.brokerId());
+        }
+        List<BrokerEndpoint> endpoints = new ArrayList<>();
+        for (BrokerRegistrationRequestData.Listener l : r.listeners()) {
+            endpoints.add(new BrokerEndpoint(l.name(), l.host(), l.port(), l.securityProtocol()));
+        }
+        state.brokers.put(
+                r.brokerId(),
+                new BrokerRegistration(r.brokerId(), index, r.incarnationId(), endpoints, r.rack(), true));
+        return answer.setBrokerEpoch(index);
+    }
+
+    /** Fences a broker that asks to be (or shuts down), unfences a fenced one that heartbeats. */
+    BrokerHeartbeatResponseData heartbeat(BrokerHeartbeatRequestData h) {
+        BrokerHeartbeatResponseData answer = new BrokerHeartbeatResponseData();
+        BrokerRegistration b = state.brokers.get(h.brokerId());
+        if (b == null) {
+            return answer.setErrorCode(Errors.BROKER_ID_NOT_REGISTERED.code()).setIsFenced(true);
+        }
+        if (b.epoch() != h.brokerEpoch()) {
+            return answer.setErrorCode(Errors.STALE_BROKER_EPOCH.code()).setIsFenced(b.fenced());
+        }
+        if (h.wantFence() || h.wantShutDown()) {
+            state.fence(b.id());
+            return answer.setIsFenced(true).setShouldShutDown(h.wantShutDown()).setIsCaughtUp(true);
+        }
+        if (b.fenced()) {
+            state.unfence(b.id());
+        }
+        return answer.setIsFenced(false).setIsCaughtUp(true);
+    }
+}

@@ -1,0 +1,33 @@
+package io.isthmus.metadata.image;
+
+import java.util.List;
+import java.util.Objects;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A broker as the quorum knows it.
+ *
+ * <p>The broker epoch is the quorum log index of the registration, so a broker that restarts (a new incarnation)
+ * registers under a larger epoch, and a request carrying the old epoch is recognisably stale. A fenced broker
+ * leads nothing and is in no ISR it could leave; it is unfenced when its heartbeat says it is ready.
+ *
+ * @param id the broker's {@code node.id}
+ * @param epoch the quorum log index of this registration
+ * @param incarnationId random per broker process start; tells a restart from a retried registration
+ * @param endpoints the listeners the broker advertised
+ * @param rack the broker's rack, or null
+ * @param fenced whether the broker may lead or be in an ISR
+ */
+public record BrokerRegistration(
+        int id, long epoch, Uuid incarnationId, List<BrokerEndpoint> endpoints, String rack, boolean fenced) {
+    public BrokerRegistration {
+        Objects.requireNonNull(incarnationId, "incarnationId");
+        endpoints = List.copyOf(endpoints);
+    }
+
+    public BrokerRegistration withFenced(boolean nowFenced) {
+        return nowFenced == fenced
+                ? this
+                : new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, nowFenced);
+    }
+}

@@ -1,0 +1,324 @@
+package io.isthmus.metadata.quorum;
+
+import io.isthmus.metadata.image.ClusterImage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
+import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.message.AlterPartitionResponseData;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationResponseData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.ElectLeadersRequestData;
+import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One voter of the cluster's metadata quorum: a Ratis server holding the replicated log of controller commands, the
+ * state machine applying them, and a client that sends this node's commands to whichever voter leads.
+ *
+ * <p>Every method that changes metadata is a Kafka controller request answered with Kafka's response, once the
+ * command is committed on a majority and applied; it works on any voter (the client finds the leader). Reads are
+ * local: {@link #image()} is what this voter has applied, which may trail the leader by the entries in flight.
+ *
+ * <p>Closing stops, in reverse order of starting, the session timer, the client and the server; the log and
+ * snapshots stay on disk and a voter started again on the same directory recovers from them.
+ */
+public final class MetadataQuorum implements AutoCloseable {
+    /** How long a command may take to commit, through elections included, before its future fails. */
+    private static final Duration COMMAND_RETRY_SPAN = Duration.ofSeconds(30);
+
+    private static final Duration COMMAND_RETRY_SLEEP = Duration.ofMillis(100);
+
+    private final QuorumSettings settings;
+    private final RaftGroup group;
+    private final MetadataStateMachine stateMachine;
+    private final RaftServer server;
+    private final RaftClient client;
+    private final ClientId sessionClientId = ClientId.randomId();
+    private final AtomicLong sessionCallId = new AtomicLong();
+    private final ScheduledExecutorService sessionTimer;
+
+    private MetadataQuorum(QuorumSettings settings) throws IOException {
+        this.settings = settings;
+        this.group = groupOf(settings);
+        BrokerSessions sessions = new BrokerSessions(settings.brokerSessionTimeout(), System::nanoTime);
+        this.stateMachine = new MetadataStateMachine(settings.clusterId(), sessions);
+        RaftProperties properties = propertiesOf(settings);
+        Files.createDirectories(settings.directory());
+        boolean formatted = Files.isDirectory(
+                settings.directory().resolve(group.getGroupId().getUuid().toString()));
+        this.server = RaftServer.newBuilder()
+                .setServerId(peerId(settings.nodeId()))
+                .setGroup(group)
+                .setProperties(properties)
+                .setStateMachine(stateMachine)
+                .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                .build();
+        this.client = clientOf(properties);
+        sessions.logThrough(this::submitHere);
+        this.sessionTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "metadata-sessions-" + settings.nodeId());
+            t.setDaemon(true);
+            return t;
+        });
+        long period = Math.max(10, settings.brokerSessionTimeout().toMillis() / 4);
+        // Checked against the server's own role too: a leader deposed while it could not hear of it (paused, cut
+        // off) is not told, and would otherwise keep trying to fence brokers that now heartbeat to its successor.
+        sessionTimer.scheduleWithFixedDelay(
+                () -> {
+                    if (isLeader()) {
+                        sessions.expire(stateMachine::image);
+                    }
+                },
+                period,
+                period,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts this voter; it joins (or, with its peers, elects) the quorum's leader in the background. */
+    public static MetadataQuorum start(QuorumSettings settings) throws IOException {
+        MetadataQuorum quorum = new MetadataQuorum(settings);
+        try {
+            quorum.server.start();
+        } catch (IOException | RuntimeException e) {
+            quorum.close();
+            throw e;
+        }
+        return quorum;
+    }
+
+    public int nodeId() {
+        return settings.nodeId();
+    }
+
+    /** The metadata this voter has applied. */
+    public ClusterImage image() {
+        return stateMachine.image();
+    }
+
+    /** Calls {@code listener} with the current image now and with each new image after a command is applied. */
+    public void addListener(Consumer<ClusterImage> listener) {
+        stateMachine.addListener(listener);
+    }
+
+    /** The voter this one believes leads, if it knows of one. */
+    public OptionalInt leaderId() {
+        try {
+            RaftPeerId leader = server.getDivision(group.getGroupId()).getInfo().getLeaderId();
+            return leader == null ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(leader.toString()));
+        } catch (IOException e) {
+            return OptionalInt.empty();
+        }
+    }
+
+    public boolean isLeader() {
+        try {
+            return server.getDivision(group.getGroupId()).getInfo().isLeader();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    public CompletableFuture<BrokerRegistrationResponseData> registerBroker(BrokerRegistrationRequestData r) {
+        return submit(r).thenApply(BrokerRegistrationResponseData.class::cast);
+    }
+
+    /**
+     * A broker's heartbeat, answered by the quorum leader without a log entry unless the broker's fencing changes.
+     * A broker that stops sending them is fenced after {@code broker.session.timeout.ms}.
+     */
+    public CompletableFuture<BrokerHeartbeatResponseData> heartbeat(BrokerHeartbeatRequestData h) {
+        return client.async()
+                .sendReadOnly(message(h))
+                .thenApply(MetadataQuorum::answerOf)
+                .thenApply(BrokerHeartbeatResponseData.class::cast);
+    }
+
+    /**
+     * Creates topics. Partition counts and replication factors must be settled (not -1) unless a topic gives its
+     * assignments: every voter must compute the same placement, so no voter's local defaults may enter it.
+     */
+    public CompletableFuture<CreateTopicsResponseData> createTopics(CreateTopicsRequestData c) {
+        return submit(c).thenApply(CreateTopicsResponseData.class::cast);
+    }
+
+    public CompletableFuture<DeleteTopicsResponseData> deleteTopics(DeleteTopicsRequestData d) {
+        return submit(d).thenApply(DeleteTopicsResponseData.class::cast);
+    }
+
+    /** A partition leader's change of its ISR, checked against the leader and partition epochs it was built on. */
+    public CompletableFuture<AlterPartitionResponseData> alterPartition(AlterPartitionRequestData a) {
+        return submit(a).thenApply(AlterPartitionResponseData.class::cast);
+    }
+
+    /** Adds partitions to topics; their replication factor is the topic's. */
+    public CompletableFuture<CreatePartitionsResponseData> createPartitions(CreatePartitionsRequestData c) {
+        return submit(c).thenApply(CreatePartitionsResponseData.class::cast);
+    }
+
+    /**
+     * Starts, replaces or cancels partition reassignments; a reassignment completes when its partition's leader has
+     * brought every target replica into the ISR.
+     */
+    public CompletableFuture<AlterPartitionReassignmentsResponseData> alterPartitionReassignments(
+            AlterPartitionReassignmentsRequestData a) {
+        return submit(a).thenApply(AlterPartitionReassignmentsResponseData.class::cast);
+    }
+
+    /** Preferred-leader election; an unclean election is refused. */
+    public CompletableFuture<ElectLeadersResponseData> electLeaders(ElectLeadersRequestData e) {
+        return submit(e).thenApply(ElectLeadersResponseData.class::cast);
+    }
+
+    /** Writes a snapshot now on this voter (they are also taken every {@code snapshotEveryEntries} entries). */
+    public long takeSnapshot(Duration timeout) throws IOException {
+        RaftClientReply reply =
+                client.getSnapshotManagementApi(peerId(settings.nodeId())).create(timeout.toMillis());
+        if (!reply.isSuccess()) {
+            throw new IOException("metadata snapshot on voter " + settings.nodeId() + " failed", reply.getException());
+        }
+        return reply.getLogIndex();
+    }
+
+    private CompletableFuture<ApiMessage> submit(ApiMessage command) {
+        return client.async().send(message(command)).thenApply(MetadataQuorum::answerOf);
+    }
+
+    /**
+     * Logs a command through this voter's own server only, never forwarded: what the leader's session timer decides
+     * must not be logged by a successor that saw heartbeats this voter did not, so a voter that no longer leads
+     * fails with {@code NotLeaderException} instead. (It cannot go through {@link #client} either: the heartbeat
+     * that caused it is in flight there, and Ratis orders one client's requests.)
+     */
+    private CompletableFuture<ApiMessage> submitHere(ApiMessage command) {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(sessionClientId)
+                .setServerId(peerId(settings.nodeId()))
+                .setGroupId(group.getGroupId())
+                .setCallId(sessionCallId.incrementAndGet())
+                .setMessage(message(command))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        try {
+            return server.submitClientRequestAsync(request).thenApply(MetadataQuorum::answerOf);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** A client that finds the leader and retries through elections for {@link #COMMAND_RETRY_SPAN}. */
+    private RaftClient clientOf(RaftProperties properties) {
+        int retries = (int) (COMMAND_RETRY_SPAN.toMillis() / COMMAND_RETRY_SLEEP.toMillis());
+        return RaftClient.newBuilder()
+                .setProperties(properties)
+                .setRaftGroup(group)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        retries, TimeDuration.valueOf(COMMAND_RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    private static Message message(ApiMessage command) {
+        return Message.valueOf(ByteString.copyFrom(MetadataCommands.encode(command)));
+    }
+
+    private static ApiMessage answerOf(RaftClientReply reply) {
+        if (!reply.isSuccess()) {
+            throw new CompletionException(reply.getException());
+        }
+        return MetadataCommands.decodeAnswer(reply.getMessage().getContent().asReadOnlyByteBuffer());
+    }
+
+    @Override
+    public void close() throws IOException {
+        sessionTimer.shutdownNow();
+        IOException failure = null;
+        for (AutoCloseable resource : List.<AutoCloseable>of(client, server)) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new IOException("closing metadata voter " + settings.nodeId() + " failed", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** One Ratis group per cluster, its id derived from the cluster id so every voter agrees without being told. */
+    static RaftGroup groupOf(QuorumSettings settings) {
+        UUID groupUuid =
+                UUID.nameUUIDFromBytes(("isthmus-metadata/" + settings.clusterId()).getBytes(StandardCharsets.UTF_8));
+        List<RaftPeer> peers = settings.voters().stream()
+                .map(v -> RaftPeer.newBuilder()
+                        .setId(peerId(v.id()))
+                        .setAddress(v.address())
+                        .build())
+                .toList();
+        return RaftGroup.valueOf(RaftGroupId.valueOf(groupUuid), peers);
+    }
+
+    private static RaftPeerId peerId(int nodeId) {
+        return RaftPeerId.valueOf(Integer.toString(nodeId));
+    }
+
+    private static RaftProperties propertiesOf(QuorumSettings settings) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setHost(p, settings.self().host());
+        GrpcConfigKeys.Server.setPort(p, settings.self().port());
+        RaftServerConfigKeys.setStorageDir(p, List.of(settings.directory().toFile()));
+        long election = settings.electionTimeout().toMillis();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setRequestTimeout(
+                p, TimeDuration.valueOf(Math.max(3000, 2 * election), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEveryEntries());
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        return p;
+    }
+}

@@ -1,0 +1,73 @@
+package io.isthmus.metadata.quorum;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one voter of the metadata quorum needs to start. The names in the comments are the Kafka settings each comes
+ * from.
+ *
+ * @param nodeId this voter's id ({@code node.id}); must be one of {@code voters}
+ * @param clusterId the cluster's id ({@code cluster.id}); voters of different clusters never form one quorum, and a
+ *     broker of another cluster is refused with {@code INCONSISTENT_CLUSTER_ID}
+ * @param voters every voter ({@code controller.quorum.voters})
+ * @param directory where this voter keeps its quorum log and snapshots ({@code metadata.log.dir})
+ * @param electionTimeout how long a follower waits for its leader before it stands for election
+ *     ({@code controller.quorum.election.timeout.ms}; an election waits a random time between this and twice it)
+ * @param brokerSessionTimeout how long the quorum leader waits for a broker's heartbeat before it fences the broker
+ *     ({@code broker.session.timeout.ms})
+ * @param snapshotEveryEntries how many log entries between automatic snapshots
+ */
+public record QuorumSettings(
+        int nodeId,
+        String clusterId,
+        List<QuorumVoter> voters,
+        Path directory,
+        Duration electionTimeout,
+        Duration brokerSessionTimeout,
+        long snapshotEveryEntries) {
+    /** Kafka's defaults for the two timeouts. */
+    public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofSeconds(1);
+
+    public static final Duration DEFAULT_BROKER_SESSION_TIMEOUT = Duration.ofSeconds(9);
+    public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 10_000;
+
+    public QuorumSettings {
+        Objects.requireNonNull(clusterId, "clusterId");
+        Objects.requireNonNull(directory, "directory");
+        voters = List.copyOf(voters);
+        if (voters.stream().noneMatch(v -> v.id() == nodeId)) {
+            throw new IllegalArgumentException("node.id " + nodeId + " is not among " + QuorumVoter.SETTING + " "
+                    + voters + "; only a voter runs the metadata quorum");
+        }
+        if (electionTimeout.isNegative() || electionTimeout.isZero()) {
+            throw new IllegalArgumentException("controller.quorum.election.timeout.ms must be positive");
+        }
+        if (brokerSessionTimeout.compareTo(electionTimeout) <= 0) {
+            throw new IllegalArgumentException("broker.session.timeout.ms (" + brokerSessionTimeout.toMillis()
+                    + ") must exceed controller.quorum.election.timeout.ms (" + electionTimeout.toMillis()
+                    + "), or every quorum election would fence brokers that did nothing wrong");
+        }
+        if (snapshotEveryEntries < 1) {
+            throw new IllegalArgumentException("snapshotEveryEntries must be positive, got " + snapshotEveryEntries);
+        }
+    }
+
+    /** Settings with Kafka's default timeouts. */
+    public static QuorumSettings of(int nodeId, String clusterId, List<QuorumVoter> voters, Path directory) {
+        return new QuorumSettings(
+                nodeId,
+                clusterId,
+                voters,
+                directory,
+                DEFAULT_ELECTION_TIMEOUT,
+                DEFAULT_BROKER_SESSION_TIMEOUT,
+                DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+    }
+
+    public QuorumVoter self() {
+        return voters.stream().filter(v -> v.id() == nodeId).findFirst().orElseThrow();
+    }
+}

@@ -1,0 +1,430 @@
+package io.isthmus.metadata.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.isthmus.metadata.image.ClusterImage;
+import io.isthmus.metadata.image.PartitionState;
+import io.isthmus.metadata.image.TopicImage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.message.AlterPartitionResponseData;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaAssignment;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+
+class ClusterControllerTest {
+    private static final String CLUSTER = "test-cluster";
+
+    private final ClusterController controller = new ClusterController(CLUSTER);
+    private final Map<Integer, Long> epochs = new HashMap<>();
+    private long index;
+
+    private ApiMessage apply(ApiMessage command) {
+        return controller.apply(++index, command);
+    }
+
+    private long register(int broker, Uuid incarnation) {
+        BrokerRegistrationResponseData answer =
+                (BrokerRegistrationResponseData) apply(registration(broker, incarnation));
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.NONE);
+        epochs.put(broker, answer.brokerEpoch());
+        return answer.brokerEpoch();
+    }
+
+    private static BrokerRegistrationRequestData registration(int broker, Uuid incarnation) {
+        BrokerRegistrationRequestData r = new BrokerRegistrationRequestData()
+                .setBrokerId(broker)
+                .setClusterId(CLUSTER)
+                .setIncarnationId(incarnation)
+                .setRack("rack-" + broker);
+        r.listeners()
+                .add(new BrokerRegistrationRequestData.Listener()
+                        .setName("PLAINTEXT")
+                        .setHost("127.0.0.1")
+                        .setPort(9000 + broker)
+                        .setSecurityProtocol((short) 0));
+        return r;
+    }
+
+    private BrokerHeartbeatResponseData heartbeat(int broker, boolean wantFence) {
+        return (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
+                .setBrokerId(broker)
+                .setBrokerEpoch(epochs.get(broker))
+                .setWantFence(wantFence));
+    }
+
+    private void activeBrokers(int... ids) {
+        for (int id : ids) {
+            register(id, Uuid.randomUuid());
+            assertThat(heartbeat(id, false).isFenced()).isFalse();
+        }
+    }
+
+    private CreateTopicsResponseData create(String name, int partitions, int replicationFactor) {
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics()
+                .add(new CreatableTopic()
+                        .setName(name)
+                        .setNumPartitions(partitions)
+                        .setReplicationFactor((short) replicationFactor));
+        return (CreateTopicsResponseData) apply(request);
+    }
+
+    private PartitionState partition(String topic, int index) {
+        return controller.image().topic(topic).orElseThrow().partition(index);
+    }
+
+    @Test
+    void aRegisteredBrokerIsFencedUntilItsHeartbeatAsksOtherwiseAndItsEpochIsTheLogIndex() {
+        long epoch = register(1, Uuid.randomUuid());
+
+        assertThat(epoch).isEqualTo(index);
+        assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
+        assertThat(controller
+                        .image()
+                        .broker(1)
+                        .orElseThrow()
+                        .endpoints()
+                        .getFirst()
+                        .port())
+                .isEqualTo(9001);
+
+        BrokerHeartbeatResponseData answer = heartbeat(1, false);
+        assertThat(answer.isFenced()).isFalse();
+        assertThat(controller.image().isActive(1, epoch)).isTrue();
+    }
+
+    @Test
+    void aBrokerOfAnotherClusterIsRefused() {
+        BrokerRegistrationRequestData r = registration(1, Uuid.randomUuid()).setClusterId("other");
+
+        BrokerRegistrationResponseData answer = (BrokerRegistrationResponseData) apply(r);
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.INCONSISTENT_CLUSTER_ID);
+        assertThat(controller.image().brokers()).isEmpty();
+    }
+
+    @Test
+    void aRetriedRegistrationKeepsItsEpochButARestartGetsANewOneAndStartsFenced() {
+        Uuid incarnation = Uuid.randomUuid();
+        long first = register(1, incarnation);
+        heartbeat(1, false);
+
+        assertThat(register(1, incarnation)).isEqualTo(first);
+        assertThat(controller.image().broker(1).orElseThrow().fenced()).isFalse();
+
+        long restarted = register(1, Uuid.randomUuid());
+        assertThat(restarted).isGreaterThan(first);
+        assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
+    }
+
+    @Test
+    void aHeartbeatWithAStaleEpochOrFromAnUnknownBrokerChangesNothing() {
+        activeBrokers(1);
+        long epoch = epochs.get(1);
+        ClusterImage before = controller.image();
+
+        BrokerHeartbeatResponseData stale = (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
+                .setBrokerId(1)
+                .setBrokerEpoch(epoch - 1)
+                .setWantFence(true));
+        BrokerHeartbeatResponseData unknown = (BrokerHeartbeatResponseData)
+                apply(new BrokerHeartbeatRequestData().setBrokerId(7).setBrokerEpoch(epoch));
+
+        assertThat(Errors.forCode(stale.errorCode())).isEqualTo(Errors.STALE_BROKER_EPOCH);
+        assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.BROKER_ID_NOT_REGISTERED);
+        assertThat(controller.image()).isEqualTo(before);
+    }
+
+    @Test
+    void aTopicIsPlacedOnDistinctUnfencedBrokersWithLeadersSpreadAndEveryReplicaInSync() {
+        activeBrokers(1, 2, 3);
+        register(4, Uuid.randomUuid()); // fenced: must get nothing
+
+        CreateTopicsResponseData answer = create("orders", 6, 3);
+
+        assertThat(Errors.forCode(answer.topics().find("orders").errorCode())).isEqualTo(Errors.NONE);
+        TopicImage topic = controller.image().topic("orders").orElseThrow();
+        assertThat(answer.topics().find("orders").topicId()).isEqualTo(topic.id());
+        List<Integer> leaders = new ArrayList<>();
+        for (PartitionState p : topic.partitions()) {
+            assertThat(p.replicas()).hasSize(3).doesNotHaveDuplicates().allMatch(b -> b >= 1 && b <= 3);
+            assertThat(p.isr()).isEqualTo(p.replicas());
+            assertThat(p.leader()).isEqualTo(p.replicas().getFirst());
+            assertThat(p.leaderEpoch()).isZero();
+            leaders.add(p.leader());
+        }
+        assertThat(leaders).containsOnly(1, 2, 3);
+        assertThat(leaders.stream().filter(l -> l == 1)).hasSize(2);
+    }
+
+    @Test
+    void aTopicIsRefusedWithKafkasErrorsAndNothingChanges() {
+        activeBrokers(1, 2);
+        create("exists", 1, 1);
+        ClusterImage before = controller.image();
+
+        assertThat(errorOf(create("exists", 1, 1), "exists")).isEqualTo(Errors.TOPIC_ALREADY_EXISTS);
+        assertThat(errorOf(create("too-many-replicas", 1, 3), "too-many-replicas"))
+                .isEqualTo(Errors.INVALID_REPLICATION_FACTOR);
+        assertThat(errorOf(create("bad/name", 1, 1), "bad/name")).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+        assertThat(errorOf(create("unsettled", -1, 1), "unsettled")).isEqualTo(Errors.INVALID_PARTITIONS);
+        assertThat(controller.image()).isEqualTo(before);
+    }
+
+    @Test
+    void anExplicitAssignmentIsKeptAndItsFencedReplicasStartOutOfSync() {
+        activeBrokers(1, 2);
+        register(3, Uuid.randomUuid());
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        CreatableTopic topic =
+                new CreatableTopic().setName("pinned").setNumPartitions(-1).setReplicationFactor((short) -1);
+        topic.assignments()
+                .add(new CreatableReplicaAssignment().setPartitionIndex(0).setBrokerIds(List.of(3, 2, 1)));
+        request.topics().add(topic);
+
+        apply(request);
+
+        PartitionState p = partition("pinned", 0);
+        assertThat(p.replicas()).containsExactly(3, 2, 1);
+        assertThat(p.isr()).containsExactly(2, 1);
+        assertThat(p.leader()).isEqualTo(2);
+
+        CreateTopicsRequestData unknownBroker = new CreateTopicsRequestData();
+        CreatableTopic bad =
+                new CreatableTopic().setName("bad").setNumPartitions(-1).setReplicationFactor((short) -1);
+        bad.assignments()
+                .add(new CreatableReplicaAssignment().setPartitionIndex(0).setBrokerIds(List.of(1, 9)));
+        unknownBroker.topics().add(bad);
+        assertThat(errorOf((CreateTopicsResponseData) apply(unknownBroker), "bad"))
+                .isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
+    }
+
+    @Test
+    void fencingTheLeaderElectsTheNextInSyncReplicaAndBumpsBothEpochs() {
+        activeBrokers(1, 2, 3);
+        create("t", 1, 3);
+        PartitionState before = partition("t", 0);
+        int oldLeader = before.leader();
+
+        heartbeat(oldLeader, true);
+
+        PartitionState after = partition("t", 0);
+        assertThat(after.leader()).isNotEqualTo(oldLeader).isIn(before.replicas());
+        assertThat(after.leader())
+                .isEqualTo(before.replicas().stream()
+                        .filter(b -> b != oldLeader)
+                        .findFirst()
+                        .orElseThrow());
+        assertThat(after.isr()).doesNotContain(oldLeader).hasSize(2);
+        assertThat(after.leaderEpoch()).isEqualTo(before.leaderEpoch() + 1);
+        assertThat(after.partitionEpoch()).isEqualTo(before.partitionEpoch() + 1);
+    }
+
+    @Test
+    void fencingAFollowerShrinksTheIsrButKeepsTheLeaderAndItsEpoch() {
+        activeBrokers(1, 2, 3);
+        create("t", 1, 3);
+        PartitionState before = partition("t", 0);
+        int follower = before.replicas().get(2);
+
+        heartbeat(follower, true);
+
+        PartitionState after = partition("t", 0);
+        assertThat(after.leader()).isEqualTo(before.leader());
+        assertThat(after.leaderEpoch()).isEqualTo(before.leaderEpoch());
+        assertThat(after.partitionEpoch()).isEqualTo(before.partitionEpoch() + 1);
+        assertThat(after.isr()).doesNotContain(follower);
+    }
+
+    @Test
+    void theLastInSyncReplicaStaysTheIsrWithNoLeaderAndOnlyItCanLeadAgain() {
+        activeBrokers(1, 2);
+        create("t", 1, 2);
+        int leader = partition("t", 0).leader();
+        int follower = partition("t", 0).replicas().stream()
+                .filter(b -> b != leader)
+                .findFirst()
+                .orElseThrow();
+
+        heartbeat(follower, true);
+        heartbeat(leader, true);
+
+        PartitionState leaderless = partition("t", 0);
+        assertThat(leaderless.hasLeader()).isFalse();
+        assertThat(leaderless.isr()).containsExactly(leader);
+
+        heartbeat(follower, false); // out of sync: must not lead (no unclean election)
+        assertThat(partition("t", 0).hasLeader()).isFalse();
+
+        heartbeat(leader, false);
+        PartitionState back = partition("t", 0);
+        assertThat(back.leader()).isEqualTo(leader);
+        assertThat(back.leaderEpoch()).isEqualTo(leaderless.leaderEpoch() + 1);
+    }
+
+    @Test
+    void aRestartedBrokerLosesItsLeadershipsAtRegistration() {
+        activeBrokers(1, 2, 3);
+        create("t", 3, 3);
+
+        register(1, Uuid.randomUuid());
+
+        for (PartitionState p : controller.image().topic("t").orElseThrow().partitions()) {
+            assertThat(p.leader()).isNotEqualTo(1);
+            assertThat(p.isr()).doesNotContain(1);
+        }
+    }
+
+    private AlterPartitionResponseData.PartitionData alterIsr(
+            String topic, int broker, int leaderEpoch, int partitionEpoch, List<Integer> isr) {
+        AlterPartitionRequestData request =
+                new AlterPartitionRequestData().setBrokerId(broker).setBrokerEpoch(epochs.get(broker));
+        AlterPartitionRequestData.PartitionData p = new AlterPartitionRequestData.PartitionData()
+                .setPartitionIndex(0)
+                .setLeaderEpoch(leaderEpoch)
+                .setPartitionEpoch(partitionEpoch);
+        for (int id : isr) {
+            p.newIsrWithEpochs()
+                    .add(new AlterPartitionRequestData.BrokerState()
+                            .setBrokerId(id)
+                            .setBrokerEpoch(epochs.get(id)));
+        }
+        request.topics()
+                .add(new AlterPartitionRequestData.TopicData()
+                        .setTopicId(
+                                controller.image().topic(topic).orElseThrow().id())
+                        .setPartitions(List.of(p)));
+        AlterPartitionResponseData answer = (AlterPartitionResponseData) apply(request);
+        return answer.topics().getFirst().partitions().getFirst();
+    }
+
+    @Test
+    void theLeaderShrinksAndExpandsItsIsrAgainstTheEpochsItBuiltOn() {
+        activeBrokers(1, 2, 3);
+        create("t", 1, 3);
+        PartitionState p = partition("t", 0);
+        int leader = p.leader();
+        List<Integer> withoutLast = p.replicas().subList(0, 2);
+
+        AlterPartitionResponseData.PartitionData shrunk =
+                alterIsr("t", leader, p.leaderEpoch(), p.partitionEpoch(), withoutLast);
+        assertThat(Errors.forCode(shrunk.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(shrunk.isr()).isEqualTo(withoutLast);
+        assertThat(shrunk.partitionEpoch()).isEqualTo(p.partitionEpoch() + 1);
+
+        // Built on the old partition epoch: refused.
+        assertThat(Errors.forCode(alterIsr("t", leader, p.leaderEpoch(), p.partitionEpoch(), p.replicas())
+                        .errorCode()))
+                .isEqualTo(Errors.INVALID_UPDATE_VERSION);
+        // From a follower: refused.
+        assertThat(Errors.forCode(
+                        alterIsr("t", withoutLast.get(1), p.leaderEpoch(), shrunk.partitionEpoch(), p.replicas())
+                                .errorCode()))
+                .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        // With a stale leader epoch: refused.
+        assertThat(Errors.forCode(alterIsr("t", leader, p.leaderEpoch() - 1, shrunk.partitionEpoch(), p.replicas())
+                        .errorCode()))
+                .isEqualTo(Errors.FENCED_LEADER_EPOCH);
+
+        AlterPartitionResponseData.PartitionData expanded =
+                alterIsr("t", leader, p.leaderEpoch(), shrunk.partitionEpoch(), p.replicas());
+        assertThat(Errors.forCode(expanded.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(partition("t", 0).isr()).isEqualTo(p.replicas());
+    }
+
+    @Test
+    void aFencedBrokerCannotBeAddedToAnIsr() {
+        activeBrokers(1, 2, 3);
+        create("t", 1, 3);
+        PartitionState p = partition("t", 0);
+        int follower = p.replicas().get(2);
+        heartbeat(follower, true);
+        PartitionState shrunk = partition("t", 0);
+
+        AlterPartitionResponseData.PartitionData answer =
+                alterIsr("t", shrunk.leader(), shrunk.leaderEpoch(), shrunk.partitionEpoch(), p.replicas());
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.INELIGIBLE_REPLICA);
+        assertThat(partition("t", 0)).isEqualTo(shrunk);
+    }
+
+    @Test
+    void aTopicIsDeletedByNameOrIdAndAnUnknownOneIsReported() {
+        activeBrokers(1);
+        create("a", 1, 1);
+        create("b", 1, 1);
+        Uuid b = controller.image().topic("b").orElseThrow().id();
+        DeleteTopicsRequestData request = new DeleteTopicsRequestData();
+        request.topics().add(new DeleteTopicsRequestData.DeleteTopicState().setName("a"));
+        request.topics().add(new DeleteTopicsRequestData.DeleteTopicState().setTopicId(b));
+        request.topics().add(new DeleteTopicsRequestData.DeleteTopicState().setName("missing"));
+
+        DeleteTopicsResponseData answer = (DeleteTopicsResponseData) apply(request);
+
+        assertThat(controller.image().topics()).isEmpty();
+        assertThat(answer.responses().find("missing").errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(answer.responses().find("b").errorCode()).isZero();
+    }
+
+    @Test
+    void twoControllersFedTheSameLogHoldEqualImagesWithEqualTopicIds() {
+        List<ApiMessage> log = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            log.add(registration(id, new Uuid(7, id)));
+        }
+        ClusterController first = new ClusterController(CLUSTER);
+        ClusterController second = new ClusterController(CLUSTER);
+        for (int i = 0; i < log.size(); i++) {
+            first.apply(i + 1, log.get(i));
+            second.apply(i + 1, log.get(i));
+        }
+        for (int id = 1; id <= 3; id++) {
+            ApiMessage unfence =
+                    new BrokerHeartbeatRequestData().setBrokerId(id).setBrokerEpoch(id);
+            first.apply(3 + id, unfence);
+            second.apply(3 + id, unfence);
+        }
+        CreateTopicsRequestData create = new CreateTopicsRequestData();
+        create.topics()
+                .add(new CreatableTopic().setName("t").setNumPartitions(8).setReplicationFactor((short) 2));
+        first.apply(7, create);
+        second.apply(7, create);
+
+        assertThat(first.image()).isEqualTo(second.image());
+        assertThat(first.image().topic("t").orElseThrow().id())
+                .isEqualTo(second.image().topic("t").orElseThrow().id());
+    }
+
+    @Test
+    void aCommandOutOfLogOrderOrOfAnotherKindIsRefused() {
+        controller.apply(5, registration(1, Uuid.randomUuid()));
+
+        assertThatThrownBy(() -> controller.apply(5, registration(2, Uuid.randomUuid())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("index 5");
+        assertThatThrownBy(() -> controller.apply(6, new DescribeClusterRequestData()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("DescribeClusterRequestData");
+    }
+
+    private static Errors errorOf(CreateTopicsResponseData answer, String topic) {
+        return Errors.forCode(answer.topics().find(topic).errorCode());
+    }
+}

@@ -1,0 +1,137 @@
+package io.isthmus.metadata.quorum;
+
+import io.isthmus.metadata.image.ClusterImage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/** Three (or more) voters of one quorum in this JVM, each on its own loopback port and directory. */
+final class LocalQuorum implements AutoCloseable {
+    static final String CLUSTER_ID = "local-quorum-cluster";
+
+    private final List<QuorumSettings> settings = new ArrayList<>();
+    private final MetadataQuorum[] running;
+
+    LocalQuorum(int voters, Path root, Duration electionTimeout, Duration sessionTimeout, long snapshotEvery)
+            throws IOException {
+        List<QuorumVoter> list = new ArrayList<>();
+        for (int id = 1; id <= voters; id++) {
+            list.add(new QuorumVoter(id, "127.0.0.1", freePort()));
+        }
+        for (QuorumVoter v : list) {
+            settings.add(new QuorumSettings(
+                    v.id(),
+                    CLUSTER_ID,
+                    list,
+                    root.resolve("voter-" + v.id()),
+                    electionTimeout,
+                    sessionTimeout,
+                    snapshotEvery));
+        }
+        running = new MetadataQuorum[voters + 1];
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    LocalQuorum startAll() throws IOException {
+        for (QuorumSettings s : settings) {
+            start(s.nodeId());
+        }
+        return this;
+    }
+
+    MetadataQuorum start(int id) throws IOException {
+        running[id] = MetadataQuorum.start(settings.get(id - 1));
+        return running[id];
+    }
+
+    void stop(int id) throws IOException {
+        running[id].close();
+        running[id] = null;
+    }
+
+    QuorumSettings settingsOf(int id) {
+        return settings.get(id - 1);
+    }
+
+    MetadataQuorum voter(int id) {
+        return Objects.requireNonNull(running[id], "voter " + id + " is stopped");
+    }
+
+    List<MetadataQuorum> runningVoters() {
+        List<MetadataQuorum> list = new ArrayList<>();
+        for (MetadataQuorum q : running) {
+            if (q != null) {
+                list.add(q);
+            }
+        }
+        return list;
+    }
+
+    /** The running voter every running voter agrees leads. */
+    MetadataQuorum awaitLeader(Duration timeout) {
+        await(timeout, () -> agreedLeader().isPresent(), "a leader every running voter agrees on");
+        return agreedLeader().orElseThrow();
+    }
+
+    private Optional<MetadataQuorum> agreedLeader() {
+        List<MetadataQuorum> voters = runningVoters();
+        for (MetadataQuorum q : voters) {
+            if (q.isLeader() && voters.stream().allMatch(o -> o.leaderId().orElse(-1) == q.nodeId())) {
+                return Optional.of(q);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Waits until every running voter holds an image equal to {@code expected}'s. */
+    void awaitConverged(MetadataQuorum expected, Duration timeout) {
+        await(
+                timeout,
+                () -> {
+                    ClusterImage image = expected.image();
+                    return runningVoters().stream().allMatch(q -> q.image().equals(image));
+                },
+                "every voter's image equal to voter " + expected.nodeId() + "'s");
+    }
+
+    static void await(Duration timeout, BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("waited " + timeout.toMillis() + " ms for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what, e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int id = running.length - 1; id > 0; id--) {
+            if (running[id] != null) {
+                try {
+                    stop(id);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+package io.isthmus.metadata.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.isthmus.metadata.image.ClusterImage;
+import io.isthmus.metadata.image.PartitionState;
+import io.isthmus.metadata.image.TopicImage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.util.TimeDuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three voters on loopback: elections, replication, failover, restarts, snapshots and broker sessions. */
+class MetadataQuorumTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Duration ELECTION = Duration.ofMillis(500);
+
+    @TempDir
+    Path dir;
+
+    private LocalQuorum quorum;
+    private final Map<Integer, Long> brokerEpochs = new ConcurrentHashMap<>();
+
+    @AfterEach
+    void stop() {
+        if (quorum != null) {
+            quorum.close();
+        }
+    }
+
+    private LocalQuorum quorum(Duration sessionTimeout, long snapshotEvery) throws Exception {
+        quorum = new LocalQuorum(3, dir, ELECTION, sessionTimeout, snapshotEvery).startAll();
+        return quorum;
+    }
+
+    private static <T> T get(CompletableFuture<T> future) throws Exception {
+        return future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private void registerAndUnfence(MetadataQuorum via, int broker) throws Exception {
+        BrokerRegistrationRequestData r = new BrokerRegistrationRequestData()
+                .setBrokerId(broker)
+                .setClusterId(LocalQuorum.CLUSTER_ID)
+                .setIncarnationId(Uuid.randomUuid());
+        r.listeners()
+                .add(new BrokerRegistrationRequestData.Listener()
+                        .setName("PLAINTEXT")
+                        .setHost("127.0.0.1")
+                        .setPort(9090 + broker));
+        long epoch = get(via.registerBroker(r)).brokerEpoch();
+        brokerEpochs.put(broker, epoch);
+        BrokerHeartbeatResponseData answer = heartbeat(via, broker);
+        assertThat(answer.isFenced()).isFalse();
+    }
+
+    private BrokerHeartbeatResponseData heartbeat(MetadataQuorum via, int broker) throws Exception {
+        return get(via.heartbeat(
+                new BrokerHeartbeatRequestData().setBrokerId(broker).setBrokerEpoch(brokerEpochs.get(broker))));
+    }
+
+    private static CreateTopicsResponseData create(MetadataQuorum via, String topic, int partitions, int rf)
+            throws Exception {
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics()
+                .add(new CreatableTopic()
+                        .setName(topic)
+                        .setNumPartitions(partitions)
+                        .setReplicationFactor((short) rf));
+        return get(via.createTopics(request));
+    }
+
+    @Test
+    void everyVoterAppliesTheSameCommandsWhicheverVoterTheyWereSentTo() throws Exception {
+        quorum(Duration.ofSeconds(30), 10_000);
+        quorum.awaitLeader(WAIT);
+
+        for (int broker = 1; broker <= 3; broker++) {
+            registerAndUnfence(quorum.voter(broker), broker);
+        }
+        CreateTopicsResponseData answer = create(quorum.voter(2), "orders", 6, 3);
+
+        assertThat(answer.topics().find("orders").errorCode()).isZero();
+        quorum.awaitConverged(quorum.voter(1), WAIT);
+        ClusterImage image = quorum.voter(3).image();
+        assertThat(image.brokers().keySet()).containsExactly(1, 2, 3);
+        assertThat(image.unfencedBrokers()).hasSize(3);
+        assertThat(image.topic("orders").orElseThrow().partitions()).hasSize(6).allSatisfy(p -> assertThat(p.isr())
+                .hasSize(3));
+        assertThat(Errors.forCode(create(quorum.voter(3), "orders", 1, 1)
+                        .topics()
+                        .find("orders")
+                        .errorCode()))
+                .isEqualTo(Errors.TOPIC_ALREADY_EXISTS);
+    }
+
+    @Test
+    void theQuorumGoesOnWithoutItsLeaderAndTheStoppedVoterCatchesUpWhenItReturns() throws Exception {
+        quorum(Duration.ofSeconds(30), 10_000);
+        MetadataQuorum first = quorum.awaitLeader(WAIT);
+        registerAndUnfence(first, 1);
+        create(first, "before", 1, 1);
+
+        int stopped = first.nodeId();
+        quorum.stop(stopped);
+        MetadataQuorum second = quorum.awaitLeader(WAIT);
+        assertThat(second.nodeId()).isNotEqualTo(stopped);
+        for (int i = 0; i < 20; i++) {
+            assertThat(create(second, "during-" + i, 1, 1)
+                            .topics()
+                            .find("during-" + i)
+                            .errorCode())
+                    .isZero();
+        }
+
+        MetadataQuorum returned = quorum.start(stopped);
+        quorum.awaitConverged(second, WAIT);
+        assertThat(returned.image().topics()).hasSize(21).containsKey("before").containsKey("during-19");
+    }
+
+    @Test
+    void aMinorityCommitsNothingAndTheCommandCompletesOnceAMajorityIsBack() throws Exception {
+        quorum(Duration.ofSeconds(30), 10_000);
+        MetadataQuorum leader = quorum.awaitLeader(WAIT);
+        registerAndUnfence(leader, 1);
+        int survivor = leader.nodeId();
+        List<Integer> others = quorum.runningVoters().stream()
+                .map(MetadataQuorum::nodeId)
+                .filter(id -> id != survivor)
+                .toList();
+        for (int id : others) {
+            quorum.stop(id);
+        }
+
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics()
+                .add(new CreatableTopic()
+                        .setName("needs-a-majority")
+                        .setNumPartitions(1)
+                        .setReplicationFactor((short) 1));
+        CompletableFuture<CreateTopicsResponseData> pending =
+                quorum.voter(survivor).createTopics(request);
+
+        assertThatThrownBy(() -> pending.get(3, TimeUnit.SECONDS)).isInstanceOf(TimeoutException.class);
+        assertThat(quorum.voter(survivor).image().topics()).doesNotContainKey("needs-a-majority");
+
+        quorum.start(others.getFirst());
+        assertThat(get(pending).topics().find("needs-a-majority").errorCode()).isZero();
+        quorum.awaitConverged(quorum.voter(survivor), WAIT);
+    }
+
+    @Test
+    void votersRestartFromTheirSnapshotsAndLogsToTheSameImage() throws Exception {
+        quorum(Duration.ofSeconds(30), 5);
+        MetadataQuorum leader = quorum.awaitLeader(WAIT);
+        for (int broker = 1; broker <= 3; broker++) {
+            registerAndUnfence(leader, broker);
+        }
+        for (int i = 0; i < 12; i++) {
+            create(leader, "t" + i, 2, 2);
+        }
+        quorum.awaitConverged(leader, WAIT);
+        for (MetadataQuorum voter : quorum.runningVoters()) {
+            assertThat(voter.takeSnapshot(WAIT)).isPositive();
+        }
+        create(leader, "after-snapshot", 1, 3);
+        quorum.awaitConverged(leader, WAIT);
+        ClusterImage before = leader.image();
+
+        quorum.close();
+        quorum.startAll();
+
+        MetadataQuorum newLeader = quorum.awaitLeader(WAIT);
+        LocalQuorum.await(WAIT, () -> newLeader.image().equals(before), "the image from before the restart");
+        quorum.awaitConverged(newLeader, WAIT);
+        assertThat(dir.resolve("voter-1")).isDirectoryRecursivelyContaining("glob:**/snapshot.*");
+    }
+
+    @Test
+    void aBrokerThatStopsHeartbeatingIsFencedAndItsPartitionsGetNewLeaders() throws Exception {
+        Duration session = Duration.ofSeconds(2);
+        quorum(session, 10_000);
+        MetadataQuorum leader = quorum.awaitLeader(WAIT);
+        for (int broker = 1; broker <= 3; broker++) {
+            registerAndUnfence(leader, broker);
+        }
+        create(leader, "t", 3, 3);
+        long silentSince = System.nanoTime();
+
+        // Brokers 1 and 2 keep heartbeating; broker 3 has gone silent.
+        while (leader.image().broker(3).orElseThrow().fenced() == Boolean.FALSE) {
+            assertThat(System.nanoTime() - silentSince)
+                    .as("broker 3 fenced in time")
+                    .isLessThan(WAIT.toNanos());
+            for (int broker = 1; broker <= 2; broker++) {
+                assertThat(heartbeat(quorum.awaitLeader(WAIT), broker).isFenced())
+                        .isFalse();
+            }
+            Thread.sleep(200);
+        }
+
+        assertThat(System.nanoTime() - silentSince).isGreaterThanOrEqualTo(session.toNanos());
+        assertThat(leader.image().broker(1).orElseThrow().fenced()).isFalse();
+        TopicImage topic = leader.image().topic("t").orElseThrow();
+        for (PartitionState p : topic.partitions()) {
+            assertThat(p.leader()).isIn(1, 2);
+            assertThat(p.isr()).doesNotContain(3);
+        }
+
+        // Back: its heartbeat unfences it, but it leads nothing until a leader returns it to an ISR.
+        assertThat(heartbeat(quorum.awaitLeader(WAIT), 3).isFenced()).isFalse();
+        assertThat(quorum.awaitLeader(WAIT).image().broker(3).orElseThrow().fenced())
+                .isFalse();
+    }
+
+    @Test
+    void aMalformedCommandIsRefusedBeforeItIsLoggedAndTheQuorumKeepsServing() throws Exception {
+        quorum(Duration.ofSeconds(30), 10_000);
+        MetadataQuorum leader = quorum.awaitLeader(WAIT);
+        RaftProperties properties = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+        try (RaftClient stranger = RaftClient.newBuilder()
+                .setProperties(properties)
+                .setRaftGroup(MetadataQuorum.groupOf(new QuorumSettings(
+                        1, LocalQuorum.CLUSTER_ID, voters(), dir, ELECTION, Duration.ofSeconds(30), 10)))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        50, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .build()) {
+            CompletableFuture<?> reply = stranger.async().send(Message.valueOf("not a kafka message"));
+            assertThatThrownBy(() -> get(reply).toString())
+                    .isInstanceOf(ExecutionException.class)
+                    .hasMessageContaining("refused a malformed metadata command");
+        }
+
+        registerAndUnfence(leader, 1);
+        assertThat(create(leader, "still-serving", 1, 1)
+                        .topics()
+                        .find("still-serving")
+                        .errorCode())
+                .isZero();
+    }
+
+    private List<QuorumVoter> voters() {
+        return quorum.runningVoters().stream()
+                .map(q -> q.nodeId())
+                .map(id -> quorumVoter(id))
+                .toList();
+    }
+
+    private QuorumVoter quorumVoter(int id) {
+        return quorum.settingsOf(id).self();
+    }
+}

@@ -1,0 +1,42 @@
+package io.isthmus.metadata.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class QuorumVoterTest {
+    @Test
+    void kafkasVoterListParsesWithIpv6InBrackets() {
+        List<QuorumVoter> voters = QuorumVoter.parseAll("1@localhost:9093, 2@10.0.0.2:9094,3@[::1]:9095");
+
+        assertThat(voters)
+                .containsExactly(
+                        new QuorumVoter(1, "localhost", 9093),
+                        new QuorumVoter(2, "10.0.0.2", 9094),
+                        new QuorumVoter(3, "::1", 9095));
+        assertThat(voters.get(2).address()).isEqualTo("[::1]:9095");
+        assertThat(voters.get(0)).hasToString("1@localhost:9093");
+    }
+
+    @Test
+    void aMalformedListIsRefusedNamingTheSettingAndTheEntry() {
+        assertThatThrownBy(() -> QuorumVoter.parseAll("")).hasMessageContaining("controller.quorum.voters is empty");
+        assertThatThrownBy(() -> QuorumVoter.parseAll("1@host:9093,host:9094"))
+                .hasMessageContaining("controller.quorum.voters")
+                .hasMessageContaining("'host:9094'");
+        assertThatThrownBy(() -> QuorumVoter.parseAll("x@host:9093")).hasMessageContaining("'x@host:9093'");
+        assertThatThrownBy(() -> QuorumVoter.parseAll("1@host:0")).hasMessageContaining("port 0");
+        assertThatThrownBy(() -> QuorumVoter.parseAll("1@a:1,1@b:2")).hasMessageContaining("voter 1 twice");
+    }
+
+    @Test
+    void aNodeThatIsNotAVoterCannotRunTheQuorum() {
+        List<QuorumVoter> voters = QuorumVoter.parseAll("1@localhost:9093");
+
+        assertThatThrownBy(() -> QuorumSettings.of(2, "c", voters, Path.of("/tmp/x")))
+                .hasMessageContaining("node.id 2 is not among controller.quorum.voters");
+    }
+}
