@@ -45,7 +45,10 @@ final class BrokerCommands {
         return answer.setBrokerEpoch(index);
     }
 
-    /** Fences a broker that asks to be (or shuts down), unfences a fenced one that heartbeats. */
+    /**
+     * Fences a broker that asks to be (or shuts down); unfences a fenced one that heartbeats with metadata at least as
+     * new as its registration.
+     */
     BrokerHeartbeatResponseData heartbeat(BrokerHeartbeatRequestData h) {
         BrokerHeartbeatResponseData answer = new BrokerHeartbeatResponseData();
         BrokerRegistration b = state.brokers.get(h.brokerId());
@@ -60,8 +63,19 @@ final class BrokerCommands {
             return answer.setIsFenced(true).setShouldShutDown(h.wantShutDown()).setIsCaughtUp(true);
         }
         if (b.fenced()) {
+            if (!isCaughtUp(b, h)) {
+                return answer.setIsFenced(true).setIsCaughtUp(false);
+            }
             state.unfence(b.id());
         }
         return answer.setIsFenced(false).setIsCaughtUp(true);
+    }
+
+    /**
+     * Whether the broker's metadata has reached its own registration, as Kafka requires before unfencing: a broker
+     * that has not seen the metadata it registered under could take the lead of a partition without knowing it.
+     */
+    static boolean isCaughtUp(BrokerRegistration b, BrokerHeartbeatRequestData h) {
+        return h.currentMetadataOffset() >= b.epoch();
     }
 }

@@ -54,28 +54,46 @@ public final class ClusterController {
     /**
      * Applies the command at quorum log {@code index} and answers it.
      *
-     * @throws IllegalArgumentException if the command is not one the quorum applies
+     * <p>A command that fails midway (a bug: every refusal Kafka defines is answered, not thrown) leaves the state
+     * as it was before the command, on every voter alike, and throws {@link CommandFailedException}; the quorum
+     * answers the sender with the reason and goes on with the next entry.
+     *
+     * @throws UnsupportedOperationException if the command is not one the quorum applies
+     * @throws CommandFailedException if applying it failed; nothing changed
      */
     public ApiMessage apply(long index, ApiMessage command) {
         if (index <= image.appliedIndex()) {
             throw new IllegalStateException(
                     "command at log index " + index + " arrived after index " + image.appliedIndex() + " was applied");
         }
-        ApiMessage answer =
-                switch (command) {
-                    case BrokerRegistrationRequestData r -> brokers.register(index, r);
-                    case BrokerHeartbeatRequestData h -> brokers.heartbeat(h);
-                    case CreateTopicsRequestData c -> topics.createTopics(index, c);
-                    case CreatePartitionsRequestData c -> topics.createPartitions(index, c);
-                    case DeleteTopicsRequestData d -> topics.deleteTopics(d);
-                    case AlterPartitionRequestData a -> partitions.alterPartition(a);
-                    case AlterPartitionReassignmentsRequestData a -> partitions.alterPartitionReassignments(a);
-                    case ElectLeadersRequestData e -> partitions.electLeaders(e);
-                    default ->
-                        throw new IllegalArgumentException("the metadata quorum does not apply "
-                                + command.getClass().getSimpleName());
-                };
+        ApiMessage answer;
+        try {
+            answer = dispatch(index, command);
+        } catch (UnsupportedOperationException notACommand) {
+            throw notACommand;
+        } catch (RuntimeException e) {
+            state.restore(image);
+            throw new CommandFailedException(
+                    command.getClass().getSimpleName() + " at log index " + index + " failed and changed nothing: " + e,
+                    e);
+        }
         image = state.toImage(index);
         return answer;
+    }
+
+    private ApiMessage dispatch(long index, ApiMessage command) {
+        return switch (command) {
+            case BrokerRegistrationRequestData r -> brokers.register(index, r);
+            case BrokerHeartbeatRequestData h -> brokers.heartbeat(h);
+            case CreateTopicsRequestData c -> topics.createTopics(index, c);
+            case CreatePartitionsRequestData c -> topics.createPartitions(index, c);
+            case DeleteTopicsRequestData d -> topics.deleteTopics(d);
+            case AlterPartitionRequestData a -> partitions.alterPartition(a);
+            case AlterPartitionReassignmentsRequestData a -> partitions.alterPartitionReassignments(a);
+            case ElectLeadersRequestData e -> partitions.electLeaders(e);
+            default ->
+                throw new UnsupportedOperationException("the metadata quorum does not apply "
+                        + command.getClass().getSimpleName());
+        };
     }
 }

@@ -6,6 +6,7 @@ import io.isthmus.metadata.image.TopicImage;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
@@ -154,7 +155,7 @@ final class PartitionCommands {
                 throw new MetadataRequestException(
                         Errors.NO_REASSIGNMENT_IN_PROGRESS, where + " is not being reassigned");
             }
-            next = PartitionReassignment.cancel(now, state::isUnfenced);
+            next = movedOrRefused(where, () -> PartitionReassignment.cancel(now, state::isUnfenced));
         } else {
             state.checkReplicas(where, p.replicas(), -1);
             if (!allowReplicationFactorChange
@@ -165,13 +166,18 @@ final class PartitionCommands {
                                 + now.targetReplicas().size() + " replicas; moving it to " + p.replicas()
                                 + " would change that, which the request does not allow");
             }
-            try {
-                next = PartitionReassignment.start(now, p.replicas(), state::isUnfenced);
-            } catch (IllegalArgumentException e) {
-                throw new MetadataRequestException(Errors.INVALID_REPLICA_ASSIGNMENT, where + ": " + e.getMessage());
-            }
+            next = movedOrRefused(where, () -> PartitionReassignment.start(now, p.replicas(), state::isUnfenced));
         }
         state.replacePartition(topic, p.partitionIndex(), next);
+    }
+
+    /** A move (or its cancellation) that would leave no in-sync replica is refused, as Kafka refuses it. */
+    private static PartitionState movedOrRefused(String where, Supplier<PartitionState> move) {
+        try {
+            return move.get();
+        } catch (IllegalArgumentException e) {
+            throw new MetadataRequestException(Errors.INVALID_REPLICA_ASSIGNMENT, where + ": " + e.getMessage());
+        }
     }
 
     /**

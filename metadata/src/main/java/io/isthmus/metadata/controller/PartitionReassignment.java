@@ -37,13 +37,7 @@ final class PartitionReassignment {
         }
         int leader = isr.contains(p.leader()) ? p.leader() : PartitionLeadership.electFrom(merged, isr, unfenced);
         PartitionState started = new PartitionState(
-                merged,
-                isr,
-                leader,
-                leader == p.leader() ? p.leaderEpoch() : p.leaderEpoch() + 1,
-                p.partitionEpoch() + 1,
-                adding,
-                removing);
+                merged, isr, leader, nextLeaderEpoch(p, merged, leader), p.partitionEpoch() + 1, adding, removing);
         return maybeComplete(started, unfenced);
     }
 
@@ -59,10 +53,15 @@ final class PartitionReassignment {
             return p;
         }
         List<Integer> isr = p.isr().stream().filter(target::contains).toList();
-        if (target.contains(p.leader())) {
-            return new PartitionState(target, isr, p.leader(), p.leaderEpoch(), p.partitionEpoch() + 1);
-        }
-        int leader = PartitionLeadership.electFrom(target, isr, unfenced);
-        return new PartitionState(target, isr, leader, p.leaderEpoch() + 1, p.partitionEpoch() + 1);
+        int leader = target.contains(p.leader()) ? p.leader() : PartitionLeadership.electFrom(target, isr, unfenced);
+        return new PartitionState(target, isr, leader, nextLeaderEpoch(p, target, leader), p.partitionEpoch() + 1);
+    }
+
+    /**
+     * A new leader epoch whenever the leader changes or a replica leaves, as Kafka does: a removed replica must see
+     * an epoch it was not part of, so that nothing it still sends under the old one is taken.
+     */
+    private static int nextLeaderEpoch(PartitionState p, List<Integer> replicas, int leader) {
+        return leader != p.leader() || !replicas.containsAll(p.replicas()) ? p.leaderEpoch() + 1 : p.leaderEpoch();
     }
 }

@@ -25,6 +25,12 @@ import org.apache.kafka.common.protocol.Errors;
 
 /** Creating topics, adding partitions to them, deleting them. */
 final class TopicCommands {
+    /**
+     * The most partitions one command may create, Kafka's bound on the records of one controller operation: every
+     * voter holds every partition in memory, so one request must not be able to exhaust them all at once.
+     */
+    static final int MAX_PARTITIONS_PER_COMMAND = 10_000;
+
     private final String clusterId;
     private final ClusterState state;
 
@@ -35,16 +41,24 @@ final class TopicCommands {
 
     CreateTopicsResponseData createTopics(long index, CreateTopicsRequestData request) {
         CreateTopicsResponseData answer = new CreateTopicsResponseData();
+        int partitionsLeft = MAX_PARTITIONS_PER_COMMAND;
         for (CreatableTopic t : request.topics()) {
             CreatableTopicResult result = new CreatableTopicResult().setName(t.name());
             answer.topics().add(result);
             List<List<Integer>> placement;
             try {
+                checkPartitionBudget(
+                        t.name(),
+                        t.assignments().isEmpty()
+                                ? t.numPartitions()
+                                : t.assignments().size(),
+                        partitionsLeft);
                 placement = placementOf(index, t);
             } catch (MetadataRequestException e) {
                 result.setErrorCode(e.error.code()).setErrorMessage(e.getMessage());
                 continue;
             }
+            partitionsLeft -= placement.size();
             TopicImage topic = new TopicImage(t.name(), topicId(index, t.name()), newPartitions(placement));
             result.setTopicId(topic.id()).setNumPartitions(placement.size()).setReplicationFactor((short)
                     placement.getFirst().size());
@@ -53,6 +67,16 @@ final class TopicCommands {
             }
         }
         return answer;
+    }
+
+    private static void checkPartitionBudget(String topic, int partitions, int left) {
+        if (partitions > left) {
+            throw new MetadataRequestException(
+                    Errors.INVALID_PARTITIONS,
+                    "topic " + topic + " would take "
+                            + partitions + " partitions where this request has " + left + " left of the "
+                            + MAX_PARTITIONS_PER_COMMAND + " one command may create");
+        }
     }
 
     /** Partitions on {@code placement}, each led by its first unfenced replica with every unfenced one in sync. */
@@ -139,11 +163,14 @@ final class TopicCommands {
      */
     CreatePartitionsResponseData createPartitions(long index, CreatePartitionsRequestData request) {
         CreatePartitionsResponseData answer = new CreatePartitionsResponseData();
+        int partitionsLeft = MAX_PARTITIONS_PER_COMMAND;
         for (CreatePartitionsTopic t : request.topics()) {
             CreatePartitionsTopicResult result = new CreatePartitionsTopicResult().setName(t.name());
             answer.results().add(result);
             try {
-                TopicImage grown = grow(index, t);
+                TopicImage grown = grow(index, t, partitionsLeft);
+                partitionsLeft -= grown.partitions().size()
+                        - state.topics.get(t.name()).partitions().size();
                 if (!request.validateOnly()) {
                     state.topics.put(t.name(), grown);
                 }
@@ -154,7 +181,7 @@ final class TopicCommands {
         return answer;
     }
 
-    private TopicImage grow(long index, CreatePartitionsTopic t) {
+    private TopicImage grow(long index, CreatePartitionsTopic t, int partitionsLeft) {
         TopicImage topic = state.topics.get(t.name());
         if (topic == null) {
             throw new MetadataRequestException(
@@ -170,6 +197,7 @@ final class TopicCommands {
                                     + " asked for; partitions are never removed");
         }
         int added = t.count() - current;
+        checkPartitionBudget(t.name(), added, partitionsLeft);
         int replicationFactor = topic.partition(0).targetReplicas().size();
         List<List<Integer>> placement;
         if (t.assignments() == null || t.assignments().isEmpty()) {

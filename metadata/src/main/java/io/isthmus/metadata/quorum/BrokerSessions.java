@@ -75,9 +75,11 @@ final class BrokerSessions {
         }
         lastHeartbeat.put(b.id(), clock.getAsLong());
         boolean wantsFenced = h.wantFence() || h.wantShutDown();
-        if (b.fenced() == wantsFenced && !h.wantShutDown()) {
+        boolean caughtUp = h.currentMetadataOffset() >= b.epoch();
+        if ((b.fenced() == wantsFenced || (b.fenced() && !caughtUp)) && !h.wantShutDown()) {
+            // Nothing to log: no change, or an unfencing the broker's metadata is not ready for.
             return CompletableFuture.completedFuture(
-                    new BrokerHeartbeatResponseData().setIsFenced(b.fenced()).setIsCaughtUp(true));
+                    new BrokerHeartbeatResponseData().setIsFenced(b.fenced()).setIsCaughtUp(caughtUp));
         }
         return log.apply(h).thenApply(BrokerHeartbeatResponseData.class::cast);
     }

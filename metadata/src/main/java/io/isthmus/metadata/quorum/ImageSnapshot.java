@@ -72,6 +72,10 @@ final class ImageSnapshot {
             channel.force(true);
         }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // The rename itself must reach the disk before Ratis may purge the log the snapshot replaces.
+        try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            directory.force(true);
+        }
     }
 
     static ClusterImage read(Path file) throws IOException {
@@ -188,11 +192,11 @@ final class ImageSnapshot {
         return new ClusterImage(applied, brokers, topics);
     }
 
-    /** A count, checked before anything is allocated for it, so a damaged length cannot ask for gigabytes. */
+    /** A count; the CRC was checked before parsing, so only a writer's bug could make one negative. */
     private static int count(DataInputStream in, Path file) throws IOException {
         int n = in.readInt();
-        if (n < 0 || n > 10_000_000) {
-            throw new IOException("metadata snapshot " + file + " holds an impossible count " + n);
+        if (n < 0) {
+            throw new IOException("metadata snapshot " + file + " holds a negative count " + n);
         }
         return n;
     }

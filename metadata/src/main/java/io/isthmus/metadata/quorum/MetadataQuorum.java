@@ -1,5 +1,6 @@
 package io.isthmus.metadata.quorum;
 
+import io.isthmus.metadata.broker.ControllerChannel;
 import io.isthmus.metadata.image.ClusterImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +51,10 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One voter of the cluster's metadata quorum: a Ratis server holding the replicated log of controller commands, the
@@ -63,7 +67,9 @@ import org.apache.ratis.util.TimeDuration;
  * <p>Closing stops, in reverse order of starting, the session timer, the client and the server; the log and
  * snapshots stay on disk and a voter started again on the same directory recovers from them.
  */
-public final class MetadataQuorum implements AutoCloseable {
+public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataQuorum.class);
+
     /** How long a command may take to commit, through elections included, before its future fails. */
     private static final Duration COMMAND_RETRY_SPAN = Duration.ofSeconds(30);
 
@@ -84,15 +90,16 @@ public final class MetadataQuorum implements AutoCloseable {
         BrokerSessions sessions = new BrokerSessions(settings.brokerSessionTimeout(), System::nanoTime);
         this.stateMachine = new MetadataStateMachine(settings.clusterId(), sessions);
         RaftProperties properties = propertiesOf(settings);
-        Files.createDirectories(settings.directory());
-        boolean formatted = Files.isDirectory(
+        VoterDirectory.check(settings);
+        boolean started = Files.isDirectory(
                 settings.directory().resolve(group.getGroupId().getUuid().toString()));
         this.server = RaftServer.newBuilder()
                 .setServerId(peerId(settings.nodeId()))
                 .setGroup(group)
                 .setProperties(properties)
                 .setStateMachine(stateMachine)
-                .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                // FORMAT only on the first start after formatting, when Ratis has written nothing yet.
+                .setOption(started ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         this.client = clientOf(properties);
         sessions.logThrough(this::submitHere);
@@ -106,8 +113,13 @@ public final class MetadataQuorum implements AutoCloseable {
         // off) is not told, and would otherwise keep trying to fence brokers that now heartbeat to its successor.
         sessionTimer.scheduleWithFixedDelay(
                 () -> {
-                    if (isLeader()) {
-                        sessions.expire(stateMachine::image);
+                    // A scheduled task that throws is never run again: a failure here must not end fencing.
+                    try {
+                        if (isLeader()) {
+                            sessions.expire(stateMachine::image);
+                        }
+                    } catch (RuntimeException e) {
+                        LOG.error("voter {}: checking broker sessions failed", settings.nodeId(), e);
                     }
                 },
                 period,
@@ -115,7 +127,21 @@ public final class MetadataQuorum implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** Starts this voter; it joins (or, with its peers, elects) the quorum's leader in the background. */
+    /**
+     * Formats a voter's directory for its cluster and node (Kafka's {@code kafka-storage format}); a voter starts only
+     * on a formatted directory. Formatting one already formatted for the same cluster and node changes nothing.
+     *
+     * @throws IllegalStateException if the directory was formatted for another cluster or node
+     */
+    public static void format(QuorumSettings settings) throws IOException {
+        VoterDirectory.format(settings);
+    }
+
+    /**
+     * Starts this voter; it joins (or, with its peers, elects) the quorum's leader in the background.
+     *
+     * @throws IllegalStateException if its directory is not formatted, or formatted for another cluster or node
+     */
     public static MetadataQuorum start(QuorumSettings settings) throws IOException {
         MetadataQuorum quorum = new MetadataQuorum(settings);
         try {
@@ -159,6 +185,7 @@ public final class MetadataQuorum implements AutoCloseable {
         }
     }
 
+    @Override
     public CompletableFuture<BrokerRegistrationResponseData> registerBroker(BrokerRegistrationRequestData r) {
         return submit(r).thenApply(BrokerRegistrationResponseData.class::cast);
     }
@@ -167,6 +194,7 @@ public final class MetadataQuorum implements AutoCloseable {
      * A broker's heartbeat, answered by the quorum leader without a log entry unless the broker's fencing changes.
      * A broker that stops sending them is fenced after {@code broker.session.timeout.ms}.
      */
+    @Override
     public CompletableFuture<BrokerHeartbeatResponseData> heartbeat(BrokerHeartbeatRequestData h) {
         return client.async()
                 .sendReadOnly(message(h))
@@ -208,6 +236,11 @@ public final class MetadataQuorum implements AutoCloseable {
     /** Preferred-leader election; an unclean election is refused. */
     public CompletableFuture<ElectLeadersResponseData> electLeaders(ElectLeadersRequestData e) {
         return submit(e).thenApply(ElectLeadersResponseData.class::cast);
+    }
+
+    /** How many snapshots this voter installed from a leader, having fallen behind its log (for tests). */
+    int snapshotsInstalled() {
+        return stateMachine.snapshotsInstalled();
     }
 
     /** Writes a snapshot now on this voter (they are also taken every {@code snapshotEveryEntries} entries). */
@@ -319,6 +352,11 @@ public final class MetadataQuorum implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        // The log is purged up to each snapshot, so it does not grow forever; a voter that falls behind what is left
+        // is sent the leader's snapshot.
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, settings.snapshotEveryEntries()));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.logSegmentBytes()));
         return p;
     }
 }

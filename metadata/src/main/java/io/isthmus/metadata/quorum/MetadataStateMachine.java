@@ -1,6 +1,7 @@
 package io.isthmus.metadata.quorum;
 
 import io.isthmus.metadata.controller.ClusterController;
+import io.isthmus.metadata.controller.CommandFailedException;
 import io.isthmus.metadata.image.ClusterImage;
 import java.io.File;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -28,6 +30,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +54,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final List<Consumer<ClusterImage>> listeners = new CopyOnWriteArrayList<>();
     private final BrokerSessions sessions;
+    private final AtomicInteger snapshotsInstalled = new AtomicInteger();
     private volatile ClusterImage image = ClusterImage.EMPTY;
 
     MetadataStateMachine(String clusterId, BrokerSessions sessions) {
@@ -69,15 +73,34 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-        super.initialize(server, groupId, raftStorage);
-        storage.init(raftStorage);
-        load(storage.getLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> {
+            super.initialize(server, groupId, raftStorage);
+            storage.init(raftStorage);
+            load(storage.getLatestSnapshot());
+        });
     }
 
-    /** After a snapshot was installed from the leader (this voter had fallen behind its log). */
+    /** Before a snapshot from the leader is installed: Ratis checks the state machine says it is paused. */
+    @Override
+    public void pause() {
+        getLifeCycle().transition(LifeCycle.State.PAUSING);
+        getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+
+    /** After a snapshot was installed from the leader (this voter had fallen behind the leader's log). */
     @Override
     public void reinitialize() throws IOException {
         load(storage.loadLatestSnapshot());
+        snapshotsInstalled.incrementAndGet();
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    /** How many snapshots this voter installed from a leader since it started. */
+    int snapshotsInstalled() {
+        return snapshotsInstalled.get();
     }
 
     @Override
@@ -103,15 +126,23 @@ final class MetadataStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         ByteString data = entry.getStateMachineLogEntry().getLogData();
-        ApiMessage answer;
+        // Not caught: an entry this voter cannot read (checked on the leader before it was logged) means this voter
+        // is not the version its peers are; Ratis then stops it, which is safe, where guessing would diverge.
+        ApiMessage command = MetadataCommands.decodeCommand(data.asReadOnlyByteBuffer());
+        byte[] answer;
         synchronized (this) {
-            ApiMessage command = MetadataCommands.decodeCommand(data.asReadOnlyByteBuffer());
-            answer = controller.apply(entry.getIndex(), command);
+            try {
+                answer = MetadataCommands.encode(controller.apply(entry.getIndex(), command));
+            } catch (CommandFailedException e) {
+                // Every voter fails the same command the same way and keeps its state: answered, and the log goes on.
+                LOG.error("metadata command at {} refused", TermIndex.valueOf(entry), e);
+                answer = MetadataCommands.encodeRefusal(e.getMessage());
+            }
             image = controller.image();
             updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         }
         publish();
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(MetadataCommands.encode(answer))));
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(answer)));
     }
 
     @Override

@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param brokerSessionTimeout how long the quorum leader waits for a broker's heartbeat before it fences the broker
  *     ({@code broker.session.timeout.ms})
  * @param snapshotEveryEntries how many log entries between automatic snapshots
+ * @param logSegmentBytes the size of one quorum log segment; a voter purges the segments a snapshot covers, and a
+ *     voter that falls behind the oldest kept segment catches up from the leader's snapshot
  */
 public record QuorumSettings(
         int nodeId,
@@ -27,12 +29,14 @@ public record QuorumSettings(
         Path directory,
         Duration electionTimeout,
         Duration brokerSessionTimeout,
-        long snapshotEveryEntries) {
+        long snapshotEveryEntries,
+        long logSegmentBytes) {
     /** Kafka's defaults for the two timeouts. */
     public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofSeconds(1);
 
     public static final Duration DEFAULT_BROKER_SESSION_TIMEOUT = Duration.ofSeconds(9);
     public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 10_000;
+    public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L << 20;
 
     public QuorumSettings {
         Objects.requireNonNull(clusterId, "clusterId");
@@ -50,6 +54,9 @@ public record QuorumSettings(
                     + ") must exceed controller.quorum.election.timeout.ms (" + electionTimeout.toMillis()
                     + "), or every quorum election would fence brokers that did nothing wrong");
         }
+        if (logSegmentBytes < 1024) {
+            throw new IllegalArgumentException("logSegmentBytes must be at least 1024, got " + logSegmentBytes);
+        }
         if (snapshotEveryEntries < 1) {
             throw new IllegalArgumentException("snapshotEveryEntries must be positive, got " + snapshotEveryEntries);
         }
@@ -64,7 +71,8 @@ public record QuorumSettings(
                 directory,
                 DEFAULT_ELECTION_TIMEOUT,
                 DEFAULT_BROKER_SESSION_TIMEOUT,
-                DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+                DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                DEFAULT_LOG_SEGMENT_BYTES);
     }
 
     public QuorumVoter self() {

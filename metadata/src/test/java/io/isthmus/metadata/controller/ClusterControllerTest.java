@@ -66,6 +66,7 @@ class ClusterControllerTest {
         return (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
                 .setBrokerId(broker)
                 .setBrokerEpoch(epochs.get(broker))
+                .setCurrentMetadataOffset(index)
                 .setWantFence(wantFence));
     }
 
@@ -132,6 +133,50 @@ class ClusterControllerTest {
         long restarted = register(1, Uuid.randomUuid());
         assertThat(restarted).isGreaterThan(first);
         assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
+    }
+
+    @Test
+    void aBrokerIsUnfencedOnlyOnceItsMetadataHasReachedItsRegistration() {
+        long epoch = register(1, Uuid.randomUuid());
+
+        BrokerHeartbeatResponseData behind = (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
+                .setBrokerId(1)
+                .setBrokerEpoch(epoch)
+                .setCurrentMetadataOffset(epoch - 1));
+
+        assertThat(behind.isFenced()).isTrue();
+        assertThat(behind.isCaughtUp()).isFalse();
+        assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
+        assertThat(heartbeat(1, false).isFenced()).isFalse();
+    }
+
+    @Test
+    void aRequestForMorePartitionsThanOneCommandMayCreateIsRefusedWhole() {
+        activeBrokers(1);
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics()
+                .add(new CreatableTopic()
+                        .setName("fits")
+                        .setNumPartitions(6_000)
+                        .setReplicationFactor((short) 1));
+        request.topics()
+                .add(new CreatableTopic()
+                        .setName("overflows")
+                        .setNumPartitions(6_000)
+                        .setReplicationFactor((short) 1));
+        request.topics()
+                .add(new CreatableTopic()
+                        .setName("huge")
+                        .setNumPartitions(Integer.MAX_VALUE)
+                        .setReplicationFactor((short) 1));
+
+        CreateTopicsResponseData answer = (CreateTopicsResponseData) apply(request);
+
+        assertThat(errorOf(answer, "fits")).isEqualTo(Errors.NONE);
+        assertThat(errorOf(answer, "overflows")).isEqualTo(Errors.INVALID_PARTITIONS);
+        assertThat(errorOf(answer, "huge")).isEqualTo(Errors.INVALID_PARTITIONS);
+        assertThat(answer.topics().find("huge").errorMessage()).contains("10000");
+        assertThat(controller.image().topics().keySet()).containsExactly("fits");
     }
 
     @Test
@@ -396,8 +441,10 @@ class ClusterControllerTest {
             second.apply(i + 1, log.get(i));
         }
         for (int id = 1; id <= 3; id++) {
-            ApiMessage unfence =
-                    new BrokerHeartbeatRequestData().setBrokerId(id).setBrokerEpoch(id);
+            ApiMessage unfence = new BrokerHeartbeatRequestData()
+                    .setBrokerId(id)
+                    .setBrokerEpoch(id)
+                    .setCurrentMetadataOffset(id);
             first.apply(3 + id, unfence);
             second.apply(3 + id, unfence);
         }
@@ -420,7 +467,7 @@ class ClusterControllerTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("index 5");
         assertThatThrownBy(() -> controller.apply(6, new DescribeClusterRequestData()))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("DescribeClusterRequestData");
     }
 

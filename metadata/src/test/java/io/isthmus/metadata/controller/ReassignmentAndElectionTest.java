@@ -54,7 +54,10 @@ class ReassignmentAndElectionTest {
                             .setClusterId(CLUSTER)
                             .setIncarnationId(Uuid.randomUuid()));
             epochs.put(id, r.brokerEpoch());
-            apply(new BrokerHeartbeatRequestData().setBrokerId(id).setBrokerEpoch(r.brokerEpoch()));
+            apply(new BrokerHeartbeatRequestData()
+                    .setBrokerId(id)
+                    .setBrokerEpoch(r.brokerEpoch())
+                    .setCurrentMetadataOffset(r.brokerEpoch()));
         }
         CreateTopicsRequestData create = new CreateTopicsRequestData();
         CreatableTopic topic =
@@ -146,6 +149,42 @@ class ReassignmentAndElectionTest {
     }
 
     @Test
+    void aMoveThatDropsAReplicaBumpsTheLeaderEpochEvenWhenTheLeaderStays() {
+        int before = partition(0).leaderEpoch();
+
+        assertThat(reassign(List.of(1, 2), true)).isEqualTo(Errors.NONE);
+
+        assertThat(partition(0).replicas()).containsExactly(1, 2);
+        assertThat(partition(0).leader()).isEqualTo(1);
+        assertThat(partition(0).leaderEpoch()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void cancellingAMoveWhoseOriginalReplicasAreAllOutOfSyncIsRefusedAndChangesNothing() {
+        assertThat(reassign(List.of(1, 2), true)).isEqualTo(Errors.NONE);
+        // [1,2] towards [3,4]: broker 3 catches up, broker 4 not yet; then 1 and 2 are fenced, so the ISR is [3].
+        assertThat(reassign(List.of(3, 4), true)).isEqualTo(Errors.NONE);
+        assertThat(leaderSetsIsr(List.of(1, 2, 3))).isEqualTo(Errors.NONE);
+        for (int id = 1; id <= 2; id++) {
+            apply(new BrokerHeartbeatRequestData()
+                    .setBrokerId(id)
+                    .setBrokerEpoch(epochs.get(id))
+                    .setWantFence(true));
+        }
+        assertThat(partition(0).isr()).containsExactly(3);
+        assertThat(partition(0).leader()).isEqualTo(3);
+        ClusterImage before = controller.image();
+
+        // Back to [1,2] would keep no in-sync replica: refused (it would have stopped every voter before).
+        assertThat(cancel()).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
+
+        assertThat(controller.image()).isEqualTo(before);
+        assertThat(leaderSetsIsr(List.of(3, 4))).isEqualTo(Errors.NONE);
+        assertThat(partition(0).replicas()).containsExactly(3, 4);
+        assertThat(partition(0).isReassigning()).isFalse();
+    }
+
+    @Test
     void aMoveIsRefusedForUnknownBrokersDuplicatesOrAReplicationFactorChangeTheRequestForbids() {
         ClusterImage before = controller.image();
 
@@ -207,7 +246,10 @@ class ReassignmentAndElectionTest {
 
         assertThat(elect(ElectionType.PREFERRED)).isEqualTo(Errors.PREFERRED_LEADER_NOT_AVAILABLE);
 
-        apply(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(epochs.get(1)));
+        apply(new BrokerHeartbeatRequestData()
+                .setBrokerId(1)
+                .setBrokerEpoch(epochs.get(1))
+                .setCurrentMetadataOffset(epochs.get(1)));
         assertThat(elect(ElectionType.PREFERRED))
                 .as("unfenced but not yet back in the ISR")
                 .isEqualTo(Errors.PREFERRED_LEADER_NOT_AVAILABLE);

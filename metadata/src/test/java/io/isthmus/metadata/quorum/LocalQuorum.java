@@ -14,13 +14,25 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /** Three (or more) voters of one quorum in this JVM, each on its own loopback port and directory. */
-final class LocalQuorum implements AutoCloseable {
-    static final String CLUSTER_ID = "local-quorum-cluster";
+public final class LocalQuorum implements AutoCloseable {
+    public static final String CLUSTER_ID = "local-quorum-cluster";
 
     private final List<QuorumSettings> settings = new ArrayList<>();
     private final MetadataQuorum[] running;
 
-    LocalQuorum(int voters, Path root, Duration electionTimeout, Duration sessionTimeout, long snapshotEvery)
+    public LocalQuorum(int voters, Path root, Duration electionTimeout, Duration sessionTimeout, long snapshotEvery)
+            throws IOException {
+        this(voters, root, electionTimeout, sessionTimeout, snapshotEvery, QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
+    }
+
+    /** Voters with formatted directories, not started. */
+    public LocalQuorum(
+            int voters,
+            Path root,
+            Duration electionTimeout,
+            Duration sessionTimeout,
+            long snapshotEvery,
+            long logSegmentBytes)
             throws IOException {
         List<QuorumVoter> list = new ArrayList<>();
         for (int id = 1; id <= voters; id++) {
@@ -34,7 +46,9 @@ final class LocalQuorum implements AutoCloseable {
                     root.resolve("voter-" + v.id()),
                     electionTimeout,
                     sessionTimeout,
-                    snapshotEvery));
+                    snapshotEvery,
+                    logSegmentBytes));
+            MetadataQuorum.format(settings.getLast());
         }
         running = new MetadataQuorum[voters + 1];
     }
@@ -45,7 +59,7 @@ final class LocalQuorum implements AutoCloseable {
         }
     }
 
-    LocalQuorum startAll() throws IOException {
+    public LocalQuorum startAll() throws IOException {
         for (QuorumSettings s : settings) {
             start(s.nodeId());
         }
@@ -66,7 +80,7 @@ final class LocalQuorum implements AutoCloseable {
         return settings.get(id - 1);
     }
 
-    MetadataQuorum voter(int id) {
+    public MetadataQuorum voter(int id) {
         return Objects.requireNonNull(running[id], "voter " + id + " is stopped");
     }
 
@@ -81,7 +95,7 @@ final class LocalQuorum implements AutoCloseable {
     }
 
     /** The running voter every running voter agrees leads. */
-    MetadataQuorum awaitLeader(Duration timeout) {
+    public MetadataQuorum awaitLeader(Duration timeout) {
         await(timeout, () -> agreedLeader().isPresent(), "a leader every running voter agrees on");
         return agreedLeader().orElseThrow();
     }
@@ -107,7 +121,7 @@ final class LocalQuorum implements AutoCloseable {
                 "every voter's image equal to voter " + expected.nodeId() + "'s");
     }
 
-    static void await(Duration timeout, BooleanSupplier condition, String what) {
+    public static void await(Duration timeout, BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

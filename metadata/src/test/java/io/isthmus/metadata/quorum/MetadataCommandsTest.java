@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.MessageUtil;
 import org.junit.jupiter.api.Test;
 
 class MetadataCommandsTest {
@@ -34,7 +36,15 @@ class MetadataCommandsTest {
 
     @Test
     void anythingButAMetadataCommandIsRefusedWithTheReason() {
-        byte[] describe = MetadataCommands.encode(new DescribeClusterRequestData());
+        assertThatThrownBy(() -> MetadataCommands.encode(new DescribeClusterRequestData()))
+                .hasMessageContaining("DESCRIBE_CLUSTER is not a metadata command");
+        ByteBuffer body = MessageUtil.toByteBufferAccessor(new DescribeClusterRequestData(), (short) 0)
+                .buffer();
+        byte[] describe = ByteBuffer.allocate(4 + body.remaining())
+                .putShort(ApiKeys.DESCRIBE_CLUSTER.id)
+                .putShort((short) 0)
+                .put(body)
+                .array();
         assertThatThrownBy(() -> MetadataCommands.decodeCommand(ByteBuffer.wrap(describe)))
                 .hasMessageContaining("not a metadata command");
         assertThatThrownBy(() -> MetadataCommands.decodeCommand(ByteBuffer.wrap(new byte[] {0, 19})))
@@ -49,6 +59,28 @@ class MetadataCommandsTest {
         byte[] torn = Arrays.copyOf(whole, whole.length - 3);
         assertThatThrownBy(() -> MetadataCommands.decodeCommand(ByteBuffer.wrap(torn)))
                 .isInstanceOf(RuntimeException.class);
+    }
+
+    @Test
+    void aRefusalReachesTheSenderAsKafkasUnknownServerErrorWithTheReason() {
+        byte[] refusal = MetadataCommands.encodeRefusal("CreateTopicsRequestData at log index 7 failed: boom");
+
+        assertThatThrownBy(() -> MetadataCommands.decodeAnswer(ByteBuffer.wrap(refusal)))
+                .isInstanceOf(UnknownServerException.class)
+                .hasMessageContaining("could not apply the command: CreateTopicsRequestData at log index 7 failed");
+    }
+
+    @Test
+    void theVersionsWrittenArePinnedNotTheNewestOnTheClassPath() {
+        CreateTopicsRequestData command = new CreateTopicsRequestData();
+        ByteBuffer encoded = ByteBuffer.wrap(MetadataCommands.encode(command));
+        encoded.getShort();
+        assertThat(encoded.getShort()).isEqualTo(MetadataCommands.VERSIONS.get(ApiKeys.CREATE_TOPICS));
+        for (ApiKeys key : MetadataCommands.COMMANDS) {
+            assertThat(MetadataCommands.VERSIONS.get(key))
+                    .as("%s", key)
+                    .isBetween(key.oldestVersion(), key.latestVersion());
+        }
     }
 
     @Test

@@ -157,7 +157,12 @@ class MetadataQuorumProcessTest {
                         .setClusterId(CLUSTER)
                         .setIncarnationId(Uuid.randomUuid()));
         // Unfenced by a logged heartbeat (sent as a command: this test has no voter of its own to query).
-        send(client, new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch()));
+        send(
+                client,
+                new BrokerHeartbeatRequestData()
+                        .setBrokerId(1)
+                        .setBrokerEpoch(registered.brokerEpoch())
+                        .setCurrentMetadataOffset(registered.brokerEpoch()));
     }
 
     /** Waits until every voter reports {@code topics} topics with one digest, and returns it. */

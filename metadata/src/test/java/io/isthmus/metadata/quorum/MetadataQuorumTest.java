@@ -3,11 +3,13 @@ package io.isthmus.metadata.quorum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.metadata.broker.BrokerIdentity;
+import io.isthmus.metadata.broker.BrokerLifecycle;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
-import io.isthmus.metadata.image.TopicImage;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -78,8 +80,11 @@ class MetadataQuorumTest {
     }
 
     private BrokerHeartbeatResponseData heartbeat(MetadataQuorum via, int broker) throws Exception {
-        return get(via.heartbeat(
-                new BrokerHeartbeatRequestData().setBrokerId(broker).setBrokerEpoch(brokerEpochs.get(broker))));
+        return get(via.heartbeat(new BrokerHeartbeatRequestData()
+                .setBrokerId(broker)
+                .setBrokerEpoch(brokerEpochs.get(broker))
+                // A broker that has seen its own registration, so it may be unfenced.
+                .setCurrentMetadataOffset(brokerEpochs.get(broker))));
     }
 
     private static CreateTopicsResponseData create(MetadataQuorum via, String topic, int partitions, int rf)
@@ -204,36 +209,140 @@ class MetadataQuorumTest {
         Duration session = Duration.ofSeconds(2);
         quorum(session, 10_000);
         MetadataQuorum leader = quorum.awaitLeader(WAIT);
-        for (int broker = 1; broker <= 3; broker++) {
-            registerAndUnfence(leader, broker);
-        }
-        create(leader, "t", 3, 3);
-        long silentSince = System.nanoTime();
-
-        // Brokers 1 and 2 keep heartbeating; broker 3 has gone silent.
-        while (leader.image().broker(3).orElseThrow().fenced() == Boolean.FALSE) {
-            assertThat(System.nanoTime() - silentSince)
-                    .as("broker 3 fenced in time")
-                    .isLessThan(WAIT.toNanos());
+        // Brokers 1 and 2 heartbeat all along, as brokers do; broker 3 registers, heartbeats once, and falls silent.
+        List<BrokerLifecycle> live = new ArrayList<>();
+        try {
             for (int broker = 1; broker <= 2; broker++) {
-                assertThat(heartbeat(quorum.awaitLeader(WAIT), broker).isFenced())
-                        .isFalse();
+                MetadataQuorum via = quorum.voter(broker);
+                BrokerLifecycle lifecycle = new BrokerLifecycle(
+                        via,
+                        new BrokerIdentity(broker, LocalQuorum.CLUSTER_ID, List.of(), null),
+                        Duration.ofMillis(200),
+                        session,
+                        () -> via.image().appliedIndex(),
+                        System::nanoTime);
+                live.add(lifecycle);
+                lifecycle.start();
+                lifecycle.awaitActive(WAIT);
             }
-            Thread.sleep(200);
+            registerAndUnfence(leader, 3);
+            long silentSince = System.nanoTime();
+            assertThat(create(leader, "t", 3, 3).topics().find("t").errorCode()).isZero();
+
+            LocalQuorum.await(
+                    WAIT,
+                    () -> quorum.awaitLeader(WAIT)
+                            .image()
+                            .broker(3)
+                            .orElseThrow()
+                            .fenced(),
+                    "broker 3 fenced");
+
+            assertThat(System.nanoTime() - silentSince).isGreaterThanOrEqualTo(session.toNanos());
+            ClusterImage image = quorum.awaitLeader(WAIT).image();
+            assertThat(image.broker(1).orElseThrow().fenced()).isFalse();
+            assertThat(image.broker(2).orElseThrow().fenced()).isFalse();
+            for (PartitionState p : image.topic("t").orElseThrow().partitions()) {
+                assertThat(p.leader()).isIn(1, 2);
+                assertThat(p.isr()).doesNotContain(3);
+            }
+
+            // Back: its heartbeat unfences it, but it leads nothing until a leader returns it to an ISR.
+            assertThat(heartbeat(quorum.awaitLeader(WAIT), 3).isFenced()).isFalse();
+            LocalQuorum.await(
+                    WAIT,
+                    () -> !quorum.awaitLeader(WAIT)
+                            .image()
+                            .broker(3)
+                            .orElseThrow()
+                            .fenced(),
+                    "broker 3 unfenced");
+            assertThat(quorum.awaitLeader(WAIT).image().topic("t").orElseThrow().partitions())
+                    .allSatisfy(p -> assertThat(p.leader()).isNotEqualTo(3));
+        } finally {
+            for (BrokerLifecycle lifecycle : live) {
+                lifecycle.shutDown(Duration.ZERO);
+            }
+        }
+    }
+
+    @Test
+    void aBrokerWhoseMetadataHasNotReachedItsRegistrationStaysFenced() throws Exception {
+        quorum(Duration.ofSeconds(30), 10_000);
+        MetadataQuorum leader = quorum.awaitLeader(WAIT);
+        BrokerRegistrationRequestData r = new BrokerRegistrationRequestData()
+                .setBrokerId(1)
+                .setClusterId(LocalQuorum.CLUSTER_ID)
+                .setIncarnationId(Uuid.randomUuid());
+        long epoch = get(leader.registerBroker(r)).brokerEpoch();
+
+        BrokerHeartbeatResponseData behind = get(leader.heartbeat(new BrokerHeartbeatRequestData()
+                .setBrokerId(1)
+                .setBrokerEpoch(epoch)
+                .setCurrentMetadataOffset(epoch - 1)));
+
+        assertThat(behind.isFenced()).isTrue();
+        assertThat(behind.isCaughtUp()).isFalse();
+        assertThat(leader.image().broker(1).orElseThrow().fenced()).isTrue();
+
+        BrokerHeartbeatResponseData caughtUp = get(leader.heartbeat(new BrokerHeartbeatRequestData()
+                .setBrokerId(1)
+                .setBrokerEpoch(epoch)
+                .setCurrentMetadataOffset(epoch)));
+        assertThat(caughtUp.isFenced()).isFalse();
+    }
+
+    @Test
+    void aVoterThatFellBehindThePurgedLogCatchesUpFromTheLeadersSnapshot() throws Exception {
+        quorum = new LocalQuorum(3, dir, ELECTION, Duration.ofSeconds(30), 10, 1024).startAll();
+        MetadataQuorum leader = quorum.awaitLeader(WAIT);
+        registerAndUnfence(leader, 1);
+        int behind = quorum.runningVoters().stream()
+                .map(MetadataQuorum::nodeId)
+                .filter(id -> id != leader.nodeId())
+                .findFirst()
+                .orElseThrow();
+        quorum.stop(behind);
+
+        for (int i = 0; i < 60; i++) {
+            assertThat(create(leader, "topic-with-a-long-name-to-fill-segments-" + i, 1, 1)
+                            .topics()
+                            .iterator()
+                            .next()
+                            .errorCode())
+                    .isZero();
+        }
+        for (MetadataQuorum voter : quorum.runningVoters()) {
+            voter.takeSnapshot(WAIT);
         }
 
-        assertThat(System.nanoTime() - silentSince).isGreaterThanOrEqualTo(session.toNanos());
-        assertThat(leader.image().broker(1).orElseThrow().fenced()).isFalse();
-        TopicImage topic = leader.image().topic("t").orElseThrow();
-        for (PartitionState p : topic.partitions()) {
-            assertThat(p.leader()).isIn(1, 2);
-            assertThat(p.isr()).doesNotContain(3);
-        }
+        MetadataQuorum returned = quorum.start(behind);
+        quorum.awaitConverged(leader, WAIT);
+        assertThat(returned.image().topics()).hasSize(60);
+        assertThat(returned.snapshotsInstalled())
+                .as("caught up from a snapshot, not the log")
+                .isPositive();
+        assertThat(create(returned, "after", 1, 1).topics().find("after").errorCode())
+                .isZero();
+        quorum.awaitConverged(leader, WAIT);
+    }
 
-        // Back: its heartbeat unfences it, but it leads nothing until a leader returns it to an ISR.
-        assertThat(heartbeat(quorum.awaitLeader(WAIT), 3).isFenced()).isFalse();
-        assertThat(quorum.awaitLeader(WAIT).image().broker(3).orElseThrow().fenced())
-                .isFalse();
+    @Test
+    void aVoterStartsOnlyOnADirectoryFormattedForItsClusterAndNode() throws Exception {
+        List<QuorumVoter> voters = List.of(new QuorumVoter(1, "127.0.0.1", 1));
+        QuorumSettings settings = QuorumSettings.of(1, "cluster-a", voters, dir.resolve("lost-disk"));
+
+        assertThatThrownBy(() -> MetadataQuorum.start(settings))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is not formatted");
+
+        MetadataQuorum.format(settings);
+        MetadataQuorum.format(settings); // again: nothing changes
+        QuorumSettings otherCluster = QuorumSettings.of(1, "cluster-b", voters, dir.resolve("lost-disk"));
+        assertThatThrownBy(() -> MetadataQuorum.start(otherCluster))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cluster.id=cluster-a");
+        assertThatThrownBy(() -> MetadataQuorum.format(otherCluster)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -245,7 +354,14 @@ class MetadataQuorumTest {
         try (RaftClient stranger = RaftClient.newBuilder()
                 .setProperties(properties)
                 .setRaftGroup(MetadataQuorum.groupOf(new QuorumSettings(
-                        1, LocalQuorum.CLUSTER_ID, voters(), dir, ELECTION, Duration.ofSeconds(30), 10)))
+                        1,
+                        LocalQuorum.CLUSTER_ID,
+                        voters(),
+                        dir,
+                        ELECTION,
+                        Duration.ofSeconds(30),
+                        10,
+                        QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES)))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                         50, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
                 .build()) {

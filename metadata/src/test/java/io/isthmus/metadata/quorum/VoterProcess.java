@@ -27,10 +27,13 @@ public final class VoterProcess {
                 QuorumVoter.parseAll(args[2]),
                 Path.of(args[3]),
                 Duration.ofMillis(500),
-                Duration.ofSeconds(30),
-                50);
+                // Sessions are not what this process is for: its test's one broker never heartbeats.
+                Duration.ofHours(1),
+                50,
+                QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
         Path status = Path.of(args[4]);
         Path tmp = status.resolveSibling(status.getFileName() + ".tmp");
+        MetadataQuorum.format(settings);
         try (MetadataQuorum quorum = MetadataQuorum.start(settings)) {
             while (true) {
                 Files.writeString(tmp, statusOf(quorum), StandardCharsets.UTF_8);

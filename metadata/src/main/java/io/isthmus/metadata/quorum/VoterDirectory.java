@@ -1,0 +1,79 @@
+package io.isthmus.metadata.quorum;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Properties;
+
+/**
+ * A voter's directory and the file that says it was formatted for this cluster and node, as Kafka's
+ * {@code kafka-storage format} writes {@code meta.properties}.
+ *
+ * <p>A voter only starts on a formatted directory. Without that rule a voter whose disk was lost (or whose path was
+ * mistyped) would come back with an empty log and no memory of the votes it cast, and could vote twice in one term
+ * or help elect a leader that lacks committed entries. Formatting is an operator's (or a launcher's) deliberate step;
+ * formatting an already formatted directory for the same cluster and node changes nothing.
+ */
+final class VoterDirectory {
+    static final String FILE_NAME = "quorum.properties";
+    private static final String CLUSTER_ID = "cluster.id";
+    private static final String NODE_ID = "node.id";
+
+    private VoterDirectory() {}
+
+    /** Formats {@code settings.directory()} for its cluster and node, if it is not already. */
+    static void format(QuorumSettings settings) throws IOException {
+        Path file = settings.directory().resolve(FILE_NAME);
+        if (Files.exists(file)) {
+            check(settings);
+            return;
+        }
+        Files.createDirectories(settings.directory());
+        Properties properties = new Properties();
+        properties.setProperty(CLUSTER_ID, settings.clusterId());
+        properties.setProperty(NODE_ID, Integer.toString(settings.nodeId()));
+        Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
+        try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            properties.store(out, "isthmus metadata quorum voter");
+        }
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        try (FileChannel directory = FileChannel.open(settings.directory(), StandardOpenOption.READ)) {
+            directory.force(true);
+        }
+    }
+
+    /**
+     * Checks that {@code settings.directory()} was formatted for this cluster and node.
+     *
+     * @throws IllegalStateException naming the directory, if it was not formatted, or for another cluster or node
+     */
+    static void check(QuorumSettings settings) throws IOException {
+        Path file = settings.directory().resolve(FILE_NAME);
+        if (!Files.exists(file)) {
+            throw new IllegalStateException("metadata directory " + settings.directory() + " is not formatted (no "
+                    + FILE_NAME + "): format it first; a voter never starts on an empty directory by itself, since"
+                    + " one that lost its disk must not rejoin the quorum as if new");
+        }
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(in);
+        }
+        String clusterId = properties.getProperty(CLUSTER_ID);
+        String nodeId = properties.getProperty(NODE_ID);
+        if (!settings.clusterId().equals(clusterId)
+                || !Integer.toString(settings.nodeId()).equals(nodeId)) {
+            throw new IllegalStateException("metadata directory " + settings.directory() + " was formatted for "
+                    + CLUSTER_ID + "=" + clusterId + " " + NODE_ID + "=" + nodeId + ", not for " + CLUSTER_ID + "="
+                    + settings.clusterId() + " " + NODE_ID + "=" + settings.nodeId());
+        }
+    }
+}
