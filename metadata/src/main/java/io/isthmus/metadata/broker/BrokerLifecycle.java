@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
@@ -58,12 +59,17 @@ public final class BrokerLifecycle implements AutoCloseable {
     private final LongSupplier clock;
     private final ScheduledExecutorService timer;
 
-    private volatile State state = State.REGISTERING;
+    /** Changed by {@link #advance}, which never leaves a final state (refused, superseded, shut down), and by shutDown. */
+    private final AtomicReference<State> state = new AtomicReference<>(State.REGISTERING);
+
     private volatile long brokerEpoch = -1;
     /** When the last heartbeat answered "unfenced" was sent, by {@link #clock}. */
     private volatile long leaseStart;
 
+    /** Touched on the timer thread only. */
     private boolean heartbeatInFlight;
+
+    private final long requestTimeoutMillis;
 
     /**
      * @param controller how the broker reaches the quorum
@@ -103,6 +109,7 @@ public final class BrokerLifecycle implements AutoCloseable {
         this.metadataOffset = metadataOffset;
         this.heartbeatIntervalMillis = heartbeatInterval.toMillis();
         this.leaseNanos = sessionTimeout.toNanos();
+        this.requestTimeoutMillis = sessionTimeout.toMillis();
         this.clock = clock;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "broker-" + identity.id() + "-lifecycle");
@@ -126,7 +133,7 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
 
     public State state() {
-        State s = state;
+        State s = state.get();
         return s == State.ACTIVE && !leaseHeld() ? State.FENCED : s;
     }
 
@@ -143,8 +150,8 @@ public final class BrokerLifecycle implements AutoCloseable {
     public void awaitActive(Duration timeout) throws InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!isActive()) {
-            State s = state;
-            if (s == State.REFUSED || s == State.SUPERSEDED || s == State.SHUT_DOWN) {
+            State s = state.get();
+            if (isFinal(s)) {
                 throw new IllegalStateException("broker " + brokerId() + " can no longer become active: " + s);
             }
             if (System.nanoTime() > deadline) {
@@ -155,14 +162,30 @@ public final class BrokerLifecycle implements AutoCloseable {
         }
     }
 
+    private static boolean isFinal(State s) {
+        return s == State.REFUSED || s == State.SUPERSEDED || s == State.SHUT_DOWN;
+    }
+
+    /** Moves to {@code next} unless a final state was reached meanwhile (on any thread). */
+    private void advance(State next) {
+        state.updateAndGet(now -> isFinal(now) ? now : next);
+    }
+
     /** One step of the lifecycle, on the timer thread: register until answered, then heartbeat. */
     private void tick() {
-        State s = state;
-        if (s == State.REFUSED || s == State.SUPERSEDED || s == State.SHUT_DOWN || heartbeatInFlight) {
+        State s = state.get();
+        if (isFinal(s) || heartbeatInFlight) {
             return;
         }
         heartbeatInFlight = true;
-        CompletableFuture<?> step = s == State.REGISTERING ? register() : heartbeat();
+        CompletableFuture<?> step;
+        try {
+            // Bounded: an answer that never comes must not stop the heartbeats behind it.
+            step = (s == State.REGISTERING ? register() : heartbeat())
+                    .orTimeout(requestTimeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            step = CompletableFuture.failedFuture(e);
+        }
         step.whenComplete((ignored, failure) -> {
             if (failure != null) {
                 LOG.warn(
@@ -188,11 +211,11 @@ public final class BrokerLifecycle implements AutoCloseable {
         Errors error = Errors.forCode(answer.errorCode());
         if (error != Errors.NONE) {
             LOG.error("broker {}: the quorum refused its registration: {}", brokerId(), error);
-            state = State.REFUSED;
+            advance(State.REFUSED);
             return;
         }
         brokerEpoch = answer.brokerEpoch();
-        state = State.FENCED;
+        advance(State.FENCED);
         LOG.info("broker {} registered with epoch {}", brokerId(), brokerEpoch);
     }
 
@@ -210,20 +233,17 @@ public final class BrokerLifecycle implements AutoCloseable {
         if (error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED) {
             LOG.error(
                     "broker {} (epoch {}) was superseded: {}; it will not lead again", brokerId(), brokerEpoch, error);
-            state = State.SUPERSEDED;
+            advance(State.SUPERSEDED);
             return;
         }
         if (error != Errors.NONE) {
             throw error.exception("heartbeat of broker " + brokerId());
         }
-        if (state == State.SHUT_DOWN) {
-            return;
-        }
         if (answer.isFenced()) {
-            state = State.FENCED;
+            advance(State.FENCED);
         } else {
             leaseStart = sentAt;
-            state = State.ACTIVE;
+            advance(State.ACTIVE);
         }
     }
 
@@ -232,9 +252,12 @@ public final class BrokerLifecycle implements AutoCloseable {
      * away) rather than after its session runs out; waits up to {@code timeout} for the answer.
      */
     public void shutDown(Duration timeout) throws InterruptedException {
-        State before = state;
-        state = State.SHUT_DOWN;
+        State before = state.getAndSet(State.SHUT_DOWN);
         timer.shutdownNow();
+        // A heartbeat being sent now must go before the shutdown request, or it could unfence the broker after it.
+        if (!timer.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            LOG.warn("broker {}: its lifecycle thread did not stop within {} ms", brokerId(), timeout.toMillis());
+        }
         if (before != State.FENCED && before != State.ACTIVE) {
             return;
         }

@@ -41,7 +41,7 @@ final class BrokerCommands {
         }
         state.brokers.put(
                 r.brokerId(),
-                new BrokerRegistration(r.brokerId(), index, r.incarnationId(), endpoints, r.rack(), true));
+                new BrokerRegistration(r.brokerId(), index, r.incarnationId(), endpoints, r.rack(), true, false));
         return answer.setBrokerEpoch(index);
     }
 
@@ -60,7 +60,14 @@ final class BrokerCommands {
         }
         if (h.wantFence() || h.wantShutDown()) {
             state.fence(b.id());
+            if (h.wantShutDown()) {
+                state.brokers.put(b.id(), state.brokers.get(b.id()).shutDown());
+            }
             return answer.setIsFenced(true).setShouldShutDown(h.wantShutDown()).setIsCaughtUp(true);
+        }
+        if (b.shuttingDown()) {
+            // A heartbeat sent before its shutdown request, arriving after it: the broker stays fenced.
+            return answer.setIsFenced(true).setShouldShutDown(true).setIsCaughtUp(true);
         }
         if (b.fenced()) {
             if (!isCaughtUp(b, h)) {

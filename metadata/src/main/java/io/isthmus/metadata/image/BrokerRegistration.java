@@ -17,17 +17,33 @@ import org.apache.kafka.common.Uuid;
  * @param endpoints the listeners the broker advertised
  * @param rack the broker's rack, or null
  * @param fenced whether the broker may lead or be in an ISR
+ * @param shuttingDown whether this incarnation asked for a controlled shutdown: it stays fenced until it registers
+ *     again, whatever heartbeat of its arrives late
  */
 public record BrokerRegistration(
-        int id, long epoch, Uuid incarnationId, List<BrokerEndpoint> endpoints, String rack, boolean fenced) {
+        int id,
+        long epoch,
+        Uuid incarnationId,
+        List<BrokerEndpoint> endpoints,
+        String rack,
+        boolean fenced,
+        boolean shuttingDown) {
     public BrokerRegistration {
         Objects.requireNonNull(incarnationId, "incarnationId");
         endpoints = List.copyOf(endpoints);
+        if (shuttingDown && !fenced) {
+            throw new IllegalArgumentException("broker " + id + " shutting down must be fenced");
+        }
     }
 
     public BrokerRegistration withFenced(boolean nowFenced) {
         return nowFenced == fenced
                 ? this
-                : new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, nowFenced);
+                : new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, nowFenced, shuttingDown);
+    }
+
+    /** This registration fenced for good: its broker is shutting down. */
+    public BrokerRegistration shutDown() {
+        return new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, true, true);
     }
 }

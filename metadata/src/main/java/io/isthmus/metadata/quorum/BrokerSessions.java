@@ -74,6 +74,18 @@ final class BrokerSessions {
                     .setIsFenced(true));
         }
         lastHeartbeat.put(b.id(), clock.getAsLong());
+        if (b.shuttingDown() && !h.wantShutDown()) {
+            return CompletableFuture.completedFuture(new BrokerHeartbeatResponseData()
+                    .setIsFenced(true)
+                    .setShouldShutDown(true)
+                    .setIsCaughtUp(true));
+        }
+        if (fencing.contains(b.id())) {
+            // Its fence is being logged: answering from the image, which does not show it yet, would grant a lease
+            // that outlasts the fence.
+            return CompletableFuture.completedFuture(
+                    new BrokerHeartbeatResponseData().setIsFenced(true).setIsCaughtUp(true));
+        }
         boolean wantsFenced = h.wantFence() || h.wantShutDown();
         boolean caughtUp = h.currentMetadataOffset() >= b.epoch();
         if ((b.fenced() == wantsFenced || (b.fenced() && !caughtUp)) && !h.wantShutDown()) {

@@ -38,7 +38,8 @@ import org.apache.kafka.common.Uuid;
  *   version int16  1
  *   applied int64  the quorum log index the image includes
  *   brokers int32  count, then per broker:
- *       id int32 | epoch int64 | incarnation 2 x int64 | fenced byte | rack string
+ *       id int32 | epoch int64 | incarnation 2 x int64 | fenced byte (0 no, 1 yes, 2 yes and shutting down)
+ *       | rack string
  *       endpoints int32, then per endpoint: listener string | host string | port int32 | securityProtocol int16
  *   topics  int32  count, then per topic:
  *       name string | id 2 x int64 | partitions int32, then per partition:
@@ -117,7 +118,7 @@ final class ImageSnapshot {
             out.writeInt(b.id());
             out.writeLong(b.epoch());
             writeUuid(b.incarnationId(), out);
-            out.writeBoolean(b.fenced());
+            out.writeByte(b.shuttingDown() ? 2 : b.fenced() ? 1 : 0);
             writeString(b.rack(), out);
             out.writeInt(b.endpoints().size());
             for (BrokerEndpoint e : b.endpoints()) {
@@ -161,13 +162,17 @@ final class ImageSnapshot {
             int id = in.readInt();
             long epoch = in.readLong();
             Uuid incarnation = readUuid(in);
-            boolean fenced = in.readBoolean();
+            byte fencing = in.readByte();
+            if (fencing < 0 || fencing > 2) {
+                throw new IOException(
+                        "metadata snapshot " + file + " holds fencing state " + fencing + " for broker " + id);
+            }
             String rack = readString(in);
             List<BrokerEndpoint> endpoints = new ArrayList<>();
             for (int e = count(in, file); e > 0; e--) {
                 endpoints.add(new BrokerEndpoint(readString(in), readString(in), in.readInt(), in.readShort()));
             }
-            brokers.put(id, new BrokerRegistration(id, epoch, incarnation, endpoints, rack, fenced));
+            brokers.put(id, new BrokerRegistration(id, epoch, incarnation, endpoints, rack, fencing > 0, fencing == 2));
         }
         TreeMap<String, TopicImage> topics = new TreeMap<>();
         for (int i = count(in, file); i > 0; i--) {

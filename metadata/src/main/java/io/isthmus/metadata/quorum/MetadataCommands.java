@@ -105,7 +105,8 @@ public final class MetadataCommands {
         }
         ApiMessageType type = ApiMessageType.fromApiKey(apiKey);
         ApiMessage message = request ? type.newRequest() : type.newResponse();
-        if (version < message.lowestSupportedVersion() || version > message.highestSupportedVersion()) {
+        // Above the pinned version is refused too: a voter with an older kafka-clients could not read it.
+        if (version < message.lowestSupportedVersion() || version > VERSIONS.get(ApiKeys.forId(apiKey))) {
             throw new IllegalArgumentException(type + " version " + version + " is outside the supported "
                     + message.lowestSupportedVersion() + ".." + message.highestSupportedVersion());
         }

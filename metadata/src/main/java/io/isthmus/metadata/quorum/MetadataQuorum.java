@@ -90,9 +90,14 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
         BrokerSessions sessions = new BrokerSessions(settings.brokerSessionTimeout(), System::nanoTime);
         this.stateMachine = new MetadataStateMachine(settings.clusterId(), sessions);
         RaftProperties properties = propertiesOf(settings);
-        VoterDirectory.check(settings);
+        boolean startedBefore = VoterDirectory.check(settings);
         boolean started = Files.isDirectory(
                 settings.directory().resolve(group.getGroupId().getUuid().toString()));
+        if (startedBefore && !started) {
+            throw new IllegalStateException("metadata directory " + settings.directory() + " has lost the quorum log"
+                    + " of voter " + settings.nodeId() + " (it started here before): it must not rejoin as a new"
+                    + " voter that forgot its votes; restore the directory or replace the voter deliberately");
+        }
         this.server = RaftServer.newBuilder()
                 .setServerId(peerId(settings.nodeId()))
                 .setGroup(group)
@@ -146,6 +151,7 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
         MetadataQuorum quorum = new MetadataQuorum(settings);
         try {
             quorum.server.start();
+            VoterDirectory.markStarted(settings);
         } catch (IOException | RuntimeException e) {
             quorum.close();
             throw e;
@@ -349,6 +355,9 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setRequestTimeout(
                 p, TimeDuration.valueOf(Math.max(3000, 2 * election), TimeUnit.MILLISECONDS));
+        // Heartbeats are read-only requests: linearizable, so a leader cut off from the others cannot answer them (and
+        // grant a broker a lease) after a successor was elected and started counting sessions.
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);

@@ -1,7 +1,6 @@
 package io.isthmus.metadata.quorum;
 
 import io.isthmus.metadata.controller.ClusterController;
-import io.isthmus.metadata.controller.CommandFailedException;
 import io.isthmus.metadata.image.ClusterImage;
 import java.io.File;
 import java.io.IOException;
@@ -83,8 +82,11 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** Before a snapshot from the leader is installed: Ratis checks the state machine says it is paused. */
     @Override
     public void pause() {
-        getLifeCycle().transition(LifeCycle.State.PAUSING);
-        getLifeCycle().transition(LifeCycle.State.PAUSED);
+        // Called for every chunk of a snapshot, and again when an install restarts: pause once.
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
     }
 
     /** After a snapshot was installed from the leader (this voter had fallen behind the leader's log). */
@@ -133,10 +135,11 @@ final class MetadataStateMachine extends BaseStateMachine {
         synchronized (this) {
             try {
                 answer = MetadataCommands.encode(controller.apply(entry.getIndex(), command));
-            } catch (CommandFailedException e) {
-                // Every voter fails the same command the same way and keeps its state: answered, and the log goes on.
+            } catch (RuntimeException e) {
+                // Every voter fails the same command the same way: answered, and the log goes on. (A command that
+                // failed restored the state; an answer that could not be encoded leaves the command applied.)
                 LOG.error("metadata command at {} refused", TermIndex.valueOf(entry), e);
-                answer = MetadataCommands.encodeRefusal(e.getMessage());
+                answer = MetadataCommands.encodeRefusal(e.getMessage() == null ? e.toString() : e.getMessage());
             }
             image = controller.image();
             updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());

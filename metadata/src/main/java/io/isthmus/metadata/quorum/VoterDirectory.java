@@ -24,6 +24,7 @@ final class VoterDirectory {
     static final String FILE_NAME = "quorum.properties";
     private static final String CLUSTER_ID = "cluster.id";
     private static final String NODE_ID = "node.id";
+    private static final String STARTED = "started";
 
     private VoterDirectory() {}
 
@@ -38,25 +39,40 @@ final class VoterDirectory {
         Properties properties = new Properties();
         properties.setProperty(CLUSTER_ID, settings.clusterId());
         properties.setProperty(NODE_ID, Integer.toString(settings.nodeId()));
-        Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
-        try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            properties.store(out, "isthmus metadata quorum voter");
-        }
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        try (FileChannel directory = FileChannel.open(settings.directory(), StandardOpenOption.READ)) {
-            directory.force(true);
-        }
+        write(settings.directory(), properties);
     }
 
     /**
-     * Checks that {@code settings.directory()} was formatted for this cluster and node.
+     * Checks that {@code settings.directory()} was formatted for this cluster and node, and that the quorum log is
+     * there if this voter ever started.
      *
-     * @throws IllegalStateException naming the directory, if it was not formatted, or for another cluster or node
+     * @return whether the voter has started on this directory before (its quorum log must then exist)
+     * @throws IllegalStateException naming the directory, if it was not formatted, was formatted for another cluster
+     *     or node, or has lost the quorum log of a voter that started before
      */
-    static void check(QuorumSettings settings) throws IOException {
+    static boolean check(QuorumSettings settings) throws IOException {
+        Properties properties = read(settings);
+        String clusterId = properties.getProperty(CLUSTER_ID);
+        String nodeId = properties.getProperty(NODE_ID);
+        if (!settings.clusterId().equals(clusterId)
+                || !Integer.toString(settings.nodeId()).equals(nodeId)) {
+            throw new IllegalStateException("metadata directory " + settings.directory() + " was formatted for "
+                    + CLUSTER_ID + "=" + clusterId + " " + NODE_ID + "=" + nodeId + ", not for " + CLUSTER_ID + "="
+                    + settings.clusterId() + " " + NODE_ID + "=" + settings.nodeId());
+        }
+        return Boolean.parseBoolean(properties.getProperty(STARTED));
+    }
+
+    /** Records that the voter has started here: from now on a missing quorum log is a lost one. */
+    static void markStarted(QuorumSettings settings) throws IOException {
+        Properties properties = read(settings);
+        if (!Boolean.parseBoolean(properties.getProperty(STARTED))) {
+            properties.setProperty(STARTED, "true");
+            write(settings.directory(), properties);
+        }
+    }
+
+    private static Properties read(QuorumSettings settings) throws IOException {
         Path file = settings.directory().resolve(FILE_NAME);
         if (!Files.exists(file)) {
             throw new IllegalStateException("metadata directory " + settings.directory() + " is not formatted (no "
@@ -67,13 +83,21 @@ final class VoterDirectory {
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             properties.load(in);
         }
-        String clusterId = properties.getProperty(CLUSTER_ID);
-        String nodeId = properties.getProperty(NODE_ID);
-        if (!settings.clusterId().equals(clusterId)
-                || !Integer.toString(settings.nodeId()).equals(nodeId)) {
-            throw new IllegalStateException("metadata directory " + settings.directory() + " was formatted for "
-                    + CLUSTER_ID + "=" + clusterId + " " + NODE_ID + "=" + nodeId + ", not for " + CLUSTER_ID + "="
-                    + settings.clusterId() + " " + NODE_ID + "=" + settings.nodeId());
+        return properties;
+    }
+
+    private static void write(Path directory, Properties properties) throws IOException {
+        Path file = directory.resolve(FILE_NAME);
+        Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
+        try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            properties.store(out, "isthmus metadata quorum voter");
+        }
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+            dir.force(true);
         }
     }
 }

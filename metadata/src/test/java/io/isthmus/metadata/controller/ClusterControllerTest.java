@@ -180,6 +180,47 @@ class ClusterControllerTest {
     }
 
     @Test
+    void aBrokerThatAskedToShutDownStaysFencedWhateverLateHeartbeatOfItsArrives() {
+        activeBrokers(1);
+        BrokerHeartbeatResponseData shutdown = (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
+                .setBrokerId(1)
+                .setBrokerEpoch(epochs.get(1))
+                .setCurrentMetadataOffset(index)
+                .setWantShutDown(true));
+        assertThat(shutdown.shouldShutDown()).isTrue();
+
+        BrokerHeartbeatResponseData late = heartbeat(1, false);
+
+        assertThat(late.isFenced()).isTrue();
+        assertThat(late.shouldShutDown()).isTrue();
+        assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
+
+        register(1, Uuid.randomUuid());
+        assertThat(heartbeat(1, false).isFenced())
+                .as("a new incarnation may lead again")
+                .isFalse();
+    }
+
+    @Test
+    void aRefusalQuotingAHugeRequestStaysShortEnoughForKafkasEncoding() {
+        activeBrokers(1);
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        CreatableTopic topic =
+                new CreatableTopic().setName("dupes").setNumPartitions(-1).setReplicationFactor((short) -1);
+        topic.assignments()
+                .add(new CreatableReplicaAssignment()
+                        .setPartitionIndex(0)
+                        .setBrokerIds(java.util.Collections.nCopies(11_000, 1)));
+        request.topics().add(topic);
+
+        CreateTopicsResponseData answer = (CreateTopicsResponseData) apply(request);
+
+        assertThat(errorOf(answer, "dupes")).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(answer.topics().find("dupes").errorMessage()).hasSizeLessThanOrEqualTo(1_003);
+        assertThat(io.isthmus.metadata.quorum.MetadataCommands.encode(answer)).isNotEmpty();
+    }
+
+    @Test
     void aHeartbeatWithAStaleEpochOrFromAnUnknownBrokerChangesNothing() {
         activeBrokers(1);
         long epoch = epochs.get(1);

@@ -1,6 +1,7 @@
 package io.isthmus.metadata.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
@@ -182,6 +183,33 @@ class ReassignmentAndElectionTest {
         assertThat(leaderSetsIsr(List.of(3, 4))).isEqualTo(Errors.NONE);
         assertThat(partition(0).replicas()).containsExactly(3, 4);
         assertThat(partition(0).isReassigning()).isFalse();
+    }
+
+    @Test
+    void aCommandThatFailsMidwayChangesNothingOnAnyPartitionItReached() {
+        ClusterImage before = controller.image();
+        AlterPartitionReassignmentsRequestData request = new AlterPartitionReassignmentsRequestData();
+        request.topics()
+                .add(new ReassignableTopic()
+                        .setName("t")
+                        .setPartitions(List.of(
+                                new ReassignablePartition().setPartitionIndex(0).setReplicas(List.of(4, 2, 3)))));
+        // Unencodable on the wire, possible in a call: a topic without a name fails deep in the handler.
+        request.topics()
+                .add(new ReassignableTopic()
+                        .setName(null)
+                        .setPartitions(List.of(
+                                new ReassignablePartition().setPartitionIndex(0).setReplicas(List.of(1)))));
+
+        assertThatThrownBy(() -> apply(request))
+                .isInstanceOf(CommandFailedException.class)
+                .hasMessageContaining("changed nothing");
+
+        assertThat(controller.image()).isEqualTo(before);
+        assertThat(partition(0).isReassigning()).isFalse();
+        assertThat(reassign(List.of(4, 2, 3), true))
+                .as("the controller goes on")
+                .isEqualTo(Errors.NONE);
     }
 
     @Test

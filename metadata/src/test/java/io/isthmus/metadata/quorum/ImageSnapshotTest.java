@@ -31,8 +31,10 @@ class ImageSnapshotTest {
                         new BrokerEndpoint("PLAINTEXT", "127.0.0.1", 9092, (short) 0),
                         new BrokerEndpoint("RDMA", "ünïcode-host", 9093, (short) 0)),
                 null,
+                false,
                 false);
-        BrokerRegistration two = new BrokerRegistration(2, 5, Uuid.randomUuid(), List.of(), "rack-b", true);
+        BrokerRegistration two = new BrokerRegistration(2, 5, Uuid.randomUuid(), List.of(), "rack-b", true, false);
+        BrokerRegistration three = new BrokerRegistration(3, 6, Uuid.randomUuid(), List.of(), null, true, true);
         TopicImage topic = new TopicImage(
                 "orders",
                 Uuid.randomUuid(),
@@ -40,7 +42,7 @@ class ImageSnapshotTest {
                         new PartitionState(List.of(1, 2), List.of(1), 1, 3, 7),
                         new PartitionState(List.of(2, 1), List.of(2), PartitionState.NO_LEADER, 2, 5),
                         new PartitionState(List.of(3, 1, 2), List.of(1, 2), 1, 4, 9, List.of(3), List.of(2))));
-        return new ClusterImage(42, Map.of(1, one, 2, two), Map.of("orders", topic));
+        return new ClusterImage(42, Map.of(1, one, 2, two, 3, three), Map.of("orders", topic));
     }
 
     @Test

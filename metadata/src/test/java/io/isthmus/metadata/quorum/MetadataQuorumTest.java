@@ -346,6 +346,29 @@ class MetadataQuorumTest {
     }
 
     @Test
+    void aVoterThatLostItsQuorumLogButKeptItsFormatDoesNotRejoinAsNew() throws Exception {
+        List<QuorumVoter> alone;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            alone = List.of(new QuorumVoter(1, "127.0.0.1", s.getLocalPort()));
+        }
+        QuorumSettings settings = QuorumSettings.of(1, "cluster-a", alone, dir.resolve("voter"));
+        MetadataQuorum.format(settings);
+        MetadataQuorum.start(settings).close();
+        try (var groupDirs = java.nio.file.Files.list(settings.directory())) {
+            for (Path p : groupDirs.filter(java.nio.file.Files::isDirectory).toList()) {
+                try (var files = java.nio.file.Files.walk(p)) {
+                    files.sorted(java.util.Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
+                }
+            }
+        }
+
+        assertThatThrownBy(() -> MetadataQuorum.start(settings))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has lost the quorum log");
+    }
+
+    @Test
     void aMalformedCommandIsRefusedBeforeItIsLoggedAndTheQuorumKeepsServing() throws Exception {
         quorum(Duration.ofSeconds(30), 10_000);
         MetadataQuorum leader = quorum.awaitLeader(WAIT);
