@@ -11,14 +11,10 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -60,23 +56,15 @@ final class ImageSnapshot {
     private ImageSnapshot() {}
 
     static void write(ClusterImage image, Path file) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (OutputStream fileOut = Files.newOutputStream(tmp)) {
+        // Durable before Ratis may purge the log the snapshot replaces.
+        DurableFile.replace(file, fileOut -> {
             CRC32C crc = new CRC32C();
             DataOutputStream out =
                     new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(fileOut), crc));
             writeImage(image, out);
             out.flush();
             new DataOutputStream(fileOut).writeInt((int) crc.getValue());
-        }
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        // The rename itself must reach the disk before Ratis may purge the log the snapshot replaces.
-        try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-            directory.force(true);
-        }
+        });
     }
 
     static ClusterImage read(Path file) throws IOException {

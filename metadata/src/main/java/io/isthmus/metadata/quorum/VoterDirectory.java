@@ -1,14 +1,12 @@
 package io.isthmus.metadata.quorum;
 
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.Reader;
 import java.io.Writer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Properties;
 
 /**
@@ -87,17 +85,10 @@ final class VoterDirectory {
     }
 
     private static void write(Path directory, Properties properties) throws IOException {
-        Path file = directory.resolve(FILE_NAME);
-        Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
-        try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            properties.store(out, "isthmus metadata quorum voter");
-        }
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
-            dir.force(true);
-        }
+        DurableFile.replace(directory.resolve(FILE_NAME), out -> {
+            Writer writer = new OutputStreamWriter(out, StandardCharsets.UTF_8);
+            properties.store(writer, "isthmus metadata quorum voter");
+            writer.flush();
+        });
     }
 }
