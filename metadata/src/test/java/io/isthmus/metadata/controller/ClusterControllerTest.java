@@ -7,11 +7,8 @@ import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
 import io.isthmus.metadata.image.TopicImage;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
@@ -31,51 +28,8 @@ import org.junit.jupiter.api.Test;
 class ClusterControllerTest {
     private static final String CLUSTER = "test-cluster";
 
-    private final ClusterController controller = new ClusterController(CLUSTER);
-    private final Map<Integer, Long> epochs = new HashMap<>();
-    private long index;
-
-    private ApiMessage apply(ApiMessage command) {
-        return controller.apply(++index, command);
-    }
-
-    private long register(int broker, Uuid incarnation) {
-        BrokerRegistrationResponseData answer =
-                (BrokerRegistrationResponseData) apply(registration(broker, incarnation));
-        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.NONE);
-        epochs.put(broker, answer.brokerEpoch());
-        return answer.brokerEpoch();
-    }
-
-    private static BrokerRegistrationRequestData registration(int broker, Uuid incarnation) {
-        BrokerRegistrationRequestData r = new BrokerRegistrationRequestData()
-                .setBrokerId(broker)
-                .setClusterId(CLUSTER)
-                .setIncarnationId(incarnation)
-                .setRack("rack-" + broker);
-        r.listeners()
-                .add(new BrokerRegistrationRequestData.Listener()
-                        .setName("PLAINTEXT")
-                        .setHost("127.0.0.1")
-                        .setPort(9000 + broker)
-                        .setSecurityProtocol((short) 0));
-        return r;
-    }
-
-    private BrokerHeartbeatResponseData heartbeat(int broker, boolean wantFence) {
-        return (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
-                .setBrokerId(broker)
-                .setBrokerEpoch(epochs.get(broker))
-                .setCurrentMetadataOffset(index)
-                .setWantFence(wantFence));
-    }
-
-    private void activeBrokers(int... ids) {
-        for (int id : ids) {
-            register(id, Uuid.randomUuid());
-            assertThat(heartbeat(id, false).isFenced()).isFalse();
-        }
-    }
+    private final ControllerFixture cluster = new ControllerFixture(CLUSTER);
+    private final ClusterController controller = cluster.controller;
 
     private CreateTopicsResponseData create(String name, int partitions, int replicationFactor) {
         CreateTopicsRequestData request = new CreateTopicsRequestData();
@@ -84,7 +38,7 @@ class ClusterControllerTest {
                         .setName(name)
                         .setNumPartitions(partitions)
                         .setReplicationFactor((short) replicationFactor));
-        return (CreateTopicsResponseData) apply(request);
+        return (CreateTopicsResponseData) cluster.apply(request);
     }
 
     private PartitionState partition(String topic, int index) {
@@ -93,9 +47,9 @@ class ClusterControllerTest {
 
     @Test
     void aRegisteredBrokerIsFencedUntilItsHeartbeatAsksOtherwiseAndItsEpochIsTheLogIndex() {
-        long epoch = register(1, Uuid.randomUuid());
+        long epoch = cluster.register(1, Uuid.randomUuid());
 
-        assertThat(epoch).isEqualTo(index);
+        assertThat(epoch).isEqualTo(cluster.index());
         assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
         assertThat(controller
                         .image()
@@ -106,16 +60,17 @@ class ClusterControllerTest {
                         .port())
                 .isEqualTo(9001);
 
-        BrokerHeartbeatResponseData answer = heartbeat(1, false);
+        BrokerHeartbeatResponseData answer = cluster.heartbeat(1, false);
         assertThat(answer.isFenced()).isFalse();
         assertThat(controller.image().isActive(1, epoch)).isTrue();
     }
 
     @Test
     void aBrokerOfAnotherClusterIsRefused() {
-        BrokerRegistrationRequestData r = registration(1, Uuid.randomUuid()).setClusterId("other");
+        BrokerRegistrationRequestData r =
+                cluster.registration(1, Uuid.randomUuid()).setClusterId("other");
 
-        BrokerRegistrationResponseData answer = (BrokerRegistrationResponseData) apply(r);
+        BrokerRegistrationResponseData answer = (BrokerRegistrationResponseData) cluster.apply(r);
 
         assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.INCONSISTENT_CLUSTER_ID);
         assertThat(controller.image().brokers()).isEmpty();
@@ -124,35 +79,36 @@ class ClusterControllerTest {
     @Test
     void aRetriedRegistrationKeepsItsEpochButARestartGetsANewOneAndStartsFenced() {
         Uuid incarnation = Uuid.randomUuid();
-        long first = register(1, incarnation);
-        heartbeat(1, false);
+        long first = cluster.register(1, incarnation);
+        cluster.heartbeat(1, false);
 
-        assertThat(register(1, incarnation)).isEqualTo(first);
+        assertThat(cluster.register(1, incarnation)).isEqualTo(first);
         assertThat(controller.image().broker(1).orElseThrow().fenced()).isFalse();
 
-        long restarted = register(1, Uuid.randomUuid());
+        long restarted = cluster.register(1, Uuid.randomUuid());
         assertThat(restarted).isGreaterThan(first);
         assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
     }
 
     @Test
     void aBrokerIsUnfencedOnlyOnceItsMetadataHasReachedItsRegistration() {
-        long epoch = register(1, Uuid.randomUuid());
+        long epoch = cluster.register(1, Uuid.randomUuid());
 
-        BrokerHeartbeatResponseData behind = (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
-                .setBrokerId(1)
-                .setBrokerEpoch(epoch)
-                .setCurrentMetadataOffset(epoch - 1));
+        BrokerHeartbeatResponseData behind =
+                (BrokerHeartbeatResponseData) cluster.apply(new BrokerHeartbeatRequestData()
+                        .setBrokerId(1)
+                        .setBrokerEpoch(epoch)
+                        .setCurrentMetadataOffset(epoch - 1));
 
         assertThat(behind.isFenced()).isTrue();
         assertThat(behind.isCaughtUp()).isFalse();
         assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
-        assertThat(heartbeat(1, false).isFenced()).isFalse();
+        assertThat(cluster.heartbeat(1, false).isFenced()).isFalse();
     }
 
     @Test
     void aRequestForMorePartitionsThanOneCommandMayCreateIsRefusedWhole() {
-        activeBrokers(1);
+        cluster.activeBrokers(1);
         CreateTopicsRequestData request = new CreateTopicsRequestData();
         request.topics()
                 .add(new CreatableTopic()
@@ -170,7 +126,7 @@ class ClusterControllerTest {
                         .setNumPartitions(Integer.MAX_VALUE)
                         .setReplicationFactor((short) 1));
 
-        CreateTopicsResponseData answer = (CreateTopicsResponseData) apply(request);
+        CreateTopicsResponseData answer = (CreateTopicsResponseData) cluster.apply(request);
 
         assertThat(errorOf(answer, "fits")).isEqualTo(Errors.NONE);
         assertThat(errorOf(answer, "overflows")).isEqualTo(Errors.INVALID_PARTITIONS);
@@ -181,29 +137,30 @@ class ClusterControllerTest {
 
     @Test
     void aBrokerThatAskedToShutDownStaysFencedWhateverLateHeartbeatOfItsArrives() {
-        activeBrokers(1);
-        BrokerHeartbeatResponseData shutdown = (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
-                .setBrokerId(1)
-                .setBrokerEpoch(epochs.get(1))
-                .setCurrentMetadataOffset(index)
-                .setWantShutDown(true));
+        cluster.activeBrokers(1);
+        BrokerHeartbeatResponseData shutdown =
+                (BrokerHeartbeatResponseData) cluster.apply(new BrokerHeartbeatRequestData()
+                        .setBrokerId(1)
+                        .setBrokerEpoch(cluster.epochs.get(1))
+                        .setCurrentMetadataOffset(cluster.index())
+                        .setWantShutDown(true));
         assertThat(shutdown.shouldShutDown()).isTrue();
 
-        BrokerHeartbeatResponseData late = heartbeat(1, false);
+        BrokerHeartbeatResponseData late = cluster.heartbeat(1, false);
 
         assertThat(late.isFenced()).isTrue();
         assertThat(late.shouldShutDown()).isTrue();
         assertThat(controller.image().broker(1).orElseThrow().fenced()).isTrue();
 
-        register(1, Uuid.randomUuid());
-        assertThat(heartbeat(1, false).isFenced())
+        cluster.register(1, Uuid.randomUuid());
+        assertThat(cluster.heartbeat(1, false).isFenced())
                 .as("a new incarnation may lead again")
                 .isFalse();
     }
 
     @Test
     void aRefusalQuotingAHugeRequestStaysShortEnoughForKafkasEncoding() {
-        activeBrokers(1);
+        cluster.activeBrokers(1);
         CreateTopicsRequestData request = new CreateTopicsRequestData();
         CreatableTopic topic =
                 new CreatableTopic().setName("dupes").setNumPartitions(-1).setReplicationFactor((short) -1);
@@ -213,7 +170,7 @@ class ClusterControllerTest {
                         .setBrokerIds(java.util.Collections.nCopies(11_000, 1)));
         request.topics().add(topic);
 
-        CreateTopicsResponseData answer = (CreateTopicsResponseData) apply(request);
+        CreateTopicsResponseData answer = (CreateTopicsResponseData) cluster.apply(request);
 
         assertThat(errorOf(answer, "dupes")).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
         assertThat(answer.topics().find("dupes").errorMessage()).hasSizeLessThanOrEqualTo(1_003);
@@ -222,16 +179,16 @@ class ClusterControllerTest {
 
     @Test
     void aHeartbeatWithAStaleEpochOrFromAnUnknownBrokerChangesNothing() {
-        activeBrokers(1);
-        long epoch = epochs.get(1);
+        cluster.activeBrokers(1);
+        long epoch = cluster.epochs.get(1);
         ClusterImage before = controller.image();
 
-        BrokerHeartbeatResponseData stale = (BrokerHeartbeatResponseData) apply(new BrokerHeartbeatRequestData()
+        BrokerHeartbeatResponseData stale = (BrokerHeartbeatResponseData) cluster.apply(new BrokerHeartbeatRequestData()
                 .setBrokerId(1)
                 .setBrokerEpoch(epoch - 1)
                 .setWantFence(true));
         BrokerHeartbeatResponseData unknown = (BrokerHeartbeatResponseData)
-                apply(new BrokerHeartbeatRequestData().setBrokerId(7).setBrokerEpoch(epoch));
+                cluster.apply(new BrokerHeartbeatRequestData().setBrokerId(7).setBrokerEpoch(epoch));
 
         assertThat(Errors.forCode(stale.errorCode())).isEqualTo(Errors.STALE_BROKER_EPOCH);
         assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.BROKER_ID_NOT_REGISTERED);
@@ -240,8 +197,8 @@ class ClusterControllerTest {
 
     @Test
     void aTopicIsPlacedOnDistinctUnfencedBrokersWithLeadersSpreadAndEveryReplicaInSync() {
-        activeBrokers(1, 2, 3);
-        register(4, Uuid.randomUuid()); // fenced: must get nothing
+        cluster.activeBrokers(1, 2, 3);
+        cluster.register(4, Uuid.randomUuid()); // fenced: must get nothing
 
         CreateTopicsResponseData answer = create("orders", 6, 3);
 
@@ -262,7 +219,7 @@ class ClusterControllerTest {
 
     @Test
     void aTopicIsRefusedWithKafkasErrorsAndNothingChanges() {
-        activeBrokers(1, 2);
+        cluster.activeBrokers(1, 2);
         create("exists", 1, 1);
         ClusterImage before = controller.image();
 
@@ -276,8 +233,8 @@ class ClusterControllerTest {
 
     @Test
     void anExplicitAssignmentIsKeptAndItsFencedReplicasStartOutOfSync() {
-        activeBrokers(1, 2);
-        register(3, Uuid.randomUuid());
+        cluster.activeBrokers(1, 2);
+        cluster.register(3, Uuid.randomUuid());
         CreateTopicsRequestData request = new CreateTopicsRequestData();
         CreatableTopic topic =
                 new CreatableTopic().setName("pinned").setNumPartitions(-1).setReplicationFactor((short) -1);
@@ -285,7 +242,7 @@ class ClusterControllerTest {
                 .add(new CreatableReplicaAssignment().setPartitionIndex(0).setBrokerIds(List.of(3, 2, 1)));
         request.topics().add(topic);
 
-        apply(request);
+        cluster.apply(request);
 
         PartitionState p = partition("pinned", 0);
         assertThat(p.replicas()).containsExactly(3, 2, 1);
@@ -298,18 +255,18 @@ class ClusterControllerTest {
         bad.assignments()
                 .add(new CreatableReplicaAssignment().setPartitionIndex(0).setBrokerIds(List.of(1, 9)));
         unknownBroker.topics().add(bad);
-        assertThat(errorOf((CreateTopicsResponseData) apply(unknownBroker), "bad"))
+        assertThat(errorOf((CreateTopicsResponseData) cluster.apply(unknownBroker), "bad"))
                 .isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
     }
 
     @Test
     void fencingTheLeaderElectsTheNextInSyncReplicaAndBumpsBothEpochs() {
-        activeBrokers(1, 2, 3);
+        cluster.activeBrokers(1, 2, 3);
         create("t", 1, 3);
         PartitionState before = partition("t", 0);
         int oldLeader = before.leader();
 
-        heartbeat(oldLeader, true);
+        cluster.heartbeat(oldLeader, true);
 
         PartitionState after = partition("t", 0);
         assertThat(after.leader()).isNotEqualTo(oldLeader).isIn(before.replicas());
@@ -325,12 +282,12 @@ class ClusterControllerTest {
 
     @Test
     void fencingAFollowerShrinksTheIsrButKeepsTheLeaderAndItsEpoch() {
-        activeBrokers(1, 2, 3);
+        cluster.activeBrokers(1, 2, 3);
         create("t", 1, 3);
         PartitionState before = partition("t", 0);
         int follower = before.replicas().get(2);
 
-        heartbeat(follower, true);
+        cluster.heartbeat(follower, true);
 
         PartitionState after = partition("t", 0);
         assertThat(after.leader()).isEqualTo(before.leader());
@@ -341,7 +298,7 @@ class ClusterControllerTest {
 
     @Test
     void theLastInSyncReplicaStaysTheIsrWithNoLeaderAndOnlyItCanLeadAgain() {
-        activeBrokers(1, 2);
+        cluster.activeBrokers(1, 2);
         create("t", 1, 2);
         int leader = partition("t", 0).leader();
         int follower = partition("t", 0).replicas().stream()
@@ -349,17 +306,17 @@ class ClusterControllerTest {
                 .findFirst()
                 .orElseThrow();
 
-        heartbeat(follower, true);
-        heartbeat(leader, true);
+        cluster.heartbeat(follower, true);
+        cluster.heartbeat(leader, true);
 
         PartitionState leaderless = partition("t", 0);
         assertThat(leaderless.hasLeader()).isFalse();
         assertThat(leaderless.isr()).containsExactly(leader);
 
-        heartbeat(follower, false); // out of sync: must not lead (no unclean election)
+        cluster.heartbeat(follower, false); // out of sync: must not lead (no unclean election)
         assertThat(partition("t", 0).hasLeader()).isFalse();
 
-        heartbeat(leader, false);
+        cluster.heartbeat(leader, false);
         PartitionState back = partition("t", 0);
         assertThat(back.leader()).isEqualTo(leader);
         assertThat(back.leaderEpoch()).isEqualTo(leaderless.leaderEpoch() + 1);
@@ -367,10 +324,10 @@ class ClusterControllerTest {
 
     @Test
     void aRestartedBrokerLosesItsLeadershipsAtRegistration() {
-        activeBrokers(1, 2, 3);
+        cluster.activeBrokers(1, 2, 3);
         create("t", 3, 3);
 
-        register(1, Uuid.randomUuid());
+        cluster.register(1, Uuid.randomUuid());
 
         for (PartitionState p : controller.image().topic("t").orElseThrow().partitions()) {
             assertThat(p.leader()).isNotEqualTo(1);
@@ -380,30 +337,12 @@ class ClusterControllerTest {
 
     private AlterPartitionResponseData.PartitionData alterIsr(
             String topic, int broker, int leaderEpoch, int partitionEpoch, List<Integer> isr) {
-        AlterPartitionRequestData request =
-                new AlterPartitionRequestData().setBrokerId(broker).setBrokerEpoch(epochs.get(broker));
-        AlterPartitionRequestData.PartitionData p = new AlterPartitionRequestData.PartitionData()
-                .setPartitionIndex(0)
-                .setLeaderEpoch(leaderEpoch)
-                .setPartitionEpoch(partitionEpoch);
-        for (int id : isr) {
-            p.newIsrWithEpochs()
-                    .add(new AlterPartitionRequestData.BrokerState()
-                            .setBrokerId(id)
-                            .setBrokerEpoch(epochs.get(id)));
-        }
-        request.topics()
-                .add(new AlterPartitionRequestData.TopicData()
-                        .setTopicId(
-                                controller.image().topic(topic).orElseThrow().id())
-                        .setPartitions(List.of(p)));
-        AlterPartitionResponseData answer = (AlterPartitionResponseData) apply(request);
-        return answer.topics().getFirst().partitions().getFirst();
+        return cluster.alterIsr(topic, 0, broker, leaderEpoch, partitionEpoch, isr);
     }
 
     @Test
     void theLeaderShrinksAndExpandsItsIsrAgainstTheEpochsItBuiltOn() {
-        activeBrokers(1, 2, 3);
+        cluster.activeBrokers(1, 2, 3);
         create("t", 1, 3);
         PartitionState p = partition("t", 0);
         int leader = p.leader();
@@ -437,11 +376,11 @@ class ClusterControllerTest {
 
     @Test
     void aFencedBrokerCannotBeAddedToAnIsr() {
-        activeBrokers(1, 2, 3);
+        cluster.activeBrokers(1, 2, 3);
         create("t", 1, 3);
         PartitionState p = partition("t", 0);
         int follower = p.replicas().get(2);
-        heartbeat(follower, true);
+        cluster.heartbeat(follower, true);
         PartitionState shrunk = partition("t", 0);
 
         AlterPartitionResponseData.PartitionData answer =
@@ -453,7 +392,7 @@ class ClusterControllerTest {
 
     @Test
     void aTopicIsDeletedByNameOrIdAndAnUnknownOneIsReported() {
-        activeBrokers(1);
+        cluster.activeBrokers(1);
         create("a", 1, 1);
         create("b", 1, 1);
         Uuid b = controller.image().topic("b").orElseThrow().id();
@@ -462,7 +401,7 @@ class ClusterControllerTest {
         request.topics().add(new DeleteTopicsRequestData.DeleteTopicState().setTopicId(b));
         request.topics().add(new DeleteTopicsRequestData.DeleteTopicState().setName("missing"));
 
-        DeleteTopicsResponseData answer = (DeleteTopicsResponseData) apply(request);
+        DeleteTopicsResponseData answer = (DeleteTopicsResponseData) cluster.apply(request);
 
         assertThat(controller.image().topics()).isEmpty();
         assertThat(answer.responses().find("missing").errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
@@ -473,7 +412,7 @@ class ClusterControllerTest {
     void twoControllersFedTheSameLogHoldEqualImagesWithEqualTopicIds() {
         List<ApiMessage> log = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
-            log.add(registration(id, new Uuid(7, id)));
+            log.add(cluster.registration(id, new Uuid(7, id)));
         }
         ClusterController first = new ClusterController(CLUSTER);
         ClusterController second = new ClusterController(CLUSTER);
@@ -502,9 +441,9 @@ class ClusterControllerTest {
 
     @Test
     void aCommandOutOfLogOrderOrOfAnotherKindIsRefused() {
-        controller.apply(5, registration(1, Uuid.randomUuid()));
+        controller.apply(5, cluster.registration(1, Uuid.randomUuid()));
 
-        assertThatThrownBy(() -> controller.apply(5, registration(2, Uuid.randomUuid())))
+        assertThatThrownBy(() -> controller.apply(5, cluster.registration(2, Uuid.randomUuid())))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("index 5");
         assertThatThrownBy(() -> controller.apply(6, new DescribeClusterRequestData()))

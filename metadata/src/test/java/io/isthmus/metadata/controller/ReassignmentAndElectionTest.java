@@ -6,20 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.ElectionType;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignableTopic;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
-import org.apache.kafka.common.message.AlterPartitionRequestData;
-import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
-import org.apache.kafka.common.message.BrokerRegistrationRequestData;
-import org.apache.kafka.common.message.BrokerRegistrationResponseData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsAssignment;
 import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsTopic;
@@ -29,7 +22,6 @@ import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaA
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,35 +30,19 @@ import org.junit.jupiter.api.Test;
 class ReassignmentAndElectionTest {
     private static final String CLUSTER = "c";
 
-    private final ClusterController controller = new ClusterController(CLUSTER);
-    private final Map<Integer, Long> epochs = new HashMap<>();
-    private long index;
-
-    private ApiMessage apply(ApiMessage command) {
-        return controller.apply(++index, command);
-    }
+    private final ControllerFixture cluster = new ControllerFixture(CLUSTER);
+    private final ClusterController controller = cluster.controller;
 
     @BeforeEach
     void fourBrokersAndATopicOnTheFirstThree() {
-        for (int id = 1; id <= 4; id++) {
-            BrokerRegistrationResponseData r =
-                    (BrokerRegistrationResponseData) apply(new BrokerRegistrationRequestData()
-                            .setBrokerId(id)
-                            .setClusterId(CLUSTER)
-                            .setIncarnationId(Uuid.randomUuid()));
-            epochs.put(id, r.brokerEpoch());
-            apply(new BrokerHeartbeatRequestData()
-                    .setBrokerId(id)
-                    .setBrokerEpoch(r.brokerEpoch())
-                    .setCurrentMetadataOffset(r.brokerEpoch()));
-        }
+        cluster.activeBrokers(1, 2, 3, 4);
         CreateTopicsRequestData create = new CreateTopicsRequestData();
         CreatableTopic topic =
                 new CreatableTopic().setName("t").setNumPartitions(-1).setReplicationFactor((short) -1);
         topic.assignments()
                 .add(new CreatableReplicaAssignment().setPartitionIndex(0).setBrokerIds(List.of(1, 2, 3)));
         create.topics().add(topic);
-        apply(create);
+        cluster.apply(create);
     }
 
     private PartitionState partition(int p) {
@@ -81,31 +57,16 @@ class ReassignmentAndElectionTest {
                         .setName("t")
                         .setPartitions(List.of(
                                 new ReassignablePartition().setPartitionIndex(0).setReplicas(replicas))));
-        AlterPartitionReassignmentsResponseData answer = (AlterPartitionReassignmentsResponseData) apply(request);
+        AlterPartitionReassignmentsResponseData answer =
+                (AlterPartitionReassignmentsResponseData) cluster.apply(request);
         return Errors.forCode(
                 answer.responses().getFirst().partitions().getFirst().errorCode());
     }
 
     private Errors leaderSetsIsr(List<Integer> isr) {
         PartitionState p = partition(0);
-        AlterPartitionRequestData request =
-                new AlterPartitionRequestData().setBrokerId(p.leader()).setBrokerEpoch(epochs.get(p.leader()));
-        AlterPartitionRequestData.PartitionData data = new AlterPartitionRequestData.PartitionData()
-                .setPartitionIndex(0)
-                .setLeaderEpoch(p.leaderEpoch())
-                .setPartitionEpoch(p.partitionEpoch());
-        for (int id : isr) {
-            data.newIsrWithEpochs()
-                    .add(new AlterPartitionRequestData.BrokerState()
-                            .setBrokerId(id)
-                            .setBrokerEpoch(epochs.get(id)));
-        }
-        request.topics()
-                .add(new AlterPartitionRequestData.TopicData()
-                        .setTopicId(controller.image().topic("t").orElseThrow().id())
-                        .setPartitions(List.of(data)));
-        AlterPartitionResponseData answer = (AlterPartitionResponseData) apply(request);
-        return Errors.forCode(answer.topics().getFirst().partitions().getFirst().errorCode());
+        return Errors.forCode(cluster.alterIsr("t", 0, p.leader(), p.leaderEpoch(), p.partitionEpoch(), isr)
+                .errorCode());
     }
 
     @Test
@@ -167,9 +128,9 @@ class ReassignmentAndElectionTest {
         assertThat(reassign(List.of(3, 4), true)).isEqualTo(Errors.NONE);
         assertThat(leaderSetsIsr(List.of(1, 2, 3))).isEqualTo(Errors.NONE);
         for (int id = 1; id <= 2; id++) {
-            apply(new BrokerHeartbeatRequestData()
+            cluster.apply(new BrokerHeartbeatRequestData()
                     .setBrokerId(id)
-                    .setBrokerEpoch(epochs.get(id))
+                    .setBrokerEpoch(cluster.epochs.get(id))
                     .setWantFence(true));
         }
         assertThat(partition(0).isr()).containsExactly(3);
@@ -201,7 +162,7 @@ class ReassignmentAndElectionTest {
                         .setPartitions(List.of(
                                 new ReassignablePartition().setPartitionIndex(0).setReplicas(List.of(1)))));
 
-        assertThatThrownBy(() -> apply(request))
+        assertThatThrownBy(() -> cluster.apply(request))
                 .isInstanceOf(CommandFailedException.class)
                 .hasMessageContaining("changed nothing");
 
@@ -227,7 +188,7 @@ class ReassignmentAndElectionTest {
     void newPartitionsKeepTheTopicsReplicationFactorAndAreRefusedWithKafkasErrors() {
         CreatePartitionsRequestData grow = new CreatePartitionsRequestData();
         grow.topics().add(new CreatePartitionsTopic().setName("t").setCount(4).setAssignments(null));
-        assertThat(((CreatePartitionsResponseData) apply(grow))
+        assertThat(((CreatePartitionsResponseData) cluster.apply(grow))
                         .results()
                         .getFirst()
                         .errorCode())
@@ -258,7 +219,7 @@ class ReassignmentAndElectionTest {
         }
         request.topics()
                 .add(new CreatePartitionsTopic().setName(topic).setCount(count).setAssignments(list));
-        return Errors.forCode(((CreatePartitionsResponseData) apply(request))
+        return Errors.forCode(((CreatePartitionsResponseData) cluster.apply(request))
                 .results()
                 .getFirst()
                 .errorCode());
@@ -266,18 +227,18 @@ class ReassignmentAndElectionTest {
 
     @Test
     void thePreferredReplicaTakesBackItsLeadershipOnlyWhenInSyncAndAnUncleanElectionIsRefused() {
-        apply(new BrokerHeartbeatRequestData()
+        cluster.apply(new BrokerHeartbeatRequestData()
                 .setBrokerId(1)
-                .setBrokerEpoch(epochs.get(1))
+                .setBrokerEpoch(cluster.epochs.get(1))
                 .setWantFence(true));
         assertThat(partition(0).leader()).isEqualTo(2);
 
         assertThat(elect(ElectionType.PREFERRED)).isEqualTo(Errors.PREFERRED_LEADER_NOT_AVAILABLE);
 
-        apply(new BrokerHeartbeatRequestData()
+        cluster.apply(new BrokerHeartbeatRequestData()
                 .setBrokerId(1)
-                .setBrokerEpoch(epochs.get(1))
-                .setCurrentMetadataOffset(epochs.get(1)));
+                .setBrokerEpoch(cluster.epochs.get(1))
+                .setCurrentMetadataOffset(cluster.epochs.get(1)));
         assertThat(elect(ElectionType.PREFERRED))
                 .as("unfenced but not yet back in the ISR")
                 .isEqualTo(Errors.PREFERRED_LEADER_NOT_AVAILABLE);
@@ -295,7 +256,7 @@ class ReassignmentAndElectionTest {
     private Errors elect(ElectionType type) {
         ElectLeadersRequestData request =
                 new ElectLeadersRequestData().setElectionType(type.value).setTopicPartitions(null);
-        ElectLeadersResponseData answer = (ElectLeadersResponseData) apply(request);
+        ElectLeadersResponseData answer = (ElectLeadersResponseData) cluster.apply(request);
         return Errors.forCode(answer.replicaElectionResults()
                 .getFirst()
                 .partitionResult()

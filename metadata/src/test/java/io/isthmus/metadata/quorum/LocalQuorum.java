@@ -53,7 +53,8 @@ public final class LocalQuorum implements AutoCloseable {
         running = new MetadataQuorum[voters + 1];
     }
 
-    private static int freePort() throws IOException {
+    /** A loopback port nothing listens on now (a voter binds it moments later). */
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }

@@ -3,8 +3,6 @@ package io.isthmus.metadata.quorum;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -63,9 +61,7 @@ class MetadataQuorumProcessTest {
     private void configure() throws IOException {
         List<String> entries = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                entries.add(id + "@127.0.0.1:" + s.getLocalPort());
-            }
+            entries.add(id + "@127.0.0.1:" + LocalQuorum.freePort());
         }
         voterList = String.join(",", entries);
         clientView = QuorumSettings.of(1, CLUSTER, QuorumVoter.parseAll(voterList), dir);

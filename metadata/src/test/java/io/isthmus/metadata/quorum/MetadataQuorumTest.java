@@ -347,10 +347,7 @@ class MetadataQuorumTest {
 
     @Test
     void aVoterThatLostItsQuorumLogButKeptItsFormatDoesNotRejoinAsNew() throws Exception {
-        List<QuorumVoter> alone;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            alone = List.of(new QuorumVoter(1, "127.0.0.1", s.getLocalPort()));
-        }
+        List<QuorumVoter> alone = List.of(new QuorumVoter(1, "127.0.0.1", LocalQuorum.freePort()));
         QuorumSettings settings = QuorumSettings.of(1, "cluster-a", alone, dir.resolve("voter"));
         MetadataQuorum.format(settings);
         MetadataQuorum.start(settings).close();
