@@ -6,6 +6,8 @@ import io.isthmus.broker.api.ApiHandler;
 import io.isthmus.broker.api.ApiVersionsHandler;
 import io.isthmus.broker.api.BrokerNode;
 import io.isthmus.broker.api.ClusterHandler;
+import io.isthmus.broker.api.ClusterNodes;
+import io.isthmus.broker.api.CoordinatorLocator;
 import io.isthmus.broker.api.FetchHandler;
 import io.isthmus.broker.api.GroupHandler;
 import io.isthmus.broker.api.ListOffsetsHandler;
@@ -14,9 +16,12 @@ import io.isthmus.broker.api.ProduceHandler;
 import io.isthmus.broker.api.ProducerIdHandler;
 import io.isthmus.broker.api.RequestRouter;
 import io.isthmus.broker.api.ScramCredentialsHandler;
+import io.isthmus.broker.api.SingleBrokerMetadata;
 import io.isthmus.broker.api.TopicAdminHandler;
 import io.isthmus.broker.api.TransactionHandler;
+import io.isthmus.broker.cluster.ClusterMembership;
 import io.isthmus.broker.config.BrokerConfig;
+import io.isthmus.broker.config.ClusterSettings;
 import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.group.FileOffsetStore;
 import io.isthmus.broker.group.GroupCoordinator;
@@ -25,8 +30,10 @@ import io.isthmus.broker.log.LogManager;
 import io.isthmus.broker.metrics.BrokerMetricsMBean;
 import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.broker.network.KafkaServer;
+import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIdAllocator;
+import io.isthmus.broker.producer.ProducerIds;
 import io.isthmus.broker.rdma.RdmaService;
 import io.isthmus.broker.rdma.RdmaSettings;
 import io.isthmus.broker.security.AclAuthorizer;
@@ -37,6 +44,7 @@ import io.isthmus.broker.shm.ShmService;
 import io.isthmus.broker.shm.ShmSettings;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.metadata.image.BrokerEndpoint;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -51,6 +59,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +86,8 @@ public final class Broker implements AutoCloseable {
     private final ShmService shm;
     private final BrokerMetricsMBean metrics;
     private final BrokerNode node;
+    /** Present when this broker is a node of a cluster ({@code process.roles} set). */
+    private final Optional<ClusterMembership> cluster;
 
     private Broker(
             final BrokerConfig config,
@@ -88,7 +100,8 @@ public final class Broker implements AutoCloseable {
             final RdmaService rdma,
             final ShmService shm,
             final BrokerMetricsMBean metrics,
-            final BrokerNode node) {
+            final BrokerNode node,
+            final Optional<ClusterMembership> cluster) {
         this.config = config;
         this.partitions = partitions;
         this.offsets = offsets;
@@ -100,6 +113,22 @@ public final class Broker implements AutoCloseable {
         this.shm = shm;
         this.metrics = metrics;
         this.node = node;
+        this.cluster = cluster;
+    }
+
+    /**
+     * Formats the metadata directory of a node of a cluster for its cluster id and node id (Kafka's {@code
+     * kafka-storage format}); such a broker starts only on a formatted directory. Formatting one formatted already for
+     * the same cluster and node changes nothing.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException if {@code process.roles} is not set
+     * @throws IllegalStateException if the directory was formatted for another cluster or node
+     */
+    public static void format(final BrokerConfig config) throws IOException {
+        final ClusterSettings settings = ClusterSettings.from(config)
+                .orElseThrow(() -> new ConfigException(
+                        BrokerConfig.PROCESS_ROLES, "", "only a node of a cluster has a metadata directory to format"));
+        ClusterMembership.format(settings);
     }
 
     /** Recovers the logs, binds every listener and starts serving. */
@@ -107,13 +136,28 @@ public final class Broker implements AutoCloseable {
         final Map<String, String> logSettings = new HashMap<>(config.originalsStrings());
         logSettings.put(BrokerConfig.LOG_DIRS, String.join(",", config.getList(BrokerConfig.LOG_DIRS)));
         final Path metadataDir = config.logDirs().getFirst();
-        // First, before anything opens: a broker whose ACLs cannot be read does not start.
+        // First, before anything opens: a broker whose ACLs or cluster settings cannot be read does not start.
         final Optional<AclAuthorizer> aclAuthorizer = config.aclAuthorizer(metadataDir);
+        final Optional<ClusterSettings> clusterSettings = ClusterSettings.from(config);
         final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
-        final PartitionManager partitions =
-                PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
+        final PartitionManager partitions = clusterSettings.isPresent()
+                ? PartitionManager.startForCluster(logs, TopicRegistry.open(metadataDir))
+                : PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
         final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
-        final ProducerIdAllocator producerIds = ProducerIdAllocator.open(metadataDir);
+        final Optional<ClusterMembership> cluster;
+        try {
+            cluster = clusterSettings.isPresent()
+                    ? Optional.of(ClusterMembership.start(clusterSettings.get(), partitions, offsets))
+                    : Optional.empty();
+        } catch (final IOException | RuntimeException e) {
+            offsets.close();
+            partitions.close();
+            throw e;
+        }
+        final ProducerIds producerIds =
+                cluster.map(ClusterMembership::producerIds).orElseGet(() -> ProducerIdAllocator.open(metadataDir));
+        final PartitionLeadership leadership =
+                cluster.map(ClusterMembership::leadership).orElse(PartitionLeadership.SOLE_BROKER);
         final GroupCoordinator coordinator = new GroupCoordinator(
                 offsets,
                 new GroupCoordinator.GroupSettings(
@@ -154,7 +198,7 @@ public final class Broker implements AutoCloseable {
         try {
             listenerSecurity = config.listenerSecurity(scramCredentials);
         } catch (final RuntimeException e) {
-            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, partitions);
+            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
             throw e;
         }
 
@@ -162,15 +206,34 @@ public final class Broker implements AutoCloseable {
         final List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(
                         () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
-                new MetadataHandler(partitions, node, config.autoCreateTopics(), config.numPartitions(), access),
-                new ProduceHandler(partitions, access),
-                new FetchHandler(partitions, delayedFetches, access),
-                new ListOffsetsHandler(partitions, access),
-                new TopicAdminHandler(partitions, offsets, config.numPartitions(), config.nodeId(), access),
+                new MetadataHandler(
+                        cluster.map(c -> c.metadataView(config.numPartitions()))
+                                .orElseGet(() -> new SingleBrokerMetadata(partitions, node, config.numPartitions())),
+                        config.autoCreateTopics(),
+                        access),
+                new ProduceHandler(partitions, access, leadership),
+                new FetchHandler(partitions, delayedFetches, access, leadership),
+                new ListOffsetsHandler(partitions, access, leadership),
+                cluster.map(c -> c.topicAdminHandler(config.numPartitions(), access))
+                        .orElseGet(() -> new TopicAdminHandler(
+                                partitions, offsets, config.numPartitions(), config.nodeId(), access)),
                 new ProducerIdHandler(producerIds, transactions, access),
                 new TransactionHandler(transactions, access),
-                new GroupHandler(coordinator, transactions, partitions.topics(), node, access),
-                new ClusterHandler(node, partitions.topics(), brokerSettings(config), topicSettings(logs), access),
+                new GroupHandler(
+                        coordinator,
+                        transactions,
+                        partitions.topics(),
+                        cluster.map(ClusterMembership::coordinators)
+                                .orElseGet(() -> CoordinatorLocator.thisBroker(node)),
+                        access),
+                new ClusterHandler(
+                        node,
+                        cluster.<ClusterNodes>map(c -> c.metadataView(config.numPartitions()))
+                                .orElseGet(() -> ClusterNodes.of(node)),
+                        partitions.topics(),
+                        brokerSettings(config),
+                        topicSettings(logs),
+                        access),
                 new ScramCredentialsHandler(scramCredentials, access),
                 new AclsHandler(aclAuthorizer, access));
         router.set(new RequestRouter(handlers));
@@ -186,11 +249,21 @@ public final class Broker implements AutoCloseable {
                     router.get(),
                     ControlRequestHandler.either(rdma.controlHandler(), shm.controlHandler()));
         } catch (final RuntimeException | InterruptedException e) {
-            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, partitions);
+            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
             throw e;
         }
         final List<Endpoint> advertised = config.advertisedListeners();
         node.advertise(advertised.isEmpty() ? reachable(server.boundEndpoints()) : advertised);
+        // Registered only now: a broker registers the endpoints its listeners are bound to.
+        cluster.ifPresent(c -> c.join(node.endpoints().stream()
+                .map(e -> new BrokerEndpoint(
+                        e.listenerName(),
+                        e.host(),
+                        e.port(),
+                        listenerSecurity.get(e.listenerName()) == null
+                                ? SecurityProtocol.PLAINTEXT.id
+                                : listenerSecurity.get(e.listenerName()).protocol().id))
+                .toList()));
         final BrokerMetricsMBean metrics = BrokerMetricsMBean.register(server.metrics(), partitions);
         LOG.info("broker {} started: listeners={}, log.dirs={}", config.nodeId(), node.endpoints(), config.logDirs());
         return new Broker(
@@ -204,7 +277,8 @@ public final class Broker implements AutoCloseable {
                 rdma,
                 shm,
                 metrics,
-                node);
+                node,
+                cluster);
     }
 
     /**
@@ -227,6 +301,7 @@ public final class Broker implements AutoCloseable {
             final TransactionCoordinator transactions,
             final GroupCoordinator coordinator,
             final ScheduledExecutorService delayedFetches,
+            final Optional<ClusterMembership> cluster,
             final PartitionManager partitions)
             throws InterruptedException {
         shm.close();
@@ -234,7 +309,18 @@ public final class Broker implements AutoCloseable {
         transactions.close();
         coordinator.close();
         delayedFetches.shutdownNow();
+        if (cluster.isPresent()) {
+            closeCluster(cluster.get());
+        }
         partitions.close();
+    }
+
+    private static void closeCluster(final ClusterMembership cluster) throws InterruptedException {
+        try {
+            cluster.close();
+        } catch (final IOException e) {
+            LOG.warn("closing the metadata quorum voter failed", e);
+        }
     }
 
     /** A listener bound to the wildcard address is advertised under this host's name. */
@@ -319,11 +405,22 @@ public final class Broker implements AutoCloseable {
         return config;
     }
 
-    /** Stops accepting, then closes groups, waiting fetches and finally the logs, cleanly. */
+    /** This broker's place in its cluster, if it is a node of one. */
+    public Optional<ClusterMembership> cluster() {
+        return cluster;
+    }
+
+    /**
+     * Stops accepting, then closes groups, waiting fetches and finally the logs, cleanly. A node of a cluster first
+     * shuts down under control (the quorum moves its leaderships away) and leaves the quorum.
+     */
     @Override
     public void close() throws InterruptedException {
         LOG.info("broker {} shutting down", config.nodeId());
         metrics.close();
+        if (cluster.isPresent()) {
+            closeCluster(cluster.get());
+        }
         server.close();
         shm.close();
         rdma.close();

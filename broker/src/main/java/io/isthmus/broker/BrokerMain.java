@@ -26,6 +26,12 @@ public final class BrokerMain implements Callable<Integer> {
     @Option(names = "--help-config", description = "Lists every broker setting with its default, then exits.")
     private boolean helpConfig;
 
+    @Option(
+            names = "--format",
+            description = "A node of a cluster (process.roles set): formats its metadata directory for cluster.id and"
+                    + " node.id first, as Kafka's kafka-storage format; nothing changes if it was formatted for them.")
+    private boolean format;
+
     @Parameters(paramLabel = "key=value", description = "Settings that override the file, in order.")
     private List<String> overrides = new ArrayList<>();
 
@@ -45,6 +51,14 @@ public final class BrokerMain implements Callable<Integer> {
         } catch (final ConfigException e) {
             System.err.println("isthmus broker: " + e.getMessage());
             return 2;
+        }
+        if (format) {
+            try {
+                Broker.format(config);
+            } catch (final ConfigException | IllegalStateException e) {
+                System.err.println("isthmus broker: cannot format: " + e.getMessage());
+                return 2;
+            }
         }
         final Broker broker = Broker.start(config);
         final CountDownLatch stopped = new CountDownLatch(1);

@@ -1,6 +1,5 @@
 package io.isthmus.broker.api;
 
-import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.topic.TopicRegistry;
@@ -14,6 +13,7 @@ import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -30,23 +30,38 @@ public final class ClusterHandler implements ApiHandler {
     private static final byte BROKER_ENDPOINT_TYPE = 1;
 
     private final BrokerNode node;
+    private final ClusterNodes cluster;
     private final TopicRegistry topics;
     private final Map<String, String> brokerSettings;
     private final Map<String, String> topicSettings;
     private final AccessControl access;
 
-    /**
-     * @param brokerSettings every broker setting with its effective value
-     * @param topicSettings the settings every topic has, under Kafka's topic-level names
-     */
+    /** A single broker's handler: it is the whole cluster. */
     public ClusterHandler(
             final BrokerNode node,
             final TopicRegistry topics,
             final Map<String, String> brokerSettings,
             final Map<String, String> topicSettings,
             final AccessControl access) {
+        this(node, ClusterNodes.of(node), topics, brokerSettings, topicSettings, access);
+    }
+
+    /**
+     * @param node this broker, whose settings DescribeConfigs shows
+     * @param cluster the brokers and controller DescribeCluster shows
+     * @param brokerSettings every broker setting with its effective value
+     * @param topicSettings the settings every topic has, under Kafka's topic-level names
+     */
+    public ClusterHandler(
+            final BrokerNode node,
+            final ClusterNodes cluster,
+            final TopicRegistry topics,
+            final Map<String, String> brokerSettings,
+            final Map<String, String> topicSettings,
+            final AccessControl access) {
         this.access = access;
         this.node = node;
+        this.cluster = cluster;
         this.topics = topics;
         this.brokerSettings = new TreeMap<>(brokerSettings);
         this.topicSettings = new TreeMap<>(topicSettings);
@@ -70,20 +85,22 @@ public final class ClusterHandler implements ApiHandler {
     /** Served to everyone, as Kafka does; the cluster's authorized operations only when asked for. */
     private DescribeClusterResponseData describeCluster(
             final RequestContext context, final DescribeClusterRequestData data) {
-        final Endpoint endpoint = node.endpointFor(context.listenerName());
         final DescribeClusterResponseData response = new DescribeClusterResponseData()
-                .setClusterId(node.clusterId())
-                .setControllerId(node.nodeId())
+                .setClusterId(cluster.clusterId())
+                .setControllerId(cluster.controllerId())
                 .setEndpointType(BROKER_ENDPOINT_TYPE);
         if (data.includeClusterAuthorizedOperations()) {
             response.setClusterAuthorizedOperations(
                     access.authorizedOperations(context, ResourceType.CLUSTER, AccessControl.CLUSTER));
         }
-        response.brokers()
-                .add(new DescribeClusterResponseData.DescribeClusterBroker()
-                        .setBrokerId(node.nodeId())
-                        .setHost(endpoint.host())
-                        .setPort(endpoint.port()));
+        for (final MetadataResponseData.MetadataResponseBroker broker : cluster.brokers(context.listenerName())) {
+            response.brokers()
+                    .add(new DescribeClusterResponseData.DescribeClusterBroker()
+                            .setBrokerId(broker.nodeId())
+                            .setHost(broker.host())
+                            .setPort(broker.port())
+                            .setRack(broker.rack()));
+        }
         return response;
     }
 

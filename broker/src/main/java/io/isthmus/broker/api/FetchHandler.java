@@ -7,6 +7,7 @@ import io.isthmus.broker.network.FileRegionRecords;
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.util.ArrayList;
@@ -52,17 +53,30 @@ public final class FetchHandler implements ApiHandler {
     private final TopicResolver topics;
     private final ScheduledExecutorService delayed;
     private final AccessControl access;
+    private final PartitionLeadership leadership;
+
+    /** A single broker's handler: it leads every partition it has. */
+    public FetchHandler(
+            final PartitionManager partitions, final ScheduledExecutorService delayed, final AccessControl access) {
+        this(partitions, delayed, access, PartitionLeadership.SOLE_BROKER);
+    }
 
     /**
      * @param delayed runs the timeouts and re-reads of waiting fetches
      * @param access asked for READ on each topic at every read, so a long poll that outlives an ACL change obeys it
+     * @param leadership asked at every read too: a long poll on a partition whose leadership moves meanwhile is
+     *     answered NOT_LEADER_OR_FOLLOWER at its next read
      */
     public FetchHandler(
-            final PartitionManager partitions, final ScheduledExecutorService delayed, final AccessControl access) {
+            final PartitionManager partitions,
+            final ScheduledExecutorService delayed,
+            final AccessControl access,
+            final PartitionLeadership leadership) {
         this.partitions = partitions;
         this.access = access;
         this.topics = new TopicResolver(partitions.topics());
         this.delayed = delayed;
+        this.leadership = leadership;
     }
 
     @Override
@@ -150,6 +164,16 @@ public final class FetchHandler implements ApiHandler {
                             byTopicId && topic.isEmpty() ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                     partitionResponse
                             .setErrorCode(error.code())
+                            .setHighWatermark(-1)
+                            .setLastStableOffset(-1);
+                    attempt.anyError = true;
+                    continue;
+                }
+                final Errors notLeader =
+                        leadership.check(partition.get().topicPartition(), fetchPartition.currentLeaderEpoch());
+                if (notLeader != Errors.NONE) {
+                    partitionResponse
+                            .setErrorCode(notLeader.code())
                             .setHighWatermark(-1)
                             .setLastStableOffset(-1);
                     attempt.anyError = true;

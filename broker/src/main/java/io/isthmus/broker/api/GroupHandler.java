@@ -1,6 +1,5 @@
 package io.isthmus.broker.api;
 
-import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.group.CommittedOffset;
 import io.isthmus.broker.group.GroupCoordinator;
 import io.isthmus.broker.group.GroupCoordinator.GroupDescription;
@@ -59,8 +58,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * transactional id.
  */
 public final class GroupHandler implements ApiHandler {
-    private static final byte GROUP_KEY_TYPE = 0;
-    private static final byte TRANSACTION_KEY_TYPE = 1;
+    private static final byte GROUP_KEY_TYPE = CoordinatorLocator.GROUP;
+    private static final byte TRANSACTION_KEY_TYPE = CoordinatorLocator.TRANSACTION;
     /** JoinGroup answers may carry a null protocol name from this version on. */
     private static final short NULLABLE_PROTOCOL_NAME_VERSION = 7;
     /** The first TxnOffsetCommit version that knows PRODUCER_FENCED (KIP-588). */
@@ -69,19 +68,29 @@ public final class GroupHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
     private final TransactionCoordinator transactions;
     private final TopicRegistry topics;
-    private final BrokerNode node;
+    private final CoordinatorLocator coordinators;
     private final AccessControl access;
 
+    /** A single broker's handler: it coordinates every group and transactional id. */
     public GroupHandler(
             final GroupCoordinator coordinator,
             final TransactionCoordinator transactions,
             final TopicRegistry topics,
             final BrokerNode node,
             final AccessControl access) {
+        this(coordinator, transactions, topics, CoordinatorLocator.thisBroker(node), access);
+    }
+
+    public GroupHandler(
+            final GroupCoordinator coordinator,
+            final TransactionCoordinator transactions,
+            final TopicRegistry topics,
+            final CoordinatorLocator coordinators,
+            final AccessControl access) {
         this.coordinator = coordinator;
         this.transactions = transactions;
         this.topics = topics;
-        this.node = node;
+        this.coordinators = coordinators;
         this.access = access;
     }
 
@@ -145,44 +154,41 @@ public final class GroupHandler implements ApiHandler {
 
     private FindCoordinatorResponseData findCoordinator(
             final RequestContext context, final FindCoordinatorRequest find) {
-        final Endpoint endpoint = node.endpointFor(context.listenerName());
         final FindCoordinatorResponseData response = new FindCoordinatorResponseData();
-        final boolean served =
-                find.data().keyType() == GROUP_KEY_TYPE || find.data().keyType() == TRANSACTION_KEY_TYPE;
+        final byte keyType = find.data().keyType();
         if (context.apiVersion() < 4) {
-            final Errors error = !served
-                    ? Errors.COORDINATOR_NOT_AVAILABLE
-                    : coordinatorRefusal(
-                            context, find.data().keyType(), find.data().key());
-            return response.setErrorCode(error.code())
-                    .setNodeId(error == Errors.NONE ? node.nodeId() : -1)
-                    .setHost(error == Errors.NONE ? endpoint.host() : "")
-                    .setPort(error == Errors.NONE ? endpoint.port() : -1);
+            final CoordinatorLocator.Located found =
+                    locate(context, keyType, find.data().key());
+            // Version 0 has no error message field.
+            return response.setErrorCode(found.error().code())
+                    .setErrorMessage(context.apiVersion() == 0 ? null : found.message())
+                    .setNodeId(found.nodeId())
+                    .setHost(found.host())
+                    .setPort(found.port());
         }
         for (final String key : find.data().coordinatorKeys()) {
-            final FindCoordinatorResponseData.Coordinator coordinator =
-                    new FindCoordinatorResponseData.Coordinator().setKey(key);
-            final Errors refused =
-                    served ? coordinatorRefusal(context, find.data().keyType(), key) : Errors.NONE;
-            if (refused != Errors.NONE) {
-                coordinator
-                        .setErrorCode(refused.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1);
-            } else if (served) {
-                coordinator.setNodeId(node.nodeId()).setHost(endpoint.host()).setPort(endpoint.port());
-            } else {
-                // Share groups (KIP-932) are not served.
-                coordinator
-                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1);
-            }
-            response.coordinators().add(coordinator);
+            final CoordinatorLocator.Located found = locate(context, keyType, key);
+            response.coordinators()
+                    .add(new FindCoordinatorResponseData.Coordinator()
+                            .setKey(key)
+                            .setErrorCode(found.error().code())
+                            .setErrorMessage(found.message())
+                            .setNodeId(found.nodeId())
+                            .setHost(found.host())
+                            .setPort(found.port()));
         }
         return response;
+    }
+
+    private CoordinatorLocator.Located locate(final RequestContext context, final byte keyType, final String key) {
+        if (keyType != GROUP_KEY_TYPE && keyType != TRANSACTION_KEY_TYPE) {
+            // Share groups (KIP-932) are not served.
+            return CoordinatorLocator.Located.none(Errors.COORDINATOR_NOT_AVAILABLE, null);
+        }
+        final Errors refused = coordinatorRefusal(context, keyType, key);
+        return refused != Errors.NONE
+                ? CoordinatorLocator.Located.none(refused, null)
+                : coordinators.locate(keyType, key, context.listenerName());
     }
 
     /** Kafka's rule: finding a coordinator needs DESCRIBE on the group or the transactional id. */

@@ -4,6 +4,7 @@ import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordCursor;
@@ -36,10 +37,18 @@ public final class ListOffsetsHandler implements ApiHandler {
 
     private final PartitionManager partitions;
     private final AccessControl access;
+    private final PartitionLeadership leadership;
 
+    /** A single broker's handler: it leads every partition it has. */
     public ListOffsetsHandler(final PartitionManager partitions, final AccessControl access) {
+        this(partitions, access, PartitionLeadership.SOLE_BROKER);
+    }
+
+    public ListOffsetsHandler(
+            final PartitionManager partitions, final AccessControl access, final PartitionLeadership leadership) {
         this.partitions = partitions;
         this.access = access;
+        this.leadership = leadership;
     }
 
     @Override
@@ -60,10 +69,16 @@ public final class ListOffsetsHandler implements ApiHandler {
                 final Optional<Partition> partition = described
                         ? partitions.partition(new TopicPartition(topic.name(), requested.partitionIndex()))
                         : Optional.empty();
+                final Errors notLeader = partition
+                        .map(p -> leadership.check(p.topicPartition(), requested.currentLeaderEpoch()))
+                        .orElse(Errors.NONE);
                 final ListOffsetsResponseData.ListOffsetsPartitionResponse answer = partition
+                        .filter(p -> notLeader == Errors.NONE)
                         .map(p -> lookup(p, requested.timestamp(), data.isolationLevel() == READ_COMMITTED))
                         .orElseGet(() -> answer(
-                                described ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.TOPIC_AUTHORIZATION_FAILED,
+                                !described
+                                        ? Errors.TOPIC_AUTHORIZATION_FAILED
+                                        : notLeader != Errors.NONE ? notLeader : Errors.UNKNOWN_TOPIC_OR_PARTITION,
                                 -1,
                                 -1))
                         .setPartitionIndex(requested.partitionIndex());

@@ -1,18 +1,16 @@
 package io.isthmus.broker.api;
 
-import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.PartitionManager;
-import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.errors.ApiException;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -22,31 +20,32 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
- * Metadata: this broker is the whole cluster and leads every partition. Topics a client asks for that do not
- * exist are created when {@code auto.create.topics.enable} is on and the request allows it.
+ * Metadata: the brokers, the controller and the topics a {@link MetadataView} holds, each topic only if the principal
+ * may describe it. Topics a client asks for that do not exist are created when {@code auto.create.topics.enable} is on
+ * and the request allows it; the answer for such a topic says LEADER_NOT_AVAILABLE until its leaders are known, so
+ * clients ask again, as Kafka answers a topic it has just created.
  */
 public final class MetadataHandler implements ApiHandler {
-    private static final int LEADER_EPOCH = 0;
-
     /** The first Metadata version that names topics by id (and so may leave a name null). */
     private static final short TOPIC_IDS_VERSION = 12;
 
-    private final PartitionManager partitions;
-    private final BrokerNode node;
+    private final MetadataView view;
     private final boolean autoCreateTopics;
-    private final int defaultPartitions;
     private final AccessControl access;
 
+    /** A single broker's handler. */
     public MetadataHandler(
             final PartitionManager partitions,
             final BrokerNode node,
             final boolean autoCreateTopics,
             final int defaultPartitions,
             final AccessControl access) {
-        this.partitions = partitions;
-        this.node = node;
+        this(new SingleBrokerMetadata(partitions, node, defaultPartitions), autoCreateTopics, access);
+    }
+
+    public MetadataHandler(final MetadataView view, final boolean autoCreateTopics, final AccessControl access) {
+        this.view = view;
         this.autoCreateTopics = autoCreateTopics;
-        this.defaultPartitions = defaultPartitions;
         this.access = access;
     }
 
@@ -58,14 +57,9 @@ public final class MetadataHandler implements ApiHandler {
     @Override
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final MetadataRequestData data = ((MetadataRequest) request).data();
-        final Endpoint endpoint = node.endpointFor(context.listenerName());
         final MetadataResponseData response =
-                new MetadataResponseData().setClusterId(node.clusterId()).setControllerId(node.nodeId());
-        response.brokers()
-                .add(new MetadataResponseData.MetadataResponseBroker()
-                        .setNodeId(node.nodeId())
-                        .setHost(endpoint.host())
-                        .setPort(endpoint.port()));
+                new MetadataResponseData().setClusterId(view.clusterId()).setControllerId(view.controllerId());
+        response.brokers().addAll(view.brokers(context.listenerName()));
         if (data.includeClusterAuthorizedOperations()) {
             response.setClusterAuthorizedOperations(
                     access.authorizedOperations(context, ResourceType.CLUSTER, AccessControl.CLUSTER));
@@ -75,18 +69,25 @@ public final class MetadataHandler implements ApiHandler {
                 || (context.apiVersion() == 0 && data.topics().isEmpty());
         if (allTopics) {
             // As Kafka: the topics the principal may not describe are left out, not reported.
-            for (final TopicInfo topic : partitions.topics().topics()) {
-                if (access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name())) {
-                    response.topics().add(describe(context, data, topic));
+            for (final String name : view.topicNames()) {
+                if (access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
+                    view.describe(name).ifPresent(topic -> response.topics().add(withOperations(context, data, topic)));
                 }
             }
             return CompletableFuture.completedFuture(Response.of(response));
         }
         final boolean mayCreate = autoCreateTopics && (context.apiVersion() < 4 || data.allowAutoTopicCreation());
+        final List<CompletableFuture<MetadataResponseData.MetadataResponseTopic>> answers = new ArrayList<>();
         for (final MetadataRequestData.MetadataRequestTopic requested : data.topics()) {
-            response.topics().add(lookup(context, data, requested, mayCreate));
+            answers.add(lookup(context, data, requested, mayCreate));
         }
-        return CompletableFuture.completedFuture(Response.of(response));
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                .thenApply(done -> {
+                    for (final CompletableFuture<MetadataResponseData.MetadataResponseTopic> answer : answers) {
+                        response.topics().add(answer.join());
+                    }
+                    return Response.of(response);
+                });
     }
 
     /**
@@ -94,7 +95,7 @@ public final class MetadataHandler implements ApiHandler {
      * as in Kafka, a null name or a topic id is INVALID_REQUEST for that topic (answered with an empty name, since
      * those versions cannot carry a null one).
      */
-    private MetadataResponseData.MetadataResponseTopic lookup(
+    private CompletableFuture<MetadataResponseData.MetadataResponseTopic> lookup(
             final RequestContext context,
             final MetadataRequestData data,
             final MetadataRequestData.MetadataRequestTopic requested,
@@ -103,70 +104,60 @@ public final class MetadataHandler implements ApiHandler {
         final Uuid id = requested.topicId() == null ? Uuid.ZERO_UUID : requested.topicId();
         final boolean byId = !Uuid.ZERO_UUID.equals(id);
         if (version < TOPIC_IDS_VERSION && (requested.name() == null || byId)) {
-            return error(requested.name() == null ? "" : requested.name(), Uuid.ZERO_UUID, Errors.INVALID_REQUEST);
+            return done(
+                    error(requested.name() == null ? "" : requested.name(), Uuid.ZERO_UUID, Errors.INVALID_REQUEST));
         }
         if (requested.name() == null) {
             if (!byId) {
-                return error(null, Uuid.ZERO_UUID, Errors.INVALID_REQUEST);
+                return done(error(null, Uuid.ZERO_UUID, Errors.INVALID_REQUEST));
             }
-            final Optional<TopicInfo> topic = partitions.topics().byId(id);
-            if (topic.isPresent()
-                    && !access.allows(
-                            context,
-                            AclOperation.DESCRIBE,
-                            ResourceType.TOPIC,
-                            topic.get().name())) {
+            final Optional<String> name = view.topicName(id);
+            if (name.isPresent() && !access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, name.get())) {
                 // The name stays unsaid: an id must not reveal the topic it belongs to.
-                return error(null, id, Errors.TOPIC_AUTHORIZATION_FAILED);
+                return done(error(null, id, Errors.TOPIC_AUTHORIZATION_FAILED));
             }
-            return topic.map(t -> describe(context, data, t)).orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID));
+            return done(name.flatMap(view::describe)
+                    .map(t -> withOperations(context, data, t))
+                    .orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID)));
         }
         final String name = requested.name();
         if (!access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
-            return error(name, Uuid.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED);
+            return done(error(name, Uuid.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED));
         }
-        Optional<TopicInfo> topic = partitions.topics().byName(name);
-        if (topic.isEmpty() && mayCreate) {
-            // Kafka's rule for auto-creation: CREATE on the cluster, or on the topic itself.
-            if (!access.allowsOnCluster(context, AclOperation.CREATE)
-                    && !access.allows(context, AclOperation.CREATE, ResourceType.TOPIC, name)) {
-                return error(name, Uuid.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED);
-            }
-            try {
-                topic = Optional.of(partitions.createTopic(name, defaultPartitions));
-            } catch (final TopicExistsException raced) {
-                topic = partitions.topics().byName(name);
-            } catch (final ApiException e) {
-                return error(name, Uuid.ZERO_UUID, Errors.forException(e));
-            }
+        final Optional<MetadataResponseData.MetadataResponseTopic> topic = view.describe(name);
+        if (topic.isPresent() || !mayCreate) {
+            return done(topic.map(t -> withOperations(context, data, t))
+                    .orElseGet(() -> error(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION)));
         }
-        return topic.map(t -> describe(context, data, t))
-                .orElseGet(() -> error(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+        // Kafka's rule for auto-creation: CREATE on the cluster, or on the topic itself.
+        if (!access.allowsOnCluster(context, AclOperation.CREATE)
+                && !access.allows(context, AclOperation.CREATE, ResourceType.TOPIC, name)) {
+            return done(error(name, Uuid.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED));
+        }
+        return view.createWithDefaults(name).handle((created, failure) -> {
+            if (failure != null) {
+                final Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+                return error(name, Uuid.ZERO_UUID, Errors.forException(cause));
+            }
+            return view.describe(name)
+                    .map(t -> withOperations(context, data, t))
+                    .orElseGet(() -> error(name, Uuid.ZERO_UUID, Errors.LEADER_NOT_AVAILABLE));
+        });
     }
 
-    private MetadataResponseData.MetadataResponseTopic describe(
-            final RequestContext context, final MetadataRequestData data, final TopicInfo topic) {
-        final MetadataResponseData.MetadataResponseTopic described = new MetadataResponseData.MetadataResponseTopic()
-                .setName(topic.name())
-                .setTopicId(topic.id())
-                .setIsInternal(false);
+    private MetadataResponseData.MetadataResponseTopic withOperations(
+            final RequestContext context,
+            final MetadataRequestData data,
+            final MetadataResponseData.MetadataResponseTopic topic) {
         if (data.includeTopicAuthorizedOperations()) {
-            described.setTopicAuthorizedOperations(
-                    access.authorizedOperations(context, ResourceType.TOPIC, topic.name()));
+            topic.setTopicAuthorizedOperations(access.authorizedOperations(context, ResourceType.TOPIC, topic.name()));
         }
-        final List<Integer> replicas = List.of(node.nodeId());
-        for (int p = 0; p < topic.partitions(); p++) {
-            described
-                    .partitions()
-                    .add(new MetadataResponseData.MetadataResponsePartition()
-                            .setPartitionIndex(p)
-                            .setLeaderId(node.nodeId())
-                            .setLeaderEpoch(LEADER_EPOCH)
-                            .setReplicaNodes(replicas)
-                            .setIsrNodes(replicas)
-                            .setOfflineReplicas(List.of()));
-        }
-        return described;
+        return topic;
+    }
+
+    private static CompletableFuture<MetadataResponseData.MetadataResponseTopic> done(
+            final MetadataResponseData.MetadataResponseTopic topic) {
+        return CompletableFuture.completedFuture(topic);
     }
 
     private static MetadataResponseData.MetadataResponseTopic error(

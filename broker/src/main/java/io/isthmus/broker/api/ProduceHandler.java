@@ -4,6 +4,7 @@ import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.Partition.ProduceOutcome;
+import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.lang.foreign.MemorySegment;
@@ -36,11 +37,19 @@ public final class ProduceHandler implements ApiHandler {
     private final PartitionManager partitions;
     private final TopicResolver topics;
     private final AccessControl access;
+    private final PartitionLeadership leadership;
 
+    /** A single broker's handler: it leads every partition it has. */
     public ProduceHandler(final PartitionManager partitions, final AccessControl access) {
+        this(partitions, access, PartitionLeadership.SOLE_BROKER);
+    }
+
+    public ProduceHandler(
+            final PartitionManager partitions, final AccessControl access, final PartitionLeadership leadership) {
         this.partitions = partitions;
         this.topics = new TopicResolver(partitions.topics());
         this.access = access;
+        this.leadership = leadership;
     }
 
     @Override
@@ -88,6 +97,11 @@ public final class ProduceHandler implements ApiHandler {
                 if (partition.isEmpty()) {
                     partitionResponse.setErrorCode(
                             TopicResolver.unknownTopicError(topicData.topicId()).code());
+                    continue;
+                }
+                final Errors notLeader = leadership.check(partition.get().topicPartition(), -1);
+                if (notLeader != Errors.NONE) {
+                    partitionResponse.setErrorCode(notLeader.code());
                     continue;
                 }
                 final CompletableFuture<ProduceOutcome> outcome = append(partition.get(), partitionData);

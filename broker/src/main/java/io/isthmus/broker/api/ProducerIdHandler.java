@@ -2,7 +2,7 @@ package io.isthmus.broker.api;
 
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
-import io.isthmus.broker.producer.ProducerIdAllocator;
+import io.isthmus.broker.producer.ProducerIds;
 import io.isthmus.broker.transaction.TransactionCoordinator;
 import io.isthmus.broker.transaction.TransactionCoordinator.InitResult;
 import java.util.Set;
@@ -25,12 +25,12 @@ public final class ProducerIdHandler implements ApiHandler {
     /** The first InitProducerId version that knows PRODUCER_FENCED (KIP-588). */
     private static final int FIRST_VERSION_WITH_PRODUCER_FENCED = 4;
 
-    private final ProducerIdAllocator ids;
+    private final ProducerIds ids;
     private final TransactionCoordinator transactions;
     private final AccessControl access;
 
     public ProducerIdHandler(
-            final ProducerIdAllocator ids, final TransactionCoordinator transactions, final AccessControl access) {
+            final ProducerIds ids, final TransactionCoordinator transactions, final AccessControl access) {
         this.ids = ids;
         this.transactions = transactions;
         this.access = access;

@@ -42,6 +42,12 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  */
 public final class BrokerConfig extends AbstractConfig {
     public static final String NODE_ID = "node.id";
+    public static final String PROCESS_ROLES = "process.roles";
+    public static final String CONTROLLER_QUORUM_VOTERS = "controller.quorum.voters";
+    public static final String METADATA_LOG_DIR = "metadata.log.dir";
+    public static final String CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS = "controller.quorum.election.timeout.ms";
+    public static final String BROKER_SESSION_TIMEOUT_MS = "broker.session.timeout.ms";
+    public static final String BROKER_HEARTBEAT_INTERVAL_MS = "broker.heartbeat.interval.ms";
     public static final String LISTENERS = "listeners";
     public static final String ADVERTISED_LISTENERS = "advertised.listeners";
     public static final String LISTENER_SECURITY_PROTOCOL_MAP = "listener.security.protocol.map";
@@ -102,6 +108,49 @@ public final class BrokerConfig extends AbstractConfig {
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(NODE_ID, Type.INT, 0, Range.atLeast(0), Importance.HIGH, "The id of this broker.")
+            .define(
+                    PROCESS_ROLES,
+                    Type.LIST,
+                    "",
+                    Importance.HIGH,
+                    "Empty: a single broker that is its own cluster. 'broker,controller': one node of a cluster, a"
+                            + " broker that is also a voter of the metadata quorum named by controller.quorum.voters.")
+            .define(
+                    CONTROLLER_QUORUM_VOTERS,
+                    Type.STRING,
+                    "",
+                    Importance.HIGH,
+                    "The metadata quorum's voters, id@host:port,...; the same on every node of the cluster. Each port"
+                            + " is the quorum's own (gRPC), not a Kafka listener.")
+            .define(
+                    METADATA_LOG_DIR,
+                    Type.STRING,
+                    null,
+                    Importance.MEDIUM,
+                    "Where this node keeps the metadata quorum's log and snapshots. Default: __cluster_metadata in the"
+                            + " first of log.dirs. Formatted once with ./isthmus broker --format.")
+            .define(
+                    CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS,
+                    Type.INT,
+                    1000,
+                    Range.atLeast(10),
+                    Importance.LOW,
+                    "How long a voter waits for the quorum leader before it stands for election.")
+            .define(
+                    BROKER_SESSION_TIMEOUT_MS,
+                    Type.INT,
+                    9000,
+                    Range.atLeast(20),
+                    Importance.MEDIUM,
+                    "A broker whose heartbeats stop for this long is fenced: it leads nothing until it heartbeats"
+                            + " again, and it stops serving as leader on its own when its last heartbeat is this old.")
+            .define(
+                    BROKER_HEARTBEAT_INTERVAL_MS,
+                    Type.INT,
+                    2000,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "How often a broker heartbeats to the metadata quorum; below broker.session.timeout.ms.")
             .define(
                     LISTENERS,
                     Type.LIST,

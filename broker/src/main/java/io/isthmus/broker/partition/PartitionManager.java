@@ -8,9 +8,12 @@ import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
@@ -39,13 +42,17 @@ public final class PartitionManager implements AutoCloseable {
     private final TopicRegistry topics;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final int maxPartitions;
+    /** A single broker has every partition of every topic; a broker of a cluster only those assigned to it. */
+    private final boolean everyPartition;
     /** Asked by every partition's log before transactional data enters it; the transaction coordinator sets it. */
     private volatile TransactionVerifier transactionVerifier = TransactionVerifier.ACCEPT_ALL;
 
-    private PartitionManager(final LogManager logs, final TopicRegistry topics, final int maxPartitions) {
+    private PartitionManager(
+            final LogManager logs, final TopicRegistry topics, final int maxPartitions, final boolean everyPartition) {
         this.logs = logs;
         this.topics = topics;
         this.maxPartitions = maxPartitions;
+        this.everyPartition = everyPartition;
     }
 
     /** {@link #start(LogManager, TopicRegistry, int)} without a partition limit. */
@@ -60,8 +67,24 @@ public final class PartitionManager implements AutoCloseable {
      */
     public static PartitionManager start(final LogManager logs, final TopicRegistry topics, final int maxPartitions)
             throws IOException {
+        return start(logs, topics, maxPartitions, true);
+    }
+
+    /**
+     * A broker of a cluster: opens (and recovers) every log, keeps those of the registry's topics and deletes the
+     * rest, but creates none. Which partitions this broker holds is the cluster's metadata to say: {@link #host}
+     * brings the logs in line with it.
+     */
+    public static PartitionManager startForCluster(final LogManager logs, final TopicRegistry topics)
+            throws IOException {
+        return start(logs, topics, Integer.MAX_VALUE, false);
+    }
+
+    private static PartitionManager start(
+            final LogManager logs, final TopicRegistry topics, final int maxPartitions, final boolean everyPartition)
+            throws IOException {
         logs.startup();
-        final PartitionManager manager = new PartitionManager(logs, topics, maxPartitions);
+        final PartitionManager manager = new PartitionManager(logs, topics, maxPartitions, everyPartition);
         for (final TopicInfo topic : topics.topics()) {
             manager.openPartitions(topic);
         }
@@ -213,19 +236,113 @@ public final class PartitionManager implements AutoCloseable {
     public synchronized TopicInfo deleteTopic(final String name) {
         final TopicInfo topic = topics.delete(name);
         for (int p = 0; p < topic.partitions(); p++) {
-            final Partition removed = partitions.remove(new TopicPartition(name, p));
-            if (removed != null) {
-                removed.notifyAppendListeners();
-            }
-            logs.deleteLog(new io.isthmus.broker.log.TopicPartition(name, p));
+            unregisterAndDelete(new TopicPartition(name, p));
         }
         LOG.info("deleted topic={} id={}", name, topic.id());
         return topic;
     }
 
+    /**
+     * One topic as the cluster's metadata has it, and the partitions of it assigned to this broker.
+     *
+     * @param topic the topic's name, id and partition count
+     * @param hosted the indexes of the partitions this broker holds a replica of
+     */
+    public record HostedTopic(TopicInfo topic, Set<Integer> hosted) {
+        public HostedTopic {
+            hosted = Set.copyOf(hosted);
+        }
+    }
+
+    /**
+     * A broker of a cluster: makes the topics and this broker's partitions those of {@code cluster}, every topic of the
+     * cluster. Logs of partitions no longer assigned here, of deleted topics and of a topic that was deleted and
+     * created again under the same name (another id) are deleted; logs of newly assigned partitions are created
+     * empty; partitions assigned before keep their logs. New logs exist before the registry lists them and are routed
+     * to only after; a crash in between leaves logs no topic owns, which the next start deletes, or partitions without
+     * logs, which the next call creates.
+     *
+     * @return the names of the topics that were removed or replaced
+     */
+    public synchronized Set<String> host(final Collection<HostedTopic> cluster) {
+        if (everyPartition) {
+            throw new IllegalStateException("a single broker holds every partition; host is for a broker of a cluster");
+        }
+        final Map<String, HostedTopic> wanted = new HashMap<>();
+        for (final HostedTopic t : cluster) {
+            wanted.put(t.topic().name(), t);
+        }
+        final Set<String> removed = new HashSet<>();
+        for (final TopicInfo local : topics.topics()) {
+            final HostedTopic target = wanted.get(local.name());
+            if (target == null || !target.topic().id().equals(local.id())) {
+                removed.add(local.name());
+            }
+        }
+        final List<TopicPartition> unhosted = new ArrayList<>();
+        final List<PendingPartition> added = new ArrayList<>();
+        for (final TopicPartition held : partitions.keySet()) {
+            final HostedTopic target = wanted.get(held.topic());
+            if (removed.contains(held.topic())
+                    || target == null
+                    || !target.hosted().contains(held.partition())) {
+                unhosted.add(held);
+            }
+        }
+        for (final TopicPartition gone : unhosted) {
+            unregisterAndDelete(gone);
+        }
+        try {
+            for (final HostedTopic target : cluster) {
+                for (final int p : target.hosted()) {
+                    final TopicPartition tp = new TopicPartition(target.topic().name(), p);
+                    if (!partitions.containsKey(tp)) {
+                        added.add(new PendingPartition(
+                                tp,
+                                target.topic().id(),
+                                logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(tp.topic(), p))));
+                    }
+                }
+            }
+            topics.replaceAll(cluster.stream().map(HostedTopic::topic).toList());
+        } catch (final RuntimeException e) {
+            for (final PendingPartition pending : added) {
+                logs.deleteLog(new io.isthmus.broker.log.TopicPartition(
+                        pending.partition().topic(), pending.partition().partition()));
+            }
+            throw e;
+        }
+        for (final PendingPartition pending : added) {
+            register(pending.partition(), pending.topicId(), pending.log());
+        }
+        if (!unhosted.isEmpty() || !added.isEmpty()) {
+            LOG.info(
+                    "partitions held here: {} added, {} removed, {} in all",
+                    added.size(),
+                    unhosted.size(),
+                    partitions.size());
+        }
+        return removed;
+    }
+
+    private record PendingPartition(TopicPartition partition, Uuid topicId, PartitionLog log) {}
+
+    private void unregisterAndDelete(final TopicPartition partition) {
+        final Partition removed = partitions.remove(partition);
+        if (removed != null) {
+            removed.notifyAppendListeners();
+        }
+        logs.deleteLog(new io.isthmus.broker.log.TopicPartition(partition.topic(), partition.partition()));
+    }
+
     private void openPartitions(final TopicInfo topic) {
         for (int p = 0; p < topic.partitions(); p++) {
-            final PartitionLog log = logs.getOrCreateLog(new io.isthmus.broker.log.TopicPartition(topic.name(), p));
+            final io.isthmus.broker.log.TopicPartition logPartition =
+                    new io.isthmus.broker.log.TopicPartition(topic.name(), p);
+            if (!everyPartition && !logs.logs().containsKey(logPartition)) {
+                continue; // not assigned here (a broker of a cluster holds only its own partitions)
+            }
+            final PartitionLog log = logs.getOrCreateLog(logPartition);
             final TopicPartition topicPartition = new TopicPartition(topic.name(), p);
             register(topicPartition, topic.id(), log);
         }

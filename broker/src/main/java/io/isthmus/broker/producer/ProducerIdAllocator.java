@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands out producer ids that are never reused, not even after a crash: ids come in blocks, and the end of
+ * A single broker's producer ids, never reused, not even after a crash: ids come in blocks, and the end of
  * the current block is written durably ({@link CrashSafeFile}) before any id from it is handed out. A restart skips
  * the rest of the block, as Kafka's producer-id manager does.
  *
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * millisecond since the epoch: above every id handed out before unless the broker reserved blocks faster than that
  * over its life, a thousand times the rate of a broker that opens a new idempotent producer every microsecond.
  */
-public final class ProducerIdAllocator {
+public final class ProducerIdAllocator implements ProducerIds {
     static final long BLOCK_SIZE = 1000;
     /** See the class comment: the floor after an unreadable file is this many ids per millisecond of the clock. */
     static final long CLOCK_FLOOR_IDS_PER_MS = 1000;
@@ -67,6 +67,7 @@ public final class ProducerIdAllocator {
         }
     }
 
+    @Override
     public synchronized long nextId() {
         if (next == blockEnd) {
             reserve(blockEnd + BLOCK_SIZE);

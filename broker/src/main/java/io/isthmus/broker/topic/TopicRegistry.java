@@ -175,6 +175,17 @@ public final class TopicRegistry {
         return existing;
     }
 
+    /**
+     * Replaces every topic with {@code all} durably, ids included: a broker of a cluster keeps here its copy of the
+     * cluster's topics, which the metadata quorum names and numbers.
+     */
+    public synchronized void replaceAll(final Collection<TopicInfo> all) {
+        if (Snapshot.of(all).equals(snapshot)) {
+            return;
+        }
+        persist(List.copyOf(all));
+    }
+
     private void persist(final Collection<TopicInfo> topics) {
         final StringBuilder text = new StringBuilder();
         for (final TopicInfo topic : topics) {

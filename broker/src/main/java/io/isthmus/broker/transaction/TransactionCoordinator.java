@@ -5,7 +5,7 @@ import io.isthmus.broker.group.GroupCoordinator;
 import io.isthmus.broker.log.SegmentIdAllocator;
 import io.isthmus.broker.log.TransactionVerifier;
 import io.isthmus.broker.partition.PartitionManager;
-import io.isthmus.broker.producer.ProducerIdAllocator;
+import io.isthmus.broker.producer.ProducerIds;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -72,7 +72,7 @@ public final class TransactionCoordinator implements AutoCloseable {
     private final TransactionStateLog stateLog;
     private final TransactionMarkerWriter markers;
     private final OpenTransactionPartitions open;
-    private final ProducerIdAllocator producerIds;
+    private final ProducerIds producerIds;
     private final PartitionManager partitions;
     private final GroupCoordinator groups;
     private final Settings settings;
@@ -82,7 +82,7 @@ public final class TransactionCoordinator implements AutoCloseable {
     private TransactionCoordinator(
             final TransactionStateLog stateLog,
             final OpenTransactionPartitions open,
-            final ProducerIdAllocator producerIds,
+            final ProducerIds producerIds,
             final PartitionManager partitions,
             final GroupCoordinator groups,
             final Settings settings,
@@ -110,7 +110,7 @@ public final class TransactionCoordinator implements AutoCloseable {
             final Path metadataDir,
             final int stateLogSegmentBytes,
             final SegmentIdAllocator segmentIds,
-            final ProducerIdAllocator producerIds,
+            final ProducerIds producerIds,
             final PartitionManager partitions,
             final GroupCoordinator groups,
             final Settings settings,

@@ -4,14 +4,22 @@ import io.isthmus.metadata.image.BrokerEndpoint;
 import io.isthmus.metadata.image.BrokerRegistration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
 import org.apache.kafka.common.message.BrokerRegistrationResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
-/** Broker registration and the heartbeats that change a broker's fencing. */
+/** Broker registration, the heartbeats that change a broker's fencing, and producer-id blocks. */
 final class BrokerCommands {
+    /**
+     * Producer ids per block. A block is numbered by the log index of the command that allocated it, so blocks never
+     * overlap and the image needs no counter: log indexes are unique and grow for the life of the quorum.
+     */
+    public static final int PRODUCER_ID_BLOCK_SIZE = 1000;
+
     private final String clusterId;
     private final ClusterState state;
 
@@ -84,5 +92,22 @@ final class BrokerCommands {
      */
     static boolean isCaughtUp(BrokerRegistration b, BrokerHeartbeatRequestData h) {
         return h.currentMetadataOffset() >= b.epoch();
+    }
+
+    /**
+     * Hands a registered, active broker the block of producer ids numbered by this command's log index, as Kafka's
+     * {@code AllocateProducerIds}: ids {@code [index * size, (index + 1) * size)}.
+     */
+    AllocateProducerIdsResponseData allocateProducerIds(long index, AllocateProducerIdsRequestData a) {
+        AllocateProducerIdsResponseData answer = new AllocateProducerIdsResponseData();
+        BrokerRegistration b = state.brokers.get(a.brokerId());
+        if (b == null) {
+            return answer.setErrorCode(Errors.BROKER_ID_NOT_REGISTERED.code());
+        }
+        if (b.epoch() != a.brokerEpoch()) {
+            return answer.setErrorCode(Errors.STALE_BROKER_EPOCH.code());
+        }
+        return answer.setProducerIdStart(Math.multiplyExact(index, PRODUCER_ID_BLOCK_SIZE))
+                .setProducerIdLen(PRODUCER_ID_BLOCK_SIZE);
     }
 }

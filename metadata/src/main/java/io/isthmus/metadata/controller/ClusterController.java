@@ -1,6 +1,7 @@
 package io.isthmus.metadata.controller;
 
 import io.isthmus.metadata.image.ClusterImage;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
@@ -85,6 +86,7 @@ public final class ClusterController {
         return switch (command) {
             case BrokerRegistrationRequestData r -> brokers.register(index, r);
             case BrokerHeartbeatRequestData h -> brokers.heartbeat(h);
+            case AllocateProducerIdsRequestData a -> brokers.allocateProducerIds(index, a);
             case CreateTopicsRequestData c -> topics.createTopics(index, c);
             case CreatePartitionsRequestData c -> topics.createPartitions(index, c);
             case DeleteTopicsRequestData d -> topics.deleteTopics(d);

@@ -40,7 +40,8 @@ public final class MetadataCommands {
             ApiKeys.DELETE_TOPICS, (short) 6,
             ApiKeys.ALTER_PARTITION, (short) 3,
             ApiKeys.ALTER_PARTITION_REASSIGNMENTS, (short) 1,
-            ApiKeys.ELECT_LEADERS, (short) 2);
+            ApiKeys.ELECT_LEADERS, (short) 2,
+            ApiKeys.ALLOCATE_PRODUCER_IDS, (short) 0);
 
     public static final Set<ApiKeys> COMMANDS = VERSIONS.keySet();
 

@@ -16,6 +16,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
@@ -242,6 +244,11 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
     /** Preferred-leader election; an unclean election is refused. */
     public CompletableFuture<ElectLeadersResponseData> electLeaders(ElectLeadersRequestData e) {
         return submit(e).thenApply(ElectLeadersResponseData.class::cast);
+    }
+
+    /** A block of producer ids for a registered broker; no two blocks the quorum hands out overlap. */
+    public CompletableFuture<AllocateProducerIdsResponseData> allocateProducerIds(AllocateProducerIdsRequestData a) {
+        return submit(a).thenApply(AllocateProducerIdsResponseData.class::cast);
     }
 
     /** How many snapshots this voter installed from a leader, having fallen behind its log (for tests). */

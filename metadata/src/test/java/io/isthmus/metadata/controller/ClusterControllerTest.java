@@ -9,6 +9,8 @@ import io.isthmus.metadata.image.TopicImage;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
@@ -190,6 +192,37 @@ class ClusterControllerTest {
         BrokerHeartbeatResponseData unknown = (BrokerHeartbeatResponseData)
                 cluster.apply(new BrokerHeartbeatRequestData().setBrokerId(7).setBrokerEpoch(epoch));
 
+        assertThat(Errors.forCode(stale.errorCode())).isEqualTo(Errors.STALE_BROKER_EPOCH);
+        assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.BROKER_ID_NOT_REGISTERED);
+        assertThat(controller.image()).isEqualTo(before);
+    }
+
+    @Test
+    void producerIdBlocksNeverOverlapAndOnlyARegisteredBrokerUnderItsEpochGetsOne() {
+        cluster.activeBrokers(1, 2);
+        List<long[]> blocks = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int broker = 1 + i % 2;
+            AllocateProducerIdsResponseData block =
+                    (AllocateProducerIdsResponseData) cluster.apply(new AllocateProducerIdsRequestData()
+                            .setBrokerId(broker)
+                            .setBrokerEpoch(cluster.epochs.get(broker)));
+            assertThat(Errors.forCode(block.errorCode())).isEqualTo(Errors.NONE);
+            assertThat(block.producerIdLen()).isPositive();
+            blocks.add(new long[] {block.producerIdStart(), block.producerIdStart() + block.producerIdLen()});
+        }
+        for (int i = 0; i < blocks.size(); i++) {
+            for (int j = i + 1; j < blocks.size(); j++) {
+                assertThat(blocks.get(i)[1] <= blocks.get(j)[0] || blocks.get(j)[1] <= blocks.get(i)[0])
+                        .as("blocks %d and %d overlap", i, j)
+                        .isTrue();
+            }
+        }
+        ClusterImage before = controller.image();
+        AllocateProducerIdsResponseData stale = (AllocateProducerIdsResponseData) cluster.apply(
+                new AllocateProducerIdsRequestData().setBrokerId(1).setBrokerEpoch(cluster.epochs.get(1) - 1));
+        AllocateProducerIdsResponseData unknown = (AllocateProducerIdsResponseData) cluster.apply(
+                new AllocateProducerIdsRequestData().setBrokerId(9).setBrokerEpoch(1));
         assertThat(Errors.forCode(stale.errorCode())).isEqualTo(Errors.STALE_BROKER_EPOCH);
         assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.BROKER_ID_NOT_REGISTERED);
         assertThat(controller.image()).isEqualTo(before);

@@ -1,0 +1,172 @@
+package io.isthmus.broker.cluster;
+
+import io.isthmus.broker.api.AccessControl;
+import io.isthmus.broker.api.ApiHandler;
+import io.isthmus.broker.api.CoordinatorLocator;
+import io.isthmus.broker.api.MetadataView;
+import io.isthmus.broker.config.ClusterSettings;
+import io.isthmus.broker.group.OffsetStore;
+import io.isthmus.broker.partition.PartitionLeadership;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.producer.ProducerIds;
+import io.isthmus.metadata.broker.BrokerIdentity;
+import io.isthmus.metadata.broker.BrokerLifecycle;
+import io.isthmus.metadata.image.BrokerEndpoint;
+import io.isthmus.metadata.image.ClusterImage;
+import io.isthmus.metadata.quorum.MetadataQuorum;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This broker as a node of a cluster: its voter of the metadata quorum, its registration and heartbeats
+ * ({@link BrokerLifecycle}), and the partitions it holds, kept in line with the metadata ({@link PartitionHosting}).
+ *
+ * <p>Started in two steps, because a broker registers the endpoints its listeners are bound to: {@link #start} runs
+ * the voter and the hosting before the listeners open, {@link #join} registers once they have. Closed in reverse: a
+ * controlled shutdown first (the quorum moves this broker's leaderships away at once), then the hosting, then the
+ * voter.
+ */
+public final class ClusterMembership implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterMembership.class);
+    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(5);
+
+    private final ClusterSettings settings;
+    private final MetadataQuorum quorum;
+    private final PartitionHosting hosting;
+    private volatile BrokerLifecycle lifecycle;
+
+    private ClusterMembership(
+            final ClusterSettings settings, final MetadataQuorum quorum, final PartitionHosting hosting) {
+        this.settings = settings;
+        this.quorum = quorum;
+        this.hosting = hosting;
+    }
+
+    /**
+     * Formats this node's metadata directory for its cluster and node id (Kafka's {@code kafka-storage format}); a node
+     * starts only on a formatted directory. Formatting again for the same cluster and node changes nothing.
+     *
+     * @throws IllegalStateException if the directory was formatted for another cluster or node
+     */
+    public static void format(final ClusterSettings settings) throws IOException {
+        MetadataQuorum.format(settings.quorum());
+    }
+
+    /**
+     * Starts this node's voter and begins applying the cluster's metadata to {@code partitions}.
+     *
+     * @throws IllegalStateException if the metadata directory is not formatted (see {@link #format})
+     */
+    public static ClusterMembership start(
+            final ClusterSettings settings, final PartitionManager partitions, final OffsetStore offsets)
+            throws IOException {
+        final MetadataQuorum quorum = MetadataQuorum.start(settings.quorum());
+        final PartitionHosting hosting = new PartitionHosting(settings.nodeId(), partitions, offsets);
+        quorum.addListener(hosting::offer);
+        return new ClusterMembership(settings, quorum, hosting);
+    }
+
+    /** Registers this broker with the endpoints its listeners are bound to, and heartbeats from now on. */
+    public synchronized void join(final List<BrokerEndpoint> endpoints) {
+        if (lifecycle != null) {
+            throw new IllegalStateException("broker " + settings.nodeId() + " has joined its cluster already");
+        }
+        final BrokerLifecycle joining = new BrokerLifecycle(
+                quorum,
+                new BrokerIdentity(settings.nodeId(), settings.clusterId(), endpoints, null),
+                settings.heartbeatInterval(),
+                settings.sessionTimeout(),
+                hosting::appliedIndex,
+                System::nanoTime);
+        lifecycle = joining;
+        joining.start();
+    }
+
+    public int nodeId() {
+        return settings.nodeId();
+    }
+
+    public ClusterSettings settings() {
+        return settings;
+    }
+
+    /** The newest metadata this node's voter has applied. */
+    public ClusterImage image() {
+        return quorum.image();
+    }
+
+    /** The voter that leads the quorum, as this node knows it: Kafka's "controller". */
+    public OptionalInt controllerId() {
+        return quorum.leaderId();
+    }
+
+    /** Who leads each partition: the metadata's leader, while this broker's session is alive. */
+    public PartitionLeadership leadership() {
+        return new ImageLeadership(this);
+    }
+
+    /** Producer ids from blocks the quorum hands out, unique across the cluster. */
+    public ProducerIds producerIds() {
+        return new QuorumProducerIds(this);
+    }
+
+    /** Metadata answers from the quorum's image; auto-created topics get {@code defaultPartitions}. */
+    public MetadataView metadataView(final int defaultPartitions) {
+        return new ImageMetadata(this, defaultPartitions, (short) 1);
+    }
+
+    /** The coordinators of consumer groups, placed on the voters. */
+    public CoordinatorLocator coordinators() {
+        return new ClusterCoordinators(this);
+    }
+
+    /** CreateTopics, CreatePartitions and DeleteTopics, forwarded to the quorum. */
+    public ApiHandler topicAdminHandler(final int defaultPartitions, final AccessControl access) {
+        return new ClusterTopicAdminHandler(this, defaultPartitions, access);
+    }
+
+    /** The quorum, for the controller requests brokers forward to it. */
+    public MetadataQuorum quorum() {
+        return quorum;
+    }
+
+    /**
+     * Whether this broker may lead now: registered, unfenced at its last heartbeat, and that heartbeat younger than
+     * its session. False before {@link #join}.
+     */
+    public boolean isActive() {
+        final BrokerLifecycle current = lifecycle;
+        return current != null && current.isActive();
+    }
+
+    /** This registration's broker epoch, or -1 before the quorum answered it. */
+    public long brokerEpoch() {
+        final BrokerLifecycle current = lifecycle;
+        return current == null ? -1 : current.brokerEpoch();
+    }
+
+    /** Waits until this broker is active: registered, caught up with the metadata, unfenced. */
+    public void awaitActive(final Duration timeout) throws InterruptedException, TimeoutException {
+        final BrokerLifecycle current = lifecycle;
+        if (current == null) {
+            throw new IllegalStateException("broker " + settings.nodeId() + " has not joined its cluster");
+        }
+        current.awaitActive(timeout);
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        final BrokerLifecycle current = lifecycle;
+        if (current != null) {
+            current.shutDown(SHUTDOWN_WAIT);
+        }
+        hosting.close();
+        quorum.close();
+        LOG.info("broker {} left its cluster", settings.nodeId());
+    }
+}

@@ -1,0 +1,251 @@
+package io.isthmus.broker.cluster;
+
+import io.isthmus.broker.api.AccessControl;
+import io.isthmus.broker.api.ApiHandler;
+import io.isthmus.broker.network.RequestContext;
+import io.isthmus.broker.network.Response;
+import io.isthmus.metadata.image.TopicImage;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * CreateTopics, CreatePartitions and DeleteTopics on a broker of a cluster: each topic the principal may change, with
+ * the broker's defaults settled, is forwarded to the metadata quorum, which places, numbers and refuses as Kafka's
+ * controller does; the rest are answered here. The answer keeps the request's order.
+ *
+ * <p>Partitions have one replica until replication between brokers is built: a replication factor or an assignment
+ * of more than one replica is refused with INVALID_REPLICATION_FACTOR or INVALID_REPLICA_ASSIGNMENT, rather than
+ * accepted and silently not replicated. Per-topic configs are refused as on a single broker.
+ */
+final class ClusterTopicAdminHandler implements ApiHandler {
+    static final String ONE_REPLICA =
+            "partitions of an isthmus cluster have one replica until replication between" + " brokers is built";
+
+    private final ClusterMembership membership;
+    private final int defaultPartitions;
+    private final AccessControl access;
+
+    ClusterTopicAdminHandler(
+            final ClusterMembership membership, final int defaultPartitions, final AccessControl access) {
+        this.membership = membership;
+        this.defaultPartitions = defaultPartitions;
+        this.access = access;
+    }
+
+    @Override
+    public Set<ApiKeys> apiKeys() {
+        return Set.of(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DELETE_TOPICS);
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        return switch (request) {
+            case CreateTopicsRequest create -> create(context, create.data()).thenApply(Response::of);
+            case CreatePartitionsRequest grow -> grow(context, grow.data()).thenApply(Response::of);
+            case DeleteTopicsRequest delete ->
+                delete(context, delete.data(), context.apiVersion()).thenApply(Response::of);
+            default -> throw new IllegalArgumentException("not a topic request: " + request.apiKey());
+        };
+    }
+
+    private CompletableFuture<CreateTopicsResponseData> create(
+            final RequestContext context, final CreateTopicsRequestData data) {
+        final boolean mayCreateAny = access.allowsOnCluster(context, AclOperation.CREATE);
+        final Map<String, CreateTopicsResponseData.CreatableTopicResult> refused = new HashMap<>();
+        final CreateTopicsRequestData forwarded =
+                new CreateTopicsRequestData().setTimeoutMs(data.timeoutMs()).setValidateOnly(data.validateOnly());
+        for (final CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
+            final String refusal;
+            final Errors error;
+            if (!mayCreateAny && !access.allows(context, AclOperation.CREATE, ResourceType.TOPIC, topic.name())) {
+                error = Errors.TOPIC_AUTHORIZATION_FAILED;
+                refusal = "not authorized to create topic '" + topic.name() + "'";
+            } else if (!topic.configs().isEmpty()) {
+                error = Errors.INVALID_CONFIG;
+                refusal = "per-topic configs are not supported (got "
+                        + topic.configs().size() + "); the broker's log.* settings apply to every topic";
+            } else if (topic.replicationFactor() > 1) {
+                error = Errors.INVALID_REPLICATION_FACTOR;
+                refusal = "replication factor " + topic.replicationFactor() + ": " + ONE_REPLICA;
+            } else if (topic.assignments().stream().anyMatch(a -> a.brokerIds().size() > 1)) {
+                error = Errors.INVALID_REPLICA_ASSIGNMENT;
+                refusal = "an assignment names more than one replica: " + ONE_REPLICA;
+            } else {
+                final CreateTopicsRequestData.CreatableTopic settled = topic.duplicate();
+                if (settled.assignments().isEmpty()) {
+                    settled.setNumPartitions(topic.numPartitions() == -1 ? defaultPartitions : topic.numPartitions())
+                            .setReplicationFactor((short) 1);
+                }
+                forwarded.topics().add(settled);
+                continue;
+            }
+            refused.put(
+                    topic.name(),
+                    new CreateTopicsResponseData.CreatableTopicResult()
+                            .setName(topic.name())
+                            .setErrorCode(error.code())
+                            .setErrorMessage(refusal));
+        }
+        final CompletableFuture<CreateTopicsResponseData> answered =
+                forwarded.topics().isEmpty()
+                        ? CompletableFuture.completedFuture(new CreateTopicsResponseData())
+                        : membership.quorum().createTopics(forwarded);
+        return answered.handle((answer, failure) -> {
+            final CreateTopicsResponseData response = new CreateTopicsResponseData();
+            for (final CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
+                CreateTopicsResponseData.CreatableTopicResult result = refused.get(topic.name());
+                if (result == null) {
+                    final CreateTopicsResponseData.CreatableTopicResult decided =
+                            answer == null ? null : answer.topics().find(topic.name());
+                    result = decided != null
+                            ? decided.duplicate()
+                            : new CreateTopicsResponseData.CreatableTopicResult()
+                                    .setName(topic.name())
+                                    .setErrorCode(Errors.REQUEST_TIMED_OUT.code())
+                                    .setErrorMessage(quorumFailure(failure));
+                }
+                // A name given twice is answered once, as Kafka does.
+                if (response.topics().find(topic.name()) == null) {
+                    response.topics().add(result);
+                }
+            }
+            return response;
+        });
+    }
+
+    private CompletableFuture<CreatePartitionsResponseData> grow(
+            final RequestContext context, final CreatePartitionsRequestData data) {
+        final Map<String, CreatePartitionsResponseData.CreatePartitionsTopicResult> refused = new HashMap<>();
+        final CreatePartitionsRequestData forwarded =
+                new CreatePartitionsRequestData().setTimeoutMs(data.timeoutMs()).setValidateOnly(data.validateOnly());
+        for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
+            if (!access.allows(context, AclOperation.ALTER, ResourceType.TOPIC, topic.name())) {
+                refused.put(topic.name(), growResult(topic.name(), Errors.TOPIC_AUTHORIZATION_FAILED, null));
+            } else if (topic.assignments() != null
+                    && topic.assignments().stream().anyMatch(a -> a.brokerIds().size() > 1)) {
+                refused.put(
+                        topic.name(),
+                        growResult(
+                                topic.name(),
+                                Errors.INVALID_REPLICA_ASSIGNMENT,
+                                "an assignment names more than one replica: " + ONE_REPLICA));
+            } else {
+                forwarded.topics().add(topic.duplicate());
+            }
+        }
+        final CompletableFuture<CreatePartitionsResponseData> answered =
+                forwarded.topics().isEmpty()
+                        ? CompletableFuture.completedFuture(new CreatePartitionsResponseData())
+                        : membership.quorum().createPartitions(forwarded);
+        return answered.handle((answer, failure) -> {
+            final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+            for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
+                if (response.results().stream().anyMatch(r -> r.name().equals(topic.name()))) {
+                    continue;
+                }
+                CreatePartitionsResponseData.CreatePartitionsTopicResult result = refused.get(topic.name());
+                if (result == null) {
+                    result = answer == null
+                            ? null
+                            : answer.results().stream()
+                                    .filter(r -> r.name().equals(topic.name()))
+                                    .findFirst()
+                                    .orElse(null);
+                }
+                response.results()
+                        .add(
+                                result != null
+                                        ? result
+                                        : growResult(topic.name(), Errors.REQUEST_TIMED_OUT, quorumFailure(failure)));
+            }
+            return response;
+        });
+    }
+
+    private static CreatePartitionsResponseData.CreatePartitionsTopicResult growResult(
+            final String name, final Errors error, final String message) {
+        return new CreatePartitionsResponseData.CreatePartitionsTopicResult()
+                .setName(name)
+                .setErrorCode(error.code())
+                .setErrorMessage(message);
+    }
+
+    private CompletableFuture<DeleteTopicsResponseData> delete(
+            final RequestContext context, final DeleteTopicsRequestData data, final short version) {
+        // Versions before 6 name topics only, in a field the quorum's version of the request does not have.
+        final List<DeleteTopicsRequestData.DeleteTopicState> named = version < 6
+                ? data.topicNames().stream()
+                        .map(n -> new DeleteTopicsRequestData.DeleteTopicState().setName(n))
+                        .toList()
+                : data.topics();
+        final DeleteTopicsResponseData response = new DeleteTopicsResponseData();
+        final DeleteTopicsRequestData forwarded = new DeleteTopicsRequestData().setTimeoutMs(data.timeoutMs());
+        for (final DeleteTopicsRequestData.DeleteTopicState target : named) {
+            final Uuid id = target.topicId() == null ? Uuid.ZERO_UUID : target.topicId();
+            final Optional<TopicImage> topic = target.name() != null
+                    ? membership.image().topic(target.name())
+                    : membership.image().topic(id);
+            if (topic.isPresent()
+                    && !access.allows(
+                            context,
+                            AclOperation.DELETE,
+                            ResourceType.TOPIC,
+                            topic.get().name())) {
+                // Named by id, the topic's name is not given away.
+                response.responses()
+                        .add(new DeleteTopicsResponseData.DeletableTopicResult()
+                                .setName(target.name())
+                                .setTopicId(id)
+                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                                .setErrorMessage("not authorized to delete the topic"));
+            } else {
+                forwarded.topics().add(target.duplicate().setTopicId(id));
+            }
+        }
+        if (forwarded.topics().isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        return membership.quorum().deleteTopics(forwarded).handle((answer, failure) -> {
+            if (answer != null) {
+                answer.responses().forEach(r -> response.responses().add(r.duplicate()));
+            } else {
+                for (final DeleteTopicsRequestData.DeleteTopicState target : forwarded.topics()) {
+                    response.responses()
+                            .add(new DeleteTopicsResponseData.DeletableTopicResult()
+                                    .setName(target.name())
+                                    .setTopicId(target.topicId())
+                                    .setErrorCode(Errors.REQUEST_TIMED_OUT.code())
+                                    .setErrorMessage(quorumFailure(failure)));
+                }
+            }
+            if (version < 6) {
+                // Those versions have no topic id to answer with.
+                response.responses().forEach(r -> r.setTopicId(Uuid.ZERO_UUID));
+            }
+            return response;
+        });
+    }
+
+    private static String quorumFailure(final Throwable failure) {
+        return "the metadata quorum did not answer: " + (failure == null ? "no answer" : failure.getMessage());
+    }
+}

@@ -1,0 +1,114 @@
+package io.isthmus.broker.config;
+
+import io.isthmus.metadata.quorum.QuorumSettings;
+import io.isthmus.metadata.quorum.QuorumVoter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * How a broker takes part in a cluster: the metadata quorum it votes in and how often it heartbeats to the quorum's
+ * leader. Absent ({@link #from} returns empty) for a single broker, {@code process.roles} unset.
+ *
+ * <p>Every node of a cluster is a broker and a voter ({@code process.roles=broker,controller}, Kafka's combined mode):
+ * a broker learns the cluster's metadata by applying the quorum's log, which only a member of the Ratis group
+ * receives. A broker-only or controller-only node is refused with the reason.
+ *
+ * @param quorum this node's voter settings
+ * @param heartbeatInterval {@code broker.heartbeat.interval.ms}
+ */
+public record ClusterSettings(QuorumSettings quorum, Duration heartbeatInterval) {
+    /** The metadata directory under the first log directory when {@code metadata.log.dir} is not set. */
+    public static final String DEFAULT_METADATA_DIRECTORY = "__cluster_metadata";
+
+    private static final List<String> COMBINED = List.of("broker", "controller");
+
+    public int nodeId() {
+        return quorum.nodeId();
+    }
+
+    public String clusterId() {
+        return quorum.clusterId();
+    }
+
+    public Duration sessionTimeout() {
+        return quorum.brokerSessionTimeout();
+    }
+
+    /**
+     * The cluster settings, if {@code process.roles} makes this broker a node of a cluster.
+     *
+     * @throws ConfigException for roles other than {@code broker,controller}, missing or malformed voters, timeouts
+     *     that do not fit together, or a datapath a cluster does not serve yet
+     */
+    public static Optional<ClusterSettings> from(final BrokerConfig config) {
+        final List<String> roles = config.getList(BrokerConfig.PROCESS_ROLES).stream()
+                .map(String::trim)
+                .sorted()
+                .toList();
+        if (roles.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!roles.equals(COMBINED)) {
+            throw new ConfigException(
+                    BrokerConfig.PROCESS_ROLES,
+                    String.join(",", config.getList(BrokerConfig.PROCESS_ROLES)),
+                    "every node of an isthmus cluster is both broker and controller ('broker,controller'): a broker"
+                            + " follows the metadata log as a voter, and broker-only or controller-only nodes are not"
+                            + " built");
+        }
+        // Grants of direct access to a partition's log are not yet taken back when its leadership moves.
+        if (config.rdmaEnabled()) {
+            throw new ConfigException(
+                    BrokerConfig.RDMA_ENABLED,
+                    "true",
+                    "the RDMA datapath is not served by a broker of a cluster yet: its grants are not revoked when a"
+                            + " partition's leader changes; leave rdma.enabled off with process.roles set");
+        }
+        if (Boolean.parseBoolean(config.originalsStrings().getOrDefault(BrokerConfig.SHM_ENABLED, "false"))) {
+            throw new ConfigException(
+                    BrokerConfig.SHM_ENABLED,
+                    "true",
+                    "the shared-memory datapath is not served by a broker of a cluster yet: its grants are not revoked"
+                            + " when a partition's leader changes; leave shm.enabled unset with process.roles set");
+        }
+        final List<QuorumVoter> voters;
+        try {
+            voters = QuorumVoter.parseAll(config.getString(BrokerConfig.CONTROLLER_QUORUM_VOTERS));
+        } catch (final IllegalArgumentException e) {
+            throw new ConfigException(
+                    BrokerConfig.CONTROLLER_QUORUM_VOTERS,
+                    config.getString(BrokerConfig.CONTROLLER_QUORUM_VOTERS),
+                    e.getMessage());
+        }
+        final String dir = config.getString(BrokerConfig.METADATA_LOG_DIR);
+        final Path directory = dir == null || dir.isBlank()
+                ? config.logDirs().getFirst().resolve(DEFAULT_METADATA_DIRECTORY)
+                : Path.of(dir);
+        final Duration heartbeat = Duration.ofMillis(config.getInt(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS));
+        final Duration session = Duration.ofMillis(config.getInt(BrokerConfig.BROKER_SESSION_TIMEOUT_MS));
+        if (heartbeat.compareTo(session) >= 0) {
+            throw new ConfigException(
+                    BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS,
+                    heartbeat.toMillis(),
+                    "must be below " + BrokerConfig.BROKER_SESSION_TIMEOUT_MS + " (" + session.toMillis() + ")");
+        }
+        try {
+            return Optional.of(new ClusterSettings(
+                    new QuorumSettings(
+                            config.nodeId(),
+                            config.clusterId(),
+                            voters,
+                            directory,
+                            Duration.ofMillis(config.getInt(BrokerConfig.CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS)),
+                            session,
+                            QuorumSettings.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                            QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES),
+                    heartbeat));
+        } catch (final IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+}

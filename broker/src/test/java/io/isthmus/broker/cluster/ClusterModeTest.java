@@ -1,0 +1,326 @@
+package io.isthmus.broker.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.isthmus.broker.Broker;
+import io.isthmus.broker.config.BrokerConfig;
+import io.isthmus.broker.partition.PartitionLeadership;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers in one JVM forming one cluster over its metadata quorum (every node broker and voter), driven by the
+ * real kafka-clients 4.4: topics spread over the brokers, clients route to each partition's leader, producers that
+ * bootstrapped from different brokers never share a producer id, consumer groups find one coordinator, and a broker
+ * that leaves hands its partitions back on return with every record.
+ */
+class ClusterModeTest {
+    private static final int BROKERS = 3;
+    private static final Duration ACTIVE_WITHIN = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private final Map<Integer, Broker> brokers = new HashMap<>();
+    private String voters;
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (final Broker broker : brokers.values()) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void topicsSpreadOverTheBrokersAndKafkaClientsFollowEachPartitionsLeader() throws Exception {
+        startCluster();
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("spread", 6, (short) 1)))
+                    .all()
+                    .get();
+            assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic("replicated", 2, (short) 3)))
+                            .all()
+                            .get())
+                    .hasCauseInstanceOf(InvalidReplicationFactorException.class)
+                    .hasMessageContaining("one replica");
+            final TopicDescription spread = awaitLeaders(admin, "spread");
+            final Set<Integer> leaders =
+                    spread.partitions().stream().map(p -> p.leader().id()).collect(Collectors.toSet());
+            assertThat(leaders).containsExactlyInAnyOrder(1, 2, 3);
+            assertThat(spread.partitions())
+                    .allSatisfy(p -> assertThat(p.replicas()).hasSize(1));
+            assertThat(admin.describeCluster().nodes().get()).hasSize(BROKERS);
+
+            // Every broker answers for the partitions it leads and sends clients elsewhere for the rest.
+            for (final TopicPartitionInfo p : spread.partitions()) {
+                final TopicPartition tp = new TopicPartition("spread", p.partition());
+                for (final Map.Entry<Integer, Broker> b : brokers.entrySet()) {
+                    final PartitionLeadership leadership =
+                            b.getValue().cluster().orElseThrow().leadership();
+                    assertThat(leadership.check(tp, -1))
+                            .isEqualTo(b.getKey() == p.leader().id() ? Errors.NONE : Errors.NOT_LEADER_OR_FOLLOWER);
+                }
+            }
+        }
+
+        // Two idempotent producers, each bootstrapped from another broker, write every partition at once: a shared
+        // producer id would break their sequences and fail the sends.
+        final Map<TopicPartition, List<String>> sent = new HashMap<>();
+        final List<Future<RecordMetadata>> acks = new ArrayList<>();
+        final List<String> values = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> first = producer(bootstrap(1));
+                KafkaProducer<byte[], byte[]> second = producer(bootstrap(2))) {
+            for (int i = 0; i < 3_000; i++) {
+                final String value = "record-" + i;
+                values.add(value);
+                final KafkaProducer<byte[], byte[]> producer = i % 2 == 0 ? first : second;
+                acks.add(producer.send(
+                        new ProducerRecord<>("spread", i % 6, null, value.getBytes(StandardCharsets.UTF_8))));
+            }
+            first.flush();
+            second.flush();
+        }
+        for (int i = 0; i < acks.size(); i++) {
+            final RecordMetadata ack = acks.get(i).get();
+            sent.computeIfAbsent(new TopicPartition(ack.topic(), ack.partition()), k -> new ArrayList<>())
+                    .add(values.get(i));
+        }
+
+        // A consumer group, bootstrapped from the third broker, reads everything once.
+        final Map<TopicPartition, List<String>> received = consumeAll("readers", bootstrap(3), 3_000);
+        for (final Map.Entry<TopicPartition, List<String>> partition : sent.entrySet()) {
+            assertThat(received.get(partition.getKey()))
+                    .as("partition %s", partition.getKey())
+                    .containsExactlyInAnyOrderElementsOf(partition.getValue());
+        }
+        assertThat(received.values().stream().mapToInt(List::size).sum()).isEqualTo(3_000);
+
+        // Deleting the topic through any broker removes every broker's partitions of it.
+        try (Admin admin = admin()) {
+            admin.deleteTopics(List.of("spread")).all().get();
+        }
+        for (final Broker broker : brokers.values()) {
+            awaitCondition(
+                    () -> broker.partitions().topics().byName("spread").isEmpty()
+                            && broker.partitions().partitions().stream()
+                                    .noneMatch(p -> p.topicPartition().topic().equals("spread")),
+                    "broker " + broker.config().nodeId() + " drops the deleted topic and its partitions");
+        }
+    }
+
+    @Test
+    void aBrokerThatLeavesTakesItsPartitionsOfflineAndBringsThemBackWithEveryRecord() throws Exception {
+        startCluster();
+        final TopicDescription before;
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("comeback", 3, (short) 1)))
+                    .all()
+                    .get();
+            before = awaitLeaders(admin, "comeback");
+        }
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap(1))) {
+            for (int i = 0; i < 300; i++) {
+                producer.send(new ProducerRecord<>("comeback", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                        .get();
+            }
+        }
+        final int leaving = before.partitions().getFirst().leader().id();
+        brokers.remove(leaving).close();
+        final int survivor = leaving == 1 ? 2 : 1;
+        final TopicPartition orphan = new TopicPartition("comeback", 0);
+        awaitCondition(
+                () -> brokers.get(survivor)
+                                .cluster()
+                                .orElseThrow()
+                                .image()
+                                .topic("comeback")
+                                .orElseThrow()
+                                .partition(0)
+                                .leader()
+                        == -1,
+                "partition 0 loses its leader when broker " + leaving + " shuts down");
+        for (final Broker broker : brokers.values()) {
+            assertThat(broker.cluster().orElseThrow().leadership().check(orphan, -1))
+                    .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        }
+
+        start(leaving);
+        brokers.get(leaving).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+        awaitCondition(
+                () -> brokers.get(leaving).cluster().orElseThrow().leadership().check(orphan, -1) == Errors.NONE,
+                "broker " + leaving + " leads partition 0 again");
+        final Map<TopicPartition, List<String>> received = consumeAll("after-return", bootstrap(survivor), 300);
+        assertThat(received.values().stream().mapToInt(List::size).sum()).isEqualTo(300);
+        assertThat(received.get(orphan)).hasSize(100);
+    }
+
+    @Test
+    void aNodeWithOnlyOneRoleOrWithoutAFormattedDirectoryIsRefusedWithTheReason() throws Exception {
+        voters = "1@127.0.0.1:" + freePort();
+        assertThatThrownBy(() -> Broker.start(config(1, Map.of(BrokerConfig.PROCESS_ROLES, "broker"))))
+                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+                .hasMessageContaining("broker,controller");
+        assertThatThrownBy(() -> Broker.start(config(1, Map.of(BrokerConfig.RDMA_ENABLED, "true"))))
+                .hasMessageContaining("rdma.enabled");
+        assertThatThrownBy(() -> Broker.start(config(1, Map.of())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("format");
+    }
+
+    private void startCluster() throws Exception {
+        final List<String> entries = new ArrayList<>();
+        for (int id = 1; id <= BROKERS; id++) {
+            entries.add(id + "@127.0.0.1:" + freePort());
+        }
+        voters = String.join(",", entries);
+        for (int id = 1; id <= BROKERS; id++) {
+            Broker.format(config(id, Map.of()));
+            start(id);
+        }
+        for (final Broker broker : brokers.values()) {
+            broker.cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+        }
+    }
+
+    private void start(final int id) throws Exception {
+        brokers.put(id, Broker.start(config(id, Map.of())));
+    }
+
+    private BrokerConfig config(final int id, final Map<String, String> overrides) {
+        final Map<String, String> settings = new HashMap<>();
+        settings.put(BrokerConfig.NODE_ID, Integer.toString(id));
+        settings.put(BrokerConfig.PROCESS_ROLES, "broker,controller");
+        settings.put(BrokerConfig.CONTROLLER_QUORUM_VOTERS, voters);
+        settings.put(BrokerConfig.CLUSTER_ID, "cluster-mode-test");
+        settings.put(BrokerConfig.LISTENERS, "PLAINTEXT://127.0.0.1:0");
+        settings.put(BrokerConfig.LOG_DIRS, dir.resolve("broker-" + id).toString());
+        settings.put(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS, "200");
+        settings.put(BrokerConfig.BROKER_SESSION_TIMEOUT_MS, "3000");
+        settings.put(BrokerConfig.CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS, "500");
+        settings.put("log.segment.bytes", "1048576");
+        settings.put("num.network.threads", "1");
+        settings.putAll(overrides);
+        return BrokerConfig.of(settings);
+    }
+
+    private String bootstrap(final int id) {
+        return brokers.get(id).bootstrapServers();
+    }
+
+    private Admin admin() {
+        final Properties p = new Properties();
+        p.put(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap(brokers.keySet().iterator().next()));
+        return Admin.create(p);
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(final String bootstrap) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private Map<TopicPartition, List<String>> consumeAll(final String group, final String bootstrap, final int count)
+            throws InterruptedException {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        final Map<TopicPartition, List<String>> received = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(group.equals("readers") ? "spread" : "comeback"));
+            int total = 0;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (total < count && System.nanoTime() < deadline) {
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    received.computeIfAbsent(new TopicPartition(r.topic(), r.partition()), k -> new ArrayList<>())
+                            .add(new String(r.value(), StandardCharsets.UTF_8));
+                    total++;
+                }
+            }
+            consumer.commitSync();
+        }
+        return received;
+    }
+
+    private static TopicDescription awaitLeaders(final Admin admin, final String topic) throws Exception {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                final TopicDescription d = admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get()
+                        .get(topic);
+                if (d.partitions().stream()
+                        .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                    return d;
+                }
+            } catch (final ExecutionException e) {
+                if (!(e.getCause() instanceof KafkaException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("topic " + topic + " has no leader for every partition within 30 s");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static void awaitCondition(final java.util.function.BooleanSupplier condition, final String what)
+            throws InterruptedException {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 30 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
