@@ -154,131 +154,144 @@ public final class Broker implements AutoCloseable {
             partitions.close();
             throw e;
         }
-        final ProducerIds producerIds =
-                cluster.map(ClusterMembership::producerIds).orElseGet(() -> ProducerIdAllocator.open(metadataDir));
-        final PartitionLeadership leadership =
-                cluster.map(ClusterMembership::leadership).orElse(PartitionLeadership.SOLE_BROKER);
-        final GroupCoordinator coordinator = new GroupCoordinator(
-                offsets,
-                new GroupCoordinator.GroupSettings(
-                        config.groupInitialRebalanceDelayMs(),
-                        config.groupMinSessionTimeoutMs(),
-                        config.groupMaxSessionTimeoutMs()));
-        final ScheduledExecutorService delayedFetches = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            final Thread thread = new Thread(runnable, "isthmus-delayed-fetch");
-            thread.setDaemon(true);
-            return thread;
-        });
-        final BrokerNode node = new BrokerNode(config.nodeId(), config.clusterId());
-
-        final TransactionCoordinator transactions = TransactionCoordinator.start(
-                metadataDir,
-                config.transactionStateLogSegmentBytes(),
-                logs.segmentIds(),
-                producerIds,
-                partitions,
-                coordinator,
-                new TransactionCoordinator.Settings(
-                        config.transactionMaxTimeoutMs(),
-                        config.transactionalIdExpirationMs(),
-                        config.transactionAbortTimedOutIntervalMs(),
-                        config.transactionRemoveExpiredIntervalMs()),
-                InstantSource.system());
-
-        final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
-        final AccessControl access = new AccessControl(authorizer);
-        final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
-        final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer);
-        aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {
-            rdma.reauthorize();
-            shm.reauthorize();
-        }));
-        final ScramCredentialStore scramCredentials = ScramCredentialStore.open(metadataDir);
-        final Map<String, ListenerSecurity> listenerSecurity;
+        // The voter runs from here on: whatever fails below must not leave it running, voting and holding its port.
         try {
-            listenerSecurity = config.listenerSecurity(scramCredentials);
-        } catch (final RuntimeException e) {
-            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
+            final ProducerIds producerIds =
+                    cluster.map(ClusterMembership::producerIds).orElseGet(() -> ProducerIdAllocator.open(metadataDir));
+            final PartitionLeadership leadership =
+                    cluster.map(ClusterMembership::leadership).orElse(PartitionLeadership.SOLE_BROKER);
+            final GroupCoordinator coordinator = new GroupCoordinator(
+                    offsets,
+                    new GroupCoordinator.GroupSettings(
+                            config.groupInitialRebalanceDelayMs(),
+                            config.groupMinSessionTimeoutMs(),
+                            config.groupMaxSessionTimeoutMs()));
+            final ScheduledExecutorService delayedFetches = Executors.newSingleThreadScheduledExecutor(runnable -> {
+                final Thread thread = new Thread(runnable, "isthmus-delayed-fetch");
+                thread.setDaemon(true);
+                return thread;
+            });
+            final BrokerNode node = new BrokerNode(config.nodeId(), config.clusterId());
+
+            final TransactionCoordinator transactions = TransactionCoordinator.start(
+                    metadataDir,
+                    config.transactionStateLogSegmentBytes(),
+                    logs.segmentIds(),
+                    producerIds,
+                    partitions,
+                    coordinator,
+                    new TransactionCoordinator.Settings(
+                            config.transactionMaxTimeoutMs(),
+                            config.transactionalIdExpirationMs(),
+                            config.transactionAbortTimedOutIntervalMs(),
+                            config.transactionRemoveExpiredIntervalMs()),
+                    InstantSource.system());
+
+            final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
+            final AccessControl access = new AccessControl(authorizer);
+            final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
+            final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer);
+            aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {
+                rdma.reauthorize();
+                shm.reauthorize();
+            }));
+            final ScramCredentialStore scramCredentials = ScramCredentialStore.open(metadataDir);
+            final Map<String, ListenerSecurity> listenerSecurity;
+            try {
+                listenerSecurity = config.listenerSecurity(scramCredentials);
+            } catch (final RuntimeException e) {
+                closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
+                throw e;
+            }
+
+            final AtomicReference<RequestRouter> router = new AtomicReference<>();
+            final List<ApiHandler> handlers = List.of(
+                    new ApiVersionsHandler(
+                            () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
+                    new MetadataHandler(
+                            cluster.map(c -> c.metadataView(config.numPartitions()))
+                                    .orElseGet(
+                                            () -> new SingleBrokerMetadata(partitions, node, config.numPartitions())),
+                            config.autoCreateTopics(),
+                            access),
+                    new ProduceHandler(partitions, access, leadership),
+                    new FetchHandler(partitions, delayedFetches, access, leadership),
+                    new ListOffsetsHandler(partitions, access, leadership),
+                    cluster.map(c -> c.topicAdminHandler(config.numPartitions(), access))
+                            .orElseGet(() -> new TopicAdminHandler(
+                                    partitions, offsets, config.numPartitions(), config.nodeId(), access)),
+                    new ProducerIdHandler(producerIds, transactions, access),
+                    new TransactionHandler(transactions, access),
+                    new GroupHandler(
+                            coordinator,
+                            transactions,
+                            partitions.topics(),
+                            cluster.map(ClusterMembership::coordinators)
+                                    .orElseGet(() -> CoordinatorLocator.thisBroker(node)),
+                            access),
+                    new ClusterHandler(
+                            node,
+                            cluster.<ClusterNodes>map(c -> c.metadataView(config.numPartitions()))
+                                    .orElseGet(() -> ClusterNodes.of(node)),
+                            partitions.topics(),
+                            brokerSettings(config),
+                            topicSettings(logs),
+                            access),
+                    new ScramCredentialsHandler(scramCredentials, access),
+                    new AclsHandler(aclAuthorizer, access));
+            router.set(new RequestRouter(handlers));
+
+            final KafkaServer server;
+            try {
+                server = KafkaServer.start(
+                        config.listeners(),
+                        listenerSecurity,
+                        config.networkThreads(),
+                        config.connectionLimits(),
+                        router.get(),
+                        router.get(),
+                        ControlRequestHandler.either(rdma.controlHandler(), shm.controlHandler()));
+            } catch (final RuntimeException | InterruptedException e) {
+                closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
+                throw e;
+            }
+            final List<Endpoint> advertised = config.advertisedListeners();
+            node.advertise(advertised.isEmpty() ? reachable(server.boundEndpoints()) : advertised);
+            // Registered only now: a broker registers the endpoints its listeners are bound to.
+            cluster.ifPresent(c -> c.join(node.endpoints().stream()
+                    .map(e -> new BrokerEndpoint(
+                            e.listenerName(),
+                            e.host(),
+                            e.port(),
+                            listenerSecurity.get(e.listenerName()) == null
+                                    ? SecurityProtocol.PLAINTEXT.id
+                                    : listenerSecurity.get(e.listenerName()).protocol().id))
+                    .toList()));
+            final BrokerMetricsMBean metrics = BrokerMetricsMBean.register(server.metrics(), partitions);
+            LOG.info(
+                    "broker {} started: listeners={}, log.dirs={}",
+                    config.nodeId(),
+                    node.endpoints(),
+                    config.logDirs());
+            return new Broker(
+                    config,
+                    partitions,
+                    offsets,
+                    coordinator,
+                    transactions,
+                    delayedFetches,
+                    server,
+                    rdma,
+                    shm,
+                    metrics,
+                    node,
+                    cluster);
+        } catch (final IOException | RuntimeException | InterruptedException | Error e) {
+            if (cluster.isPresent()) {
+                closeCluster(cluster.get());
+            }
             throw e;
         }
-
-        final AtomicReference<RequestRouter> router = new AtomicReference<>();
-        final List<ApiHandler> handlers = List.of(
-                new ApiVersionsHandler(
-                        () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
-                new MetadataHandler(
-                        cluster.map(c -> c.metadataView(config.numPartitions()))
-                                .orElseGet(() -> new SingleBrokerMetadata(partitions, node, config.numPartitions())),
-                        config.autoCreateTopics(),
-                        access),
-                new ProduceHandler(partitions, access, leadership),
-                new FetchHandler(partitions, delayedFetches, access, leadership),
-                new ListOffsetsHandler(partitions, access, leadership),
-                cluster.map(c -> c.topicAdminHandler(config.numPartitions(), access))
-                        .orElseGet(() -> new TopicAdminHandler(
-                                partitions, offsets, config.numPartitions(), config.nodeId(), access)),
-                new ProducerIdHandler(producerIds, transactions, access),
-                new TransactionHandler(transactions, access),
-                new GroupHandler(
-                        coordinator,
-                        transactions,
-                        partitions.topics(),
-                        cluster.map(ClusterMembership::coordinators)
-                                .orElseGet(() -> CoordinatorLocator.thisBroker(node)),
-                        access),
-                new ClusterHandler(
-                        node,
-                        cluster.<ClusterNodes>map(c -> c.metadataView(config.numPartitions()))
-                                .orElseGet(() -> ClusterNodes.of(node)),
-                        partitions.topics(),
-                        brokerSettings(config),
-                        topicSettings(logs),
-                        access),
-                new ScramCredentialsHandler(scramCredentials, access),
-                new AclsHandler(aclAuthorizer, access));
-        router.set(new RequestRouter(handlers));
-
-        final KafkaServer server;
-        try {
-            server = KafkaServer.start(
-                    config.listeners(),
-                    listenerSecurity,
-                    config.networkThreads(),
-                    config.connectionLimits(),
-                    router.get(),
-                    router.get(),
-                    ControlRequestHandler.either(rdma.controlHandler(), shm.controlHandler()));
-        } catch (final RuntimeException | InterruptedException e) {
-            closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
-            throw e;
-        }
-        final List<Endpoint> advertised = config.advertisedListeners();
-        node.advertise(advertised.isEmpty() ? reachable(server.boundEndpoints()) : advertised);
-        // Registered only now: a broker registers the endpoints its listeners are bound to.
-        cluster.ifPresent(c -> c.join(node.endpoints().stream()
-                .map(e -> new BrokerEndpoint(
-                        e.listenerName(),
-                        e.host(),
-                        e.port(),
-                        listenerSecurity.get(e.listenerName()) == null
-                                ? SecurityProtocol.PLAINTEXT.id
-                                : listenerSecurity.get(e.listenerName()).protocol().id))
-                .toList()));
-        final BrokerMetricsMBean metrics = BrokerMetricsMBean.register(server.metrics(), partitions);
-        LOG.info("broker {} started: listeners={}, log.dirs={}", config.nodeId(), node.endpoints(), config.logDirs());
-        return new Broker(
-                config,
-                partitions,
-                offsets,
-                coordinator,
-                transactions,
-                delayedFetches,
-                server,
-                rdma,
-                shm,
-                metrics,
-                node,
-                cluster);
     }
 
     /**
@@ -418,9 +431,18 @@ public final class Broker implements AutoCloseable {
     public void close() throws InterruptedException {
         LOG.info("broker {} shutting down", config.nodeId());
         metrics.close();
-        if (cluster.isPresent()) {
-            closeCluster(cluster.get());
+        try {
+            if (cluster.isPresent()) {
+                closeCluster(cluster.get());
+            }
+        } finally {
+            closeServing();
         }
+        LOG.info("broker {} shut down cleanly", config.nodeId());
+    }
+
+    /** Everything but the cluster membership, in reverse order of starting. */
+    private void closeServing() throws InterruptedException {
         server.close();
         shm.close();
         rdma.close();
@@ -430,6 +452,5 @@ public final class Broker implements AutoCloseable {
         delayedFetches.awaitTermination(5, TimeUnit.SECONDS);
         partitions.close();
         offsets.close();
-        LOG.info("broker {} shut down cleanly", config.nodeId());
     }
 }

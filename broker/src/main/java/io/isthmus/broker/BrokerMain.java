@@ -60,7 +60,13 @@ public final class BrokerMain implements Callable<Integer> {
                 return 2;
             }
         }
-        final Broker broker = Broker.start(config);
+        final Broker broker;
+        try {
+            broker = Broker.start(config);
+        } catch (final ConfigException e) {
+            System.err.println("isthmus broker: " + e.getMessage());
+            return 2;
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(

@@ -160,8 +160,13 @@ public final class FetchHandler implements ApiHandler {
                 final Optional<Partition> partition = topic.flatMap(
                         t -> partitions.partition(new TopicPartition(t.name(), fetchPartition.partition())));
                 if (partition.isEmpty()) {
-                    final Errors error =
-                            byTopicId && topic.isEmpty() ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                    final Errors error = byTopicId && topic.isEmpty()
+                            ? Errors.UNKNOWN_TOPIC_ID
+                            : topic.isPresent()
+                                            && leadership.heldElsewhere(new TopicPartition(
+                                                    topic.get().name(), fetchPartition.partition()))
+                                    ? Errors.NOT_LEADER_OR_FOLLOWER
+                                    : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                     partitionResponse
                             .setErrorCode(error.code())
                             .setHighWatermark(-1)
@@ -169,8 +174,7 @@ public final class FetchHandler implements ApiHandler {
                     attempt.anyError = true;
                     continue;
                 }
-                final Errors notLeader =
-                        leadership.check(partition.get().topicPartition(), fetchPartition.currentLeaderEpoch());
+                final Errors notLeader = leadership.check(partition.get(), fetchPartition.currentLeaderEpoch());
                 if (notLeader != Errors.NONE) {
                     partitionResponse
                             .setErrorCode(notLeader.code())

@@ -159,23 +159,28 @@ public final class GroupHandler implements ApiHandler {
         if (context.apiVersion() < 4) {
             final CoordinatorLocator.Located found =
                     locate(context, keyType, find.data().key());
-            // Version 0 has no error message field.
-            return response.setErrorCode(found.error().code())
-                    .setErrorMessage(context.apiVersion() == 0 ? null : found.message())
+            response.setErrorCode(found.error().code())
                     .setNodeId(found.nodeId())
                     .setHost(found.host())
                     .setPort(found.port());
+            // Version 0 has no error message field; otherwise the field keeps its default unless there is a message.
+            if (found.message() != null && context.apiVersion() > 0) {
+                response.setErrorMessage(found.message());
+            }
+            return response;
         }
         for (final String key : find.data().coordinatorKeys()) {
             final CoordinatorLocator.Located found = locate(context, keyType, key);
-            response.coordinators()
-                    .add(new FindCoordinatorResponseData.Coordinator()
-                            .setKey(key)
-                            .setErrorCode(found.error().code())
-                            .setErrorMessage(found.message())
-                            .setNodeId(found.nodeId())
-                            .setHost(found.host())
-                            .setPort(found.port()));
+            final FindCoordinatorResponseData.Coordinator coordinator = new FindCoordinatorResponseData.Coordinator()
+                    .setKey(key)
+                    .setErrorCode(found.error().code())
+                    .setNodeId(found.nodeId())
+                    .setHost(found.host())
+                    .setPort(found.port());
+            if (found.message() != null) {
+                coordinator.setErrorMessage(found.message());
+            }
+            response.coordinators().add(coordinator);
         }
         return response;
     }

@@ -69,9 +69,13 @@ public final class ListOffsetsHandler implements ApiHandler {
                 final Optional<Partition> partition = described
                         ? partitions.partition(new TopicPartition(topic.name(), requested.partitionIndex()))
                         : Optional.empty();
-                final Errors notLeader = partition
-                        .map(p -> leadership.check(p.topicPartition(), requested.currentLeaderEpoch()))
-                        .orElse(Errors.NONE);
+                final Errors notLeader = partition.isPresent()
+                        ? leadership.check(partition.get(), requested.currentLeaderEpoch())
+                        : described
+                                        && leadership.heldElsewhere(
+                                                new TopicPartition(topic.name(), requested.partitionIndex()))
+                                ? Errors.NOT_LEADER_OR_FOLLOWER
+                                : Errors.NONE;
                 final ListOffsetsResponseData.ListOffsetsPartitionResponse answer = partition
                         .filter(p -> notLeader == Errors.NONE)
                         .map(p -> lookup(p, requested.timestamp(), data.isolationLevel() == READ_COMMITTED))

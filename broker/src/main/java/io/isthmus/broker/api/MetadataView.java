@@ -23,8 +23,9 @@ public interface MetadataView extends ClusterNodes {
 
     /**
      * Creates a topic with the default partition count and replication factor (auto-creation). Completes when it is
-     * created or failed with the {@link org.apache.kafka.common.errors.ApiException} that refused it; a topic that
-     * exists already is not a failure.
+     * created, or sent to be created where creation takes a round to a quorum, or failed with the
+     * {@link org.apache.kafka.common.errors.ApiException} that refused it; a topic that exists already is not a
+     * failure.
      */
     CompletableFuture<Void> createWithDefaults(String name);
 }

@@ -95,11 +95,17 @@ public final class ProduceHandler implements ApiHandler {
                     continue;
                 }
                 if (partition.isEmpty()) {
+                    final boolean elsewhere = topic.isPresent()
+                            && leadership.heldElsewhere(
+                                    new TopicPartition(topic.get().name(), partitionData.index()));
                     partitionResponse.setErrorCode(
-                            TopicResolver.unknownTopicError(topicData.topicId()).code());
+                            elsewhere
+                                    ? Errors.NOT_LEADER_OR_FOLLOWER.code()
+                                    : TopicResolver.unknownTopicError(topicData.topicId())
+                                            .code());
                     continue;
                 }
-                final Errors notLeader = leadership.check(partition.get().topicPartition(), -1);
+                final Errors notLeader = leadership.check(partition.get(), -1);
                 if (notLeader != Errors.NONE) {
                     partitionResponse.setErrorCode(notLeader.code());
                     continue;

@@ -38,13 +38,20 @@ public final class ClusterMembership implements AutoCloseable {
     private final ClusterSettings settings;
     private final MetadataQuorum quorum;
     private final PartitionHosting hosting;
+    private final QuorumProducerIds producerIds = new QuorumProducerIds(this);
     private volatile BrokerLifecycle lifecycle;
+    private boolean closed;
 
     private ClusterMembership(
-            final ClusterSettings settings, final MetadataQuorum quorum, final PartitionHosting hosting) {
+            final ClusterSettings settings,
+            final MetadataQuorum quorum,
+            final PartitionManager partitions,
+            final OffsetStore offsets) {
         this.settings = settings;
         this.quorum = quorum;
-        this.hosting = hosting;
+        // The broker's own registration is the first log entry known to be newer than this process: its partitions
+        // follow the metadata only once the voter has applied that far.
+        this.hosting = new PartitionHosting(settings.nodeId(), partitions, offsets, this::brokerEpoch);
     }
 
     /**
@@ -60,15 +67,24 @@ public final class ClusterMembership implements AutoCloseable {
     /**
      * Starts this node's voter and begins applying the cluster's metadata to {@code partitions}.
      *
-     * @throws IllegalStateException if the metadata directory is not formatted (see {@link #format})
+     * @throws IllegalStateException if the metadata directory is not formatted (see {@link #format}), or if this node
+     *     was never started as a voter but its log directories hold topics: those are a single broker's, whose ids the
+     *     cluster does not know, and following the cluster's metadata would delete them
      */
     public static ClusterMembership start(
             final ClusterSettings settings, final PartitionManager partitions, final OffsetStore offsets)
             throws IOException {
+        if (!MetadataQuorum.startedBefore(settings.quorum())
+                && !partitions.topics().topics().isEmpty()) {
+            throw new IllegalStateException(
+                    "log.dirs hold " + partitions.topics().topics().size() + " topics of a"
+                            + " single broker; a node joining a cluster for the first time starts on empty log directories"
+                            + " (it would delete these, which the cluster does not know)");
+        }
         final MetadataQuorum quorum = MetadataQuorum.start(settings.quorum());
-        final PartitionHosting hosting = new PartitionHosting(settings.nodeId(), partitions, offsets);
-        quorum.addListener(hosting::offer);
-        return new ClusterMembership(settings, quorum, hosting);
+        final ClusterMembership membership = new ClusterMembership(settings, quorum, partitions, offsets);
+        quorum.addListener(membership.hosting::offer);
+        return membership;
     }
 
     /** Registers this broker with the endpoints its listeners are bound to, and heartbeats from now on. */
@@ -112,7 +128,7 @@ public final class ClusterMembership implements AutoCloseable {
 
     /** Producer ids from blocks the quorum hands out, unique across the cluster. */
     public ProducerIds producerIds() {
-        return new QuorumProducerIds(this);
+        return producerIds;
     }
 
     /** Metadata answers from the quorum's image; auto-created topics get {@code defaultPartitions}. */
@@ -159,8 +175,13 @@ public final class ClusterMembership implements AutoCloseable {
         current.awaitActive(timeout);
     }
 
+    /** Closes once; a second call (a failed start closing what it started) does nothing. */
     @Override
-    public void close() throws IOException, InterruptedException {
+    public synchronized void close() throws IOException, InterruptedException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         final BrokerLifecycle current = lifecycle;
         if (current != null) {
             current.shutDown(SHUTDOWN_WAIT);

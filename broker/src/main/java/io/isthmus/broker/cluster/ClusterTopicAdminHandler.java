@@ -1,5 +1,7 @@
 package io.isthmus.broker.cluster;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
 import io.isthmus.broker.api.AccessControl;
 import io.isthmus.broker.api.ApiHandler;
 import io.isthmus.broker.network.RequestContext;
@@ -11,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
@@ -37,6 +41,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * accepted and silently not replicated. Per-topic configs are refused as on a single broker.
  */
 final class ClusterTopicAdminHandler implements ApiHandler {
+    private static final int DEFAULT_TIMEOUT_MS = 30_000;
+
     static final String ONE_REPLICA =
             "partitions of an isthmus cluster have one replica until replication between" + " brokers is built";
 
@@ -70,13 +76,23 @@ final class ClusterTopicAdminHandler implements ApiHandler {
     private CompletableFuture<CreateTopicsResponseData> create(
             final RequestContext context, final CreateTopicsRequestData data) {
         final boolean mayCreateAny = access.allowsOnCluster(context, AclOperation.CREATE);
+        final Map<String, Integer> occurrences = new HashMap<>();
+        for (final CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
+            occurrences.merge(topic.name(), 1, Integer::sum);
+        }
         final Map<String, CreateTopicsResponseData.CreatableTopicResult> refused = new HashMap<>();
         final CreateTopicsRequestData forwarded =
                 new CreateTopicsRequestData().setTimeoutMs(data.timeoutMs()).setValidateOnly(data.validateOnly());
         for (final CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
             final String refusal;
             final Errors error;
-            if (!mayCreateAny && !access.allows(context, AclOperation.CREATE, ResourceType.TOPIC, topic.name())) {
+            if (occurrences.get(topic.name()) > 1) {
+                // As Kafka's controller: a name given more than once is refused, once.
+                error = Errors.INVALID_REQUEST;
+                refusal = "duplicate topic name: topic '" + topic.name() + "' appears " + occurrences.get(topic.name())
+                        + " times in the request";
+            } else if (!mayCreateAny
+                    && !access.allows(context, AclOperation.CREATE, ResourceType.TOPIC, topic.name())) {
                 error = Errors.TOPIC_AUTHORIZATION_FAILED;
                 refusal = "not authorized to create topic '" + topic.name() + "'";
             } else if (!topic.configs().isEmpty()) {
@@ -92,8 +108,14 @@ final class ClusterTopicAdminHandler implements ApiHandler {
             } else {
                 final CreateTopicsRequestData.CreatableTopic settled = topic.duplicate();
                 if (settled.assignments().isEmpty()) {
-                    settled.setNumPartitions(topic.numPartitions() == -1 ? defaultPartitions : topic.numPartitions())
-                            .setReplicationFactor((short) 1);
+                    // The broker's defaults are settled here: every voter must place the topic alike. Other values,
+                    // 0 or negative ones included, go as given for the quorum to accept or refuse.
+                    if (settled.numPartitions() == -1) {
+                        settled.setNumPartitions(defaultPartitions);
+                    }
+                    if (settled.replicationFactor() == -1) {
+                        settled.setReplicationFactor((short) 1);
+                    }
                 }
                 forwarded.topics().add(settled);
                 continue;
@@ -105,10 +127,11 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                             .setErrorCode(error.code())
                             .setErrorMessage(refusal));
         }
-        final CompletableFuture<CreateTopicsResponseData> answered =
-                forwarded.topics().isEmpty()
-                        ? CompletableFuture.completedFuture(new CreateTopicsResponseData())
-                        : membership.quorum().createTopics(forwarded);
+        final CompletableFuture<CreateTopicsResponseData> answered = forwarded
+                        .topics()
+                        .isEmpty()
+                ? CompletableFuture.completedFuture(new CreateTopicsResponseData())
+                : membership.quorum().createTopics(forwarded).orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
         return answered.handle((answer, failure) -> {
             final CreateTopicsResponseData response = new CreateTopicsResponseData();
             for (final CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
@@ -120,7 +143,7 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                             ? decided.duplicate()
                             : new CreateTopicsResponseData.CreatableTopicResult()
                                     .setName(topic.name())
-                                    .setErrorCode(Errors.REQUEST_TIMED_OUT.code())
+                                    .setErrorCode(errorOf(failure).code())
                                     .setErrorMessage(quorumFailure(failure));
                 }
                 // A name given twice is answered once, as Kafka does.
@@ -152,10 +175,11 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                 forwarded.topics().add(topic.duplicate());
             }
         }
-        final CompletableFuture<CreatePartitionsResponseData> answered =
-                forwarded.topics().isEmpty()
-                        ? CompletableFuture.completedFuture(new CreatePartitionsResponseData())
-                        : membership.quorum().createPartitions(forwarded);
+        final CompletableFuture<CreatePartitionsResponseData> answered = forwarded
+                        .topics()
+                        .isEmpty()
+                ? CompletableFuture.completedFuture(new CreatePartitionsResponseData())
+                : membership.quorum().createPartitions(forwarded).orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
         return answered.handle((answer, failure) -> {
             final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
             for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
@@ -175,7 +199,7 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                         .add(
                                 result != null
                                         ? result
-                                        : growResult(topic.name(), Errors.REQUEST_TIMED_OUT, quorumFailure(failure)));
+                                        : growResult(topic.name(), errorOf(failure), quorumFailure(failure)));
             }
             return response;
         });
@@ -201,15 +225,19 @@ final class ClusterTopicAdminHandler implements ApiHandler {
         final DeleteTopicsRequestData forwarded = new DeleteTopicsRequestData().setTimeoutMs(data.timeoutMs());
         for (final DeleteTopicsRequestData.DeleteTopicState target : named) {
             final Uuid id = target.topicId() == null ? Uuid.ZERO_UUID : target.topicId();
-            final Optional<TopicImage> topic = target.name() != null
-                    ? membership.image().topic(target.name())
-                    : membership.image().topic(id);
-            if (topic.isPresent()
-                    && !access.allows(
-                            context,
-                            AclOperation.DELETE,
-                            ResourceType.TOPIC,
-                            topic.get().name())) {
+            // By name, DELETE is checked on the name given, whether or not this broker's image has the topic yet; by
+            // id, on the topic's name, so an id this broker does not know is answered here rather than forwarded
+            // unchecked.
+            final Optional<String> name = target.name() != null
+                    ? Optional.of(target.name())
+                    : membership.image().topic(id).map(TopicImage::name);
+            if (name.isEmpty()) {
+                response.responses()
+                        .add(new DeleteTopicsResponseData.DeletableTopicResult()
+                                .setName(null)
+                                .setTopicId(id)
+                                .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+            } else if (!access.allows(context, AclOperation.DELETE, ResourceType.TOPIC, name.get())) {
                 // Named by id, the topic's name is not given away.
                 response.responses()
                         .add(new DeleteTopicsResponseData.DeletableTopicResult()
@@ -224,25 +252,43 @@ final class ClusterTopicAdminHandler implements ApiHandler {
         if (forwarded.topics().isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
-        return membership.quorum().deleteTopics(forwarded).handle((answer, failure) -> {
-            if (answer != null) {
-                answer.responses().forEach(r -> response.responses().add(r.duplicate()));
-            } else {
-                for (final DeleteTopicsRequestData.DeleteTopicState target : forwarded.topics()) {
-                    response.responses()
-                            .add(new DeleteTopicsResponseData.DeletableTopicResult()
-                                    .setName(target.name())
-                                    .setTopicId(target.topicId())
-                                    .setErrorCode(Errors.REQUEST_TIMED_OUT.code())
-                                    .setErrorMessage(quorumFailure(failure)));
-                }
-            }
-            if (version < 6) {
-                // Those versions have no topic id to answer with.
-                response.responses().forEach(r -> r.setTopicId(Uuid.ZERO_UUID));
-            }
-            return response;
-        });
+        return membership
+                .quorum()
+                .deleteTopics(forwarded)
+                .orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS)
+                .handle((answer, failure) -> {
+                    if (answer != null) {
+                        answer.responses().forEach(r -> response.responses().add(r.duplicate()));
+                    } else {
+                        for (final DeleteTopicsRequestData.DeleteTopicState target : forwarded.topics()) {
+                            response.responses()
+                                    .add(new DeleteTopicsResponseData.DeletableTopicResult()
+                                            .setName(target.name())
+                                            .setTopicId(target.topicId())
+                                            .setErrorCode(errorOf(failure).code())
+                                            .setErrorMessage(quorumFailure(failure)));
+                        }
+                    }
+                    if (version < 6) {
+                        // Those versions have no topic id to answer with.
+                        response.responses().forEach(r -> r.setTopicId(Uuid.ZERO_UUID));
+                    }
+                    return response;
+                });
+    }
+
+    /** The request's own timeout for the quorum's answer; Kafka's admin default where it gives none. */
+    private static long timeoutOf(final int timeoutMs) {
+        return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
+    }
+
+    /** REQUEST_TIMED_OUT when the quorum did not answer in time, else the failure's own error. */
+    private static Errors errorOf(final Throwable failure) {
+        final Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        return cause == null || cause instanceof TimeoutException
+                ? Errors.REQUEST_TIMED_OUT
+                : Errors.forException(cause);
     }
 
     private static String quorumFailure(final Throwable failure) {

@@ -1,5 +1,6 @@
 package io.isthmus.broker.cluster;
 
+import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.metadata.image.PartitionState;
 import io.isthmus.metadata.image.TopicImage;
@@ -21,9 +22,13 @@ final class ImageLeadership implements PartitionLeadership {
     }
 
     @Override
-    public Errors check(final TopicPartition partition, final int currentLeaderEpoch) {
+    public Errors check(final Partition local, final int currentLeaderEpoch) {
+        final TopicPartition partition = local.topicPartition();
         final Optional<TopicImage> topic = membership.image().topic(partition.topic());
+        // A topic deleted and created again under its name has another id: this broker's partition of the old one
+        // takes nothing more, even before the hosting thread has replaced it.
         if (topic.isEmpty()
+                || !topic.get().id().equals(local.topicId())
                 || partition.partition() < 0
                 || partition.partition() >= topic.get().partitions().size()) {
             return Errors.UNKNOWN_TOPIC_OR_PARTITION;
@@ -39,5 +44,16 @@ final class ImageLeadership implements PartitionLeadership {
             return Errors.NOT_LEADER_OR_FOLLOWER;
         }
         return Errors.NONE;
+    }
+
+    @Override
+    public boolean heldElsewhere(final TopicPartition partition) {
+        return membership
+                .image()
+                .topic(partition.topic())
+                .filter(t -> partition.partition() >= 0
+                        && partition.partition() < t.partitions().size())
+                .filter(t -> !t.partition(partition.partition()).replicas().contains(membership.nodeId()))
+                .isPresent();
     }
 }

@@ -10,19 +10,33 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Metadata as the cluster's quorum has it: every unfenced broker that has the client's listener, the quorum's leader
- * as controller, and each partition's leader, leader epoch, replicas, ISR and offline replicas (those fenced or not
+ * Metadata as the cluster's quorum has it: every unfenced broker that has the client's listener, a controller clients
+ * can reach, and each partition's leader, leader epoch, replicas, ISR and offline replicas (those fenced or not
  * registered). A partition without a leader is answered LEADER_NOT_AVAILABLE, which clients retry.
+ *
+ * <p>Auto-creation never holds the request for the quorum: the creation is sent, the topic is answered
+ * LEADER_NOT_AVAILABLE, and the client's next Metadata finds it (as Kafka answers a topic it has just created). One
+ * creation per name is in flight at a time, and a name Kafka would refuse is refused here without a log entry.
  */
 final class ImageMetadata implements MetadataView {
+    private static final Logger LOG = LoggerFactory.getLogger(ImageMetadata.class);
+
+    private final Set<String> creating = ConcurrentHashMap.newKeySet();
     private final ClusterMembership membership;
     private final int defaultPartitions;
     private final short defaultReplicationFactor;
@@ -38,9 +52,23 @@ final class ImageMetadata implements MetadataView {
         return membership.settings().clusterId();
     }
 
+    /**
+     * The quorum's leader if clients can reach it (registered and unfenced), else this broker if it is active, else
+     * any unfenced broker: admin clients send controller requests to this id, and every broker forwards them to the
+     * quorum alike.
+     */
     @Override
     public int controllerId() {
-        return membership.controllerId().orElse(-1);
+        final ClusterImage image = membership.image();
+        final OptionalInt leader = membership.controllerId();
+        if (leader.isPresent()
+                && image.broker(leader.getAsInt()).map(b -> !b.fenced()).orElse(false)) {
+            return leader.getAsInt();
+        }
+        if (membership.isActive()) {
+            return membership.nodeId();
+        }
+        return image.unfencedBrokers().findFirst().map(BrokerRegistration::id).orElse(-1);
     }
 
     @Override
@@ -105,20 +133,32 @@ final class ImageMetadata implements MetadataView {
 
     @Override
     public CompletableFuture<Void> createWithDefaults(final String name) {
+        try {
+            Topic.validate(name);
+        } catch (final InvalidTopicException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (!creating.add(name)) {
+            return CompletableFuture.completedFuture(null);
+        }
         final CreateTopicsRequestData request = new CreateTopicsRequestData();
         request.topics()
                 .add(new CreateTopicsRequestData.CreatableTopic()
                         .setName(name)
                         .setNumPartitions(defaultPartitions)
                         .setReplicationFactor(defaultReplicationFactor));
-        return membership.quorum().createTopics(request).thenApply(answer -> {
+        membership.quorum().createTopics(request).whenComplete((answer, failure) -> {
+            creating.remove(name);
             final CreateTopicsResponseData.CreatableTopicResult result =
-                    answer.topics().find(name);
+                    answer == null ? null : answer.topics().find(name);
             final Errors error = result == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(result.errorCode());
-            if (error != Errors.NONE && error != Errors.TOPIC_ALREADY_EXISTS) {
-                throw error.exception(result == null ? null : result.errorMessage());
+            if (failure != null || (error != Errors.NONE && error != Errors.TOPIC_ALREADY_EXISTS)) {
+                LOG.warn(
+                        "auto-creating topic {} failed: {}",
+                        name,
+                        failure != null ? failure.toString() : error + " " + result.errorMessage());
             }
-            return null;
         });
+        return CompletableFuture.completedFuture(null);
     }
 }

@@ -11,9 +11,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +23,13 @@ import org.slf4j.LoggerFactory;
  * Keeps the partitions this broker holds in line with the cluster's metadata: each new image the quorum applies is
  * handed here, and the newest one is applied to the {@link PartitionManager} on a thread of its own, never on the
  * quorum's (creating and deleting logs takes disk time the quorum must not wait for). Images that arrive while one is
- * being applied are folded into the newest.
+ * being applied are folded into the newest; an image older than one applied already is dropped.
+ *
+ * <p><b>Nothing is applied before the voter has caught up</b> to this broker's own registration, a log entry committed
+ * after this process started: before that, the voter's image is whatever its snapshot and the part of its log replayed
+ * so far hold, and applying it would delete every partition created after it. Until then the broker holds the
+ * partitions it had on disk, serves none of them (it is fenced until its heartbeats report the catch-up) and deletes
+ * nothing.
  *
  * <p>{@link #appliedIndex} is how far this broker's partitions have come; the broker reports it in its heartbeats, so
  * the quorum unfences it only once it holds the partitions it registered to lead. An image that cannot be applied (a
@@ -30,18 +38,28 @@ import org.slf4j.LoggerFactory;
 final class PartitionHosting implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionHosting.class);
     private static final long RETRY_MILLIS = 1000;
+    private static final long CATCH_UP_POLL_MILLIS = 50;
 
     private final int nodeId;
     private final PartitionManager partitions;
     private final OffsetStore offsets;
+    /** The log index an image must have reached to be applied: this broker's registration, -1 while unknown. */
+    private final LongSupplier catchUpIndex;
+
     private final AtomicReference<ClusterImage> pending = new AtomicReference<>();
     private final ScheduledExecutorService applier;
     private volatile long appliedIndex;
+    private volatile boolean closed;
 
-    PartitionHosting(final int nodeId, final PartitionManager partitions, final OffsetStore offsets) {
+    PartitionHosting(
+            final int nodeId,
+            final PartitionManager partitions,
+            final OffsetStore offsets,
+            final LongSupplier catchUpIndex) {
         this.nodeId = nodeId;
         this.partitions = partitions;
         this.offsets = offsets;
+        this.catchUpIndex = catchUpIndex;
         this.applier = Executors.newSingleThreadScheduledExecutor(r -> {
             final Thread t = new Thread(r, "broker-" + nodeId + "-partition-hosting");
             t.setDaemon(true);
@@ -51,8 +69,14 @@ final class PartitionHosting implements AutoCloseable {
 
     /** Called by the quorum with every image it applies; returns at once. */
     void offer(final ClusterImage image) {
-        if (pending.getAndSet(image) == null) {
-            applier.execute(this::applyNewest);
+        if (closed) {
+            return;
+        }
+        // Keep the newest: a listener registering while the voter publishes may hand over an older image last.
+        final ClusterImage before = pending.getAndUpdate(
+                current -> current == null || image.appliedIndex() >= current.appliedIndex() ? image : current);
+        if (before == null) {
+            schedule(0);
         }
     }
 
@@ -61,31 +85,54 @@ final class PartitionHosting implements AutoCloseable {
         return appliedIndex;
     }
 
+    private void schedule(final long delayMillis) {
+        try {
+            applier.schedule(this::applyNewest, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (final RejectedExecutionException shuttingDown) {
+            // closed meanwhile: nothing more is applied
+        }
+    }
+
     private void applyNewest() {
         final ClusterImage image = pending.get();
-        if (image == null) {
+        if (image == null || closed) {
             return;
         }
-        try {
-            final Set<String> removed = partitions.host(hostedTopics(image));
-            for (final String topic : removed) {
-                offsets.deleteTopic(topic);
-            }
-            appliedIndex = image.appliedIndex();
-        } catch (final RuntimeException e) {
-            LOG.error(
-                    "broker {}: cannot hold the partitions of metadata at index {}; retrying in {} ms",
-                    nodeId,
-                    image.appliedIndex(),
-                    RETRY_MILLIS,
-                    e);
-            applier.schedule(this::applyNewest, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        final long catchUp = catchUpIndex.getAsLong();
+        if (catchUp < 0 || image.appliedIndex() < catchUp) {
+            // Not caught up: look again shortly (the next image may be a while: heartbeats log nothing).
+            schedule(CATCH_UP_POLL_MILLIS);
             return;
+        }
+        if (image.appliedIndex() > appliedIndex || appliedIndex == 0) {
+            try {
+                apply(image);
+            } catch (final Throwable e) {
+                LOG.error(
+                        "broker {}: cannot hold the partitions of metadata at index {}; retrying in {} ms",
+                        nodeId,
+                        image.appliedIndex(),
+                        RETRY_MILLIS,
+                        e);
+                schedule(RETRY_MILLIS);
+                return;
+            }
         }
         // A newer image that arrived meanwhile found this one pending and scheduled nothing: apply it now.
         if (!pending.compareAndSet(image, null)) {
-            applier.execute(this::applyNewest);
+            schedule(0);
         }
+    }
+
+    private void apply(final ClusterImage image) {
+        final List<HostedTopic> cluster = hostedTopics(image);
+        // Offsets of removed topics go first, so that a topic created again under the name never inherits them; done
+        // again (harmlessly) if the hosting below fails and is retried.
+        for (final String topic : partitions.topicsRemovedBy(cluster)) {
+            offsets.deleteTopic(topic);
+        }
+        partitions.host(cluster);
+        appliedIndex = image.appliedIndex();
     }
 
     private List<HostedTopic> hostedTopics(final ClusterImage image) {
@@ -103,9 +150,14 @@ final class PartitionHosting implements AutoCloseable {
         return hosted;
     }
 
+    /** Stops applying; an image being applied is finished first, so the logs are never closed under it. */
     @Override
     public void close() throws InterruptedException {
-        applier.shutdownNow();
-        applier.awaitTermination(5, TimeUnit.SECONDS);
+        closed = true;
+        applier.shutdown();
+        if (!applier.awaitTermination(30, TimeUnit.SECONDS)) {
+            LOG.warn("broker {}: partition hosting still busy after 30 s; closing anyway", nodeId);
+            applier.shutdownNow();
+        }
     }
 }

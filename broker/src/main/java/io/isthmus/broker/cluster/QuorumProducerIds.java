@@ -2,10 +2,7 @@ package io.isthmus.broker.cluster;
 
 import io.isthmus.broker.producer.ProducerIds;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.common.errors.ApiException;
+import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
@@ -14,18 +11,19 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Producer ids of a broker of a cluster, in blocks the metadata quorum hands out (Kafka's {@code AllocateProducerIds}):
  * no two brokers ever hand out the same id, and a restarted broker takes a new block rather than reuse its last one.
- * The next block is asked for when half of the current one is used, so producers rarely wait for the quorum.
+ *
+ * <p>Never waits for the quorum: the next block is asked for when half of the current one is used, and a producer
+ * that finds the current block used up before the next has come is answered COORDINATOR_LOAD_IN_PROGRESS, which
+ * clients retry (so does the first producer after a start). A request thread is never held for an election.
  */
 final class QuorumProducerIds implements ProducerIds {
-    private static final long WAIT_SECONDS = 10;
-
     private final ClusterMembership membership;
     /** The current block is {@code [next, end)}, of {@code blockSize} ids. */
     private long next;
 
     private long end;
     private long blockSize;
-    /** The block asked for ahead of need, or null. */
+    /** The block asked for and not yet taken, or null. */
     private CompletableFuture<AllocateProducerIdsResponseData> nextBlock;
 
     QuorumProducerIds(final ClusterMembership membership) {
@@ -35,7 +33,7 @@ final class QuorumProducerIds implements ProducerIds {
     @Override
     public synchronized long nextId() {
         if (next == end) {
-            takeBlock();
+            takeNextBlock();
         }
         final long id = next++;
         if (nextBlock == null && end - next <= blockSize / 2) {
@@ -44,24 +42,27 @@ final class QuorumProducerIds implements ProducerIds {
         return id;
     }
 
-    private void takeBlock() {
-        final CompletableFuture<AllocateProducerIdsResponseData> asked = nextBlock != null ? nextBlock : request();
+    private void takeNextBlock() {
+        if (nextBlock == null) {
+            nextBlock = request();
+        }
+        if (!nextBlock.isDone()) {
+            throw new CoordinatorLoadInProgressException(
+                    "broker " + membership.nodeId() + " is waiting for producer ids from the metadata quorum");
+        }
+        final CompletableFuture<AllocateProducerIdsResponseData> taken = nextBlock;
         nextBlock = null;
         final AllocateProducerIdsResponseData block;
         try {
-            block = asked.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordinatorLoadInProgressException("interrupted while waiting for producer ids");
-        } catch (final ExecutionException | TimeoutException e) {
-            throw new CoordinatorLoadInProgressException(
-                    "broker " + membership.nodeId() + " could not get producer ids from the metadata quorum: " + e);
+            block = taken.join();
+        } catch (final CompletionException e) {
+            throw new CoordinatorLoadInProgressException("broker " + membership.nodeId()
+                    + " could not get producer ids from the metadata quorum: " + e.getCause());
         }
         final Errors error = Errors.forCode(block.errorCode());
         if (error != Errors.NONE) {
-            final ApiException cause = error.exception();
-            throw new CoordinatorLoadInProgressException("broker " + membership.nodeId()
-                    + " was refused producer ids by the metadata quorum: " + error + " (" + cause.getMessage() + ")");
+            throw new CoordinatorLoadInProgressException(
+                    "broker " + membership.nodeId() + " was refused producer ids by the metadata quorum: " + error);
         }
         next = block.producerIdStart();
         end = block.producerIdStart() + block.producerIdLen();

@@ -268,17 +268,8 @@ public final class PartitionManager implements AutoCloseable {
         if (everyPartition) {
             throw new IllegalStateException("a single broker holds every partition; host is for a broker of a cluster");
         }
-        final Map<String, HostedTopic> wanted = new HashMap<>();
-        for (final HostedTopic t : cluster) {
-            wanted.put(t.topic().name(), t);
-        }
-        final Set<String> removed = new HashSet<>();
-        for (final TopicInfo local : topics.topics()) {
-            final HostedTopic target = wanted.get(local.name());
-            if (target == null || !target.topic().id().equals(local.id())) {
-                removed.add(local.name());
-            }
-        }
+        final Map<String, HostedTopic> wanted = byName(cluster);
+        final Set<String> removed = topicsRemovedBy(cluster);
         final List<TopicPartition> unhosted = new ArrayList<>();
         final List<PendingPartition> added = new ArrayList<>();
         for (final TopicPartition held : partitions.keySet()) {
@@ -325,6 +316,27 @@ public final class PartitionManager implements AutoCloseable {
         return removed;
     }
 
+    /** The topics {@link #host} would remove or replace for {@code cluster}: absent from it, or there with another id. */
+    public Set<String> topicsRemovedBy(final Collection<HostedTopic> cluster) {
+        final Map<String, HostedTopic> wanted = byName(cluster);
+        final Set<String> removed = new HashSet<>();
+        for (final TopicInfo local : topics.topics()) {
+            final HostedTopic target = wanted.get(local.name());
+            if (target == null || !target.topic().id().equals(local.id())) {
+                removed.add(local.name());
+            }
+        }
+        return removed;
+    }
+
+    private static Map<String, HostedTopic> byName(final Collection<HostedTopic> cluster) {
+        final Map<String, HostedTopic> byName = new HashMap<>();
+        for (final HostedTopic t : cluster) {
+            byName.put(t.topic().name(), t);
+        }
+        return byName;
+    }
+
     private record PendingPartition(TopicPartition partition, Uuid topicId, PartitionLog log) {}
 
     private void unregisterAndDelete(final TopicPartition partition) {
@@ -339,7 +351,7 @@ public final class PartitionManager implements AutoCloseable {
         for (int p = 0; p < topic.partitions(); p++) {
             final io.isthmus.broker.log.TopicPartition logPartition =
                     new io.isthmus.broker.log.TopicPartition(topic.name(), p);
-            if (!everyPartition && !logs.logs().containsKey(logPartition)) {
+            if (!everyPartition && logs.log(logPartition).isEmpty()) {
                 continue; // not assigned here (a broker of a cluster holds only its own partitions)
             }
             final PartitionLog log = logs.getOrCreateLog(logPartition);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.broker.Broker;
 import io.isthmus.broker.config.BrokerConfig;
+import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionLeadership;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -86,14 +88,21 @@ class ClusterModeTest {
                     .allSatisfy(p -> assertThat(p.replicas()).hasSize(1));
             assertThat(admin.describeCluster().nodes().get()).hasSize(BROKERS);
 
-            // Every broker answers for the partitions it leads and sends clients elsewhere for the rest.
+            // Each broker holds and serves the partitions it leads, and sends clients to the leader for the rest.
             for (final TopicPartitionInfo p : spread.partitions()) {
                 final TopicPartition tp = new TopicPartition("spread", p.partition());
                 for (final Map.Entry<Integer, Broker> b : brokers.entrySet()) {
                     final PartitionLeadership leadership =
                             b.getValue().cluster().orElseThrow().leadership();
-                    assertThat(leadership.check(tp, -1))
-                            .isEqualTo(b.getKey() == p.leader().id() ? Errors.NONE : Errors.NOT_LEADER_OR_FOLLOWER);
+                    final Optional<Partition> local = b.getValue().partitions().partition(tp);
+                    if (b.getKey() == p.leader().id()) {
+                        assertThat(local).isPresent();
+                        assertThat(leadership.check(local.get(), -1)).isEqualTo(Errors.NONE);
+                        assertThat(leadership.check(local.get(), 1_000)).isEqualTo(Errors.UNKNOWN_LEADER_EPOCH);
+                    } else {
+                        assertThat(local).isEmpty();
+                        assertThat(leadership.heldElsewhere(tp)).isTrue();
+                    }
                 }
             }
         }
@@ -175,14 +184,24 @@ class ClusterModeTest {
                         == -1,
                 "partition 0 loses its leader when broker " + leaving + " shuts down");
         for (final Broker broker : brokers.values()) {
-            assertThat(broker.cluster().orElseThrow().leadership().check(orphan, -1))
-                    .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+            assertThat(broker.partitions().partition(orphan)).isEmpty();
+            assertThat(broker.cluster().orElseThrow().leadership().heldElsewhere(orphan))
+                    .isTrue();
         }
 
         start(leaving);
         brokers.get(leaving).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
         awaitCondition(
-                () -> brokers.get(leaving).cluster().orElseThrow().leadership().check(orphan, -1) == Errors.NONE,
+                () -> brokers.get(leaving)
+                                .partitions()
+                                .partition(orphan)
+                                .map(p -> brokers.get(leaving)
+                                        .cluster()
+                                        .orElseThrow()
+                                        .leadership()
+                                        .check(p, -1))
+                                .orElse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                        == Errors.NONE,
                 "broker " + leaving + " leads partition 0 again");
         final Map<TopicPartition, List<String>> received = consumeAll("after-return", bootstrap(survivor), 300);
         assertThat(received.values().stream().mapToInt(List::size).sum()).isEqualTo(300);
@@ -200,6 +219,19 @@ class ClusterModeTest {
         assertThatThrownBy(() -> Broker.start(config(1, Map.of())))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("format");
+
+        // Log directories a single broker wrote: following the cluster's metadata would delete their topics.
+        final BrokerConfig node = config(1, Map.of());
+        try (Broker single = Broker.startEmbedded(node.logDirs().getFirst(), Map.of())) {
+            single.partitions().createTopic("kept", 1);
+        }
+        Broker.format(node);
+        assertThatThrownBy(() -> Broker.start(node))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("single broker");
+        try (Broker single = Broker.startEmbedded(node.logDirs().getFirst(), Map.of())) {
+            assertThat(single.partitions().topics().byName("kept")).isPresent();
+        }
     }
 
     private void startCluster() throws Exception {

@@ -145,6 +145,15 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
     }
 
     /**
+     * Whether a voter has started on this directory before, as opposed to one formatted and never started.
+     *
+     * @throws IllegalStateException if the directory is not formatted, or formatted for another cluster or node
+     */
+    public static boolean startedBefore(QuorumSettings settings) throws IOException {
+        return VoterDirectory.check(settings);
+    }
+
+    /**
      * Starts this voter; it joins (or, with its peers, elects) the quorum's leader in the background.
      *
      * @throws IllegalStateException if its directory is not formatted, or formatted for another cluster or node
