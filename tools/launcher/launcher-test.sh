@@ -70,7 +70,7 @@ check "an unknown command exits 2 and names it" unknown_command_is_refused
 help_lists_every_command() {
     local output name
     output=$("$root/isthmus" help)
-    for name in demo test produce consume topics broker bench softroce env help; do
+    for name in demo test produce consume topics broker cluster bench softroce env help; do
         echo "$output" | grep -q "^  $name " || return 1
     done
 }

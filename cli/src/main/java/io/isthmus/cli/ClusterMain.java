@@ -1,0 +1,78 @@
+package io.isthmus.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ./isthmus cluster --brokers N}: a local cluster of broker processes, until Ctrl-C. */
+@Command(
+        name = "isthmus cluster",
+        mixinStandardHelpOptions = true,
+        description = "Starts a cluster of isthmus brokers on this host, each its own process, directory and ports, and"
+                + " prints the bootstrap servers. Every broker is also a voter of the metadata quorum. Ctrl-C stops"
+                + " them.",
+        footer = "Example: ./isthmus cluster --brokers 3, then ./isthmus topics --bootstrap <printed> --describe")
+public final class ClusterMain implements Callable<Integer> {
+    @Option(names = "--brokers", defaultValue = "3", description = "How many brokers (default ${DEFAULT-VALUE}).")
+    int brokers;
+
+    @Option(
+            names = "--dir",
+            description = "Where the brokers keep their data and output (default: a new temporary directory).")
+    Path directory;
+
+    @Parameters(paramLabel = "key=value", description = "Broker settings every broker gets (Kafka-style keys).")
+    List<String> settings = new ArrayList<>();
+
+    public static void main(final String[] args) {
+        System.exit(new CommandLine(new ClusterMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final Map<String, String> extra = new TreeMap<>();
+        for (final String setting : settings) {
+            final int eq = setting.indexOf('=');
+            if (eq <= 0) {
+                System.err.println("isthmus cluster: expected key=value but got '" + setting + "'");
+                return 2;
+            }
+            extra.put(setting.substring(0, eq), setting.substring(eq + 1));
+        }
+        final Path dir = directory != null ? directory : Files.createTempDirectory("isthmus-cluster-");
+        final LocalCluster cluster = LocalCluster.plan(brokers, dir, extra);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                cluster.close();
+                            } catch (final InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            } finally {
+                                stopped.countDown();
+                            }
+                        },
+                        "isthmus-cluster-shutdown"));
+        cluster.startAll(Duration.ofSeconds(120));
+        System.out.println("isthmus cluster: " + brokers + " brokers, directory " + dir);
+        for (final int id : cluster.brokerIds()) {
+            System.out.println("  broker " + id + ": " + cluster.address(id) + " (pid " + cluster.pid(id) + ", output "
+                    + dir.resolve("broker-" + id + ".log") + ")");
+        }
+        System.out.println("bootstrap.servers=" + cluster.bootstrapServers());
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,425 @@
+package io.isthmus.e2e.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.isthmus.cli.LocalCluster;
+import io.isthmus.client.admin.IsthmusAdmin;
+import io.isthmus.client.consumer.ConsumedRecord;
+import io.isthmus.client.consumer.ConsumerBatch;
+import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.client.producer.IsthmusProducer;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three broker processes on loopback forming one cluster, every broker a voter of the metadata quorum. Partitions have
+ * one replica (replication between brokers is not built yet), so a killed broker's partitions wait for it; what these
+ * tests hold the cluster to is that clients ride through it without losing or duplicating an acknowledged record,
+ * and that a broker cut off from the quorum stops acting as leader.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES) // five kills, each waiting out a broker JVM's restart
+class ClusterFailoverTest {
+    private static final Duration FORMED_WITHIN = Duration.ofSeconds(120);
+    private static final Map<String, String> SETTINGS = Map.of(
+            "broker.heartbeat.interval.ms", "250",
+            "broker.session.timeout.ms", "3000",
+            "controller.quorum.election.timeout.ms", "600",
+            "log.segment.bytes", "1048576",
+            "num.network.threads", "1");
+
+    @TempDir
+    Path dir;
+
+    private LocalCluster cluster;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void kafkaClientsKeepGoingWhileTheLeaderOfTheirPartitionsIsKilledFiveTimes() throws Exception {
+        cluster = LocalCluster.plan(3, dir, SETTINGS);
+        cluster.startAll(FORMED_WITHIN);
+        createTopic("failover", 3);
+
+        final Map<Integer, List<String>> acked = new ConcurrentHashMap<>();
+        final AtomicReference<Exception> producerFailure = new AtomicReference<>();
+        final AtomicBoolean producing = new AtomicBoolean(true);
+        final Map<Integer, List<String>> consumed = new ConcurrentHashMap<>();
+        final AtomicBoolean consuming = new AtomicBoolean(true);
+        final Thread producer = new Thread(() -> produceUntilStopped(producing, acked, producerFailure));
+        final Thread consumer = new Thread(() -> consumeUntilStopped(consuming, consumed));
+        producer.start();
+        consumer.start();
+
+        for (int round = 0; round < 5; round++) {
+            Thread.sleep(1500);
+            final int victim = leaderOf("failover", round % 3);
+            cluster.kill9(victim);
+            Thread.sleep(1000);
+            cluster.start(victim);
+            cluster.awaitBrokers(3, FORMED_WITHIN);
+        }
+        Thread.sleep(2000);
+        producing.set(false);
+        producer.join(180_000);
+        assertThat(producerFailure.get()).as("the producer's own failure").isNull();
+        final int total = acked.values().stream().mapToInt(List::size).sum();
+        assertThat(total).as("records acknowledged through five kills").isGreaterThan(500);
+
+        // Every acknowledged record is in the log once, in the order it was acknowledged.
+        final Map<Integer, List<String>> inLog = readAll("failover", 3);
+        for (int p = 0; p < 3; p++) {
+            final List<String> log = inLog.getOrDefault(p, List.of());
+            assertThat(log).as("partition %d holds no record twice", p).doesNotHaveDuplicates();
+            final List<String> acks = acked.getOrDefault(p, List.of());
+            assertThat(log)
+                    .as("partition %d holds every acknowledged record", p)
+                    .containsAll(acks);
+            assertThat(log.stream().filter(acks::contains).toList())
+                    .as("partition %d keeps the acknowledged records in order", p)
+                    .isEqualTo(acks);
+        }
+        // The consumer group read on through the kills and saw every acknowledged record.
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline && !seenAll(consumed, acked)) {
+            Thread.sleep(200);
+        }
+        consuming.set(false);
+        consumer.join(60_000);
+        assertThat(seenAll(consumed, acked))
+                .as("the group consumer saw every acknowledged record")
+                .isTrue();
+    }
+
+    @Test
+    void aBrokerPausedPastItsSessionIsFencedAndRefusesItsOldLeaderEpochOnceResumed() throws Exception {
+        cluster = LocalCluster.plan(3, dir, SETTINGS);
+        cluster.startAll(FORMED_WITHIN);
+        createTopic("paused", 3);
+        final TopicPartitionInfo before = describe("paused").partitions().getFirst();
+        final int paused = before.leader().id();
+        final int epochBefore = leaderEpoch(cluster.address(paused), "paused", 0);
+
+        cluster.signal(paused, "STOP");
+        try {
+            final int other = cluster.brokerIds().stream()
+                    .filter(id -> id != paused)
+                    .findFirst()
+                    .orElseThrow();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (leaderAsSeenBy(cluster.address(other), "paused", 0) == paused) {
+                assertThat(System.nanoTime())
+                        .as("the quorum fences the paused broker")
+                        .isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        } finally {
+            cluster.signal(paused, "CONT");
+        }
+        // Resumed, it must not serve under the epoch it led with before it was fenced, whether or not it has caught up.
+        final Errors answer = fetchAtEpoch(cluster.address(paused), "paused", 0, epochBefore);
+        assertThat(answer).isIn(Errors.FENCED_LEADER_EPOCH, Errors.NOT_LEADER_OR_FOLLOWER);
+
+        // And it comes back as the partition's leader under a newer epoch.
+        cluster.awaitBrokers(3, FORMED_WITHIN);
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (leaderAsSeenBy(cluster.address(paused), "paused", 0) != paused) {
+            assertThat(System.nanoTime()).as("the resumed broker leads again").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        assertThat(leaderEpoch(cluster.address(paused), "paused", 0)).isGreaterThan(epochBefore);
+    }
+
+    @Test
+    void theIsthmusProducerAndConsumerFollowALeaderThatGoesAndComesBack() throws Exception {
+        cluster = LocalCluster.plan(3, dir, SETTINGS);
+        cluster.startAll(FORMED_WITHIN);
+        createTopic("isthmus-clients", 3);
+        final int records = 3_000;
+        final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        try (IsthmusProducer producer = new IsthmusProducer(Map.of(
+                "bootstrap.servers", cluster.bootstrapServers(), "linger.ms", "2", "delivery.timeout.ms", "120000"))) {
+            final List<CompletableFuture<?>> acks = new ArrayList<>();
+            for (int i = 0; i < records; i++) {
+                final byte[] value = ("v" + i).getBytes(StandardCharsets.UTF_8);
+                acks.add(producer.sendAsync("isthmus-clients", i % 3, IsthmusProducer.NOW, null, value, null)
+                        .whenComplete((done, failure) -> {
+                            if (failure != null) {
+                                failures.add(failure);
+                            }
+                        }));
+                if (i == records / 2) {
+                    final int victim = leaderOf("isthmus-clients", 1);
+                    cluster.kill9(victim);
+                    cluster.start(victim);
+                }
+            }
+            producer.flush();
+            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
+                    .handle((x, y) -> null)
+                    .join();
+        }
+        assertThat(failures).as("errors the application saw").isEmpty();
+
+        final Map<Integer, List<String>> read = new HashMap<>();
+        try (IsthmusAdmin admin = new IsthmusAdmin(cluster.bootstrapServers());
+                IsthmusConsumer consumer =
+                        new IsthmusConsumer(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+            final List<TopicPartition> partitions = admin.partitionsOf("isthmus-clients");
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            int count = 0;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (count < records && System.nanoTime() < deadline) {
+                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(500))) {
+                    for (final ConsumedRecord record : batch) {
+                        read.computeIfAbsent(record.partition(), k -> new ArrayList<>())
+                                .add(record.valueAsString());
+                        count++;
+                    }
+                }
+            }
+        }
+        assertThat(read.values().stream().mapToInt(List::size).sum()).isEqualTo(records);
+        for (int p = 0; p < 3; p++) {
+            assertThat(read.get(p)).doesNotHaveDuplicates().hasSize(records / 3);
+        }
+    }
+
+    private void produceUntilStopped(
+            final AtomicBoolean producing,
+            final Map<Integer, List<String>> acked,
+            final AtomicReference<Exception> failure) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        // An idempotent producer completes a partition's sends in log order, so "acked" is in log order too.
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            int i = 0;
+            while (producing.get()) {
+                final int partition = i % 3;
+                final String value = "p" + partition + "-" + i;
+                producer.send(
+                        new ProducerRecord<>("failover", partition, null, value.getBytes(StandardCharsets.UTF_8)),
+                        (metadata, error) -> {
+                            if (error == null) {
+                                acked.computeIfAbsent(partition, k -> Collections.synchronizedList(new ArrayList<>()))
+                                        .add(value);
+                            }
+                        });
+                i++;
+                Thread.sleep(2);
+            }
+            producer.flush();
+        } catch (final Exception e) {
+            failure.set(e);
+        }
+    }
+
+    private void consumeUntilStopped(final AtomicBoolean consuming, final Map<Integer, List<String>> consumed) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "failover-readers");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of("failover"));
+            while (consuming.get()) {
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    consumed.computeIfAbsent(r.partition(), k -> Collections.synchronizedList(new ArrayList<>()))
+                            .add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+    }
+
+    private static boolean seenAll(final Map<Integer, List<String>> consumed, final Map<Integer, List<String>> acked) {
+        for (final Map.Entry<Integer, List<String>> partition : acked.entrySet()) {
+            final List<String> seen = consumed.getOrDefault(partition.getKey(), List.of());
+            synchronized (seen) {
+                if (!new java.util.HashSet<>(seen).containsAll(partition.getValue())) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private Map<Integer, List<String>> readAll(final String topic, final int partitions) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        final Map<Integer, List<String>> read = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            final List<TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) {
+                tps.add(new TopicPartition(topic, i));
+            }
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            final Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(60));
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    read.computeIfAbsent(r.partition(), k -> new ArrayList<>())
+                            .add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return read;
+    }
+
+    private Admin admin() {
+        final Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        return Admin.create(p);
+    }
+
+    private void createTopic(final String topic, final int partitions) throws Exception {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get();
+        }
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (describe(topic).partitions().stream()
+                .anyMatch(p -> p.leader() == null || p.leader().isEmpty())) {
+            assertThat(System.nanoTime())
+                    .as("every partition of %s has a leader", topic)
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private TopicDescription describe(final String topic) throws Exception {
+        try (Admin admin = admin()) {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        }
+    }
+
+    private int leaderOf(final String topic, final int partition) throws Exception {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            final TopicPartitionInfo info = describe(topic).partitions().get(partition);
+            if (info.leader() != null && !info.leader().isEmpty()) {
+                return info.leader().id();
+            }
+            assertThat(System.nanoTime())
+                    .as("partition %d of %s has a leader", partition, topic)
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    /** The leader of a partition in the Metadata answer of the broker at {@code address} itself, -1 for none. */
+    private static int leaderAsSeenBy(final String address, final String topic, final int partition)
+            throws IOException {
+        return partitionAsSeenBy(address, topic, partition).leaderId();
+    }
+
+    /** The leader epoch of a partition in the Metadata answer of the broker at {@code address} itself. */
+    private static int leaderEpoch(final String address, final String topic, final int partition) throws IOException {
+        return partitionAsSeenBy(address, topic, partition).leaderEpoch();
+    }
+
+    private static MetadataResponseData.MetadataResponsePartition partitionAsSeenBy(
+            final String address, final String topic, final int partition) throws IOException {
+        final short version = 12;
+        final MetadataResponse response = (MetadataResponse)
+                exchange(address, new MetadataRequest.Builder(List.of(topic), false).build(version), version);
+        return response.data().topics().find(topic).partitions().get(partition);
+    }
+
+    /** The error of one Fetch (version 12: topics by name, leader epochs) at {@code epoch}, straight to one broker. */
+    private static Errors fetchAtEpoch(final String address, final String topic, final int partition, final int epoch)
+            throws IOException {
+        final short version = 12;
+        final FetchRequestData data = new FetchRequestData()
+                .setReplicaId(-1)
+                .setMaxWaitMs(0)
+                .setMinBytes(0)
+                .setMaxBytes(1 << 20);
+        data.topics()
+                .add(new FetchRequestData.FetchTopic()
+                        .setTopic(topic)
+                        .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                .setPartition(partition)
+                                .setCurrentLeaderEpoch(epoch)
+                                .setFetchOffset(0)
+                                .setPartitionMaxBytes(1 << 16))));
+        final FetchResponse response =
+                (FetchResponse) exchange(address, new FetchRequest.SimpleBuilder(data).build(version), version);
+        return Errors.forCode(
+                response.data().responses().getFirst().partitions().getFirst().errorCode());
+    }
+
+    private static AbstractResponse exchange(final String address, final AbstractRequest request, final short version)
+            throws IOException {
+        final RequestHeader header = new RequestHeader(request.apiKey(), version, "cluster-test", 7);
+        final String[] hostPort = address.split(":");
+        try (Socket socket = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
+            socket.setSoTimeout(10_000);
+            final ByteBuffer body = request.serializeWithHeader(header);
+            final ByteBuffer framed = ByteBuffer.allocate(4 + body.remaining())
+                    .putInt(body.remaining())
+                    .put(body);
+            socket.getOutputStream().write(framed.array());
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            final byte[] answer = new byte[in.readInt()];
+            in.readFully(answer);
+            return AbstractResponse.parseResponse(ByteBuffer.wrap(answer), header);
+        }
+    }
+}
