@@ -41,15 +41,14 @@ final class BrokerCommands {
         }
         if (existing != null) {
             // A restarted broker: whatever its previous incarnation led or was in sync for must not wait for it.
-            state.fence(r.brokerId());
+            state.fence(r.brokerId(), index);
         }
         List<BrokerEndpoint> endpoints = new ArrayList<>();
         for (BrokerRegistrationRequestData.Listener l : r.listeners()) {
             endpoints.add(new BrokerEndpoint(l.name(), l.host(), l.port(), l.securityProtocol()));
         }
         state.brokers.put(
-                r.brokerId(),
-                new BrokerRegistration(r.brokerId(), index, r.incarnationId(), endpoints, r.rack(), true, false));
+                r.brokerId(), new BrokerRegistration(r.brokerId(), index, r.incarnationId(), endpoints, r.rack()));
         return answer.setBrokerEpoch(index);
     }
 
@@ -57,7 +56,7 @@ final class BrokerCommands {
      * Fences a broker that asks to be (or shuts down); unfences a fenced one that heartbeats with metadata at least as
      * new as its registration.
      */
-    BrokerHeartbeatResponseData heartbeat(BrokerHeartbeatRequestData h) {
+    BrokerHeartbeatResponseData heartbeat(long index, BrokerHeartbeatRequestData h) {
         BrokerHeartbeatResponseData answer = new BrokerHeartbeatResponseData();
         BrokerRegistration b = state.brokers.get(h.brokerId());
         if (b == null) {
@@ -67,7 +66,7 @@ final class BrokerCommands {
             return answer.setErrorCode(Errors.STALE_BROKER_EPOCH.code()).setIsFenced(b.fenced());
         }
         if (h.wantFence() || h.wantShutDown()) {
-            state.fence(b.id());
+            state.fence(b.id(), index);
             if (h.wantShutDown()) {
                 state.brokers.put(b.id(), state.brokers.get(b.id()).shutDown());
             }
@@ -87,11 +86,13 @@ final class BrokerCommands {
     }
 
     /**
-     * Whether the broker's metadata has reached its own registration, as Kafka requires before unfencing: a broker
-     * that has not seen the metadata it registered under could take the lead of a partition without knowing it.
+     * Whether the broker's metadata has reached the command that last fenced it (its own registration, if nothing
+     * since): one that has not seen the metadata it was fenced under could act on leaderships it has lost, at leader
+     * epochs that were replaced meanwhile. Kafka requires the registration; the fence matters as well for a broker
+     * that was fenced while paused and resumes with metadata from before its fence.
      */
     static boolean isCaughtUp(BrokerRegistration b, BrokerHeartbeatRequestData h) {
-        return h.currentMetadataOffset() >= b.epoch();
+        return h.currentMetadataOffset() >= b.fencedAt();
     }
 
     /**

@@ -85,7 +85,7 @@ public final class ClusterController {
     private ApiMessage dispatch(long index, ApiMessage command) {
         return switch (command) {
             case BrokerRegistrationRequestData r -> brokers.register(index, r);
-            case BrokerHeartbeatRequestData h -> brokers.heartbeat(h);
+            case BrokerHeartbeatRequestData h -> brokers.heartbeat(index, h);
             case AllocateProducerIdsRequestData a -> brokers.allocateProducerIds(index, a);
             case CreateTopicsRequestData c -> topics.createTopics(index, c);
             case CreatePartitionsRequestData c -> topics.createPartitions(index, c);

@@ -60,19 +60,22 @@ final class ClusterState {
         topics.put(topic.name(), topics.get(topic.name()).withPartition(index, state));
     }
 
-    /** Fences a broker: it leaves every ISR it can leave, and its leaderships go to the next in-sync replica. */
-    void fence(int broker) {
+    /**
+     * Fences a broker by the command at log {@code index}: it leaves every ISR it can leave, and its leaderships go to
+     * the next in-sync replica.
+     */
+    void fence(int broker, long index) {
         BrokerRegistration b = brokers.get(broker);
         if (b.fenced()) {
             return;
         }
-        brokers.put(broker, b.withFenced(true));
+        brokers.put(broker, b.fencedBy(index));
         updatePartitions(p -> PartitionLeadership.afterFence(p, broker, this::isUnfenced));
     }
 
     /** Unfences a broker: it takes the lead of leaderless partitions whose last in-sync replica it is. */
     void unfence(int broker) {
-        brokers.put(broker, brokers.get(broker).withFenced(false));
+        brokers.put(broker, brokers.get(broker).unfenced());
         updatePartitions(p -> PartitionLeadership.afterUnfence(p, broker));
     }
 

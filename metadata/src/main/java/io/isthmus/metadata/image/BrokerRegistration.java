@@ -19,6 +19,9 @@ import org.apache.kafka.common.Uuid;
  * @param fenced whether the broker may lead or be in an ISR
  * @param shuttingDown whether this incarnation asked for a controlled shutdown: it stays fenced until it registers
  *     again, whatever heartbeat of its arrives late
+ * @param fencedAt the quorum log index of the command that last fenced this registration (its epoch, the registration,
+ *     until something else fences it): the broker is unfenced only by a heartbeat whose metadata offset has reached
+ *     it, so a broker that was fenced while paused or cut off never leads again on metadata from before its fence
  */
 public record BrokerRegistration(
         int id,
@@ -27,23 +30,39 @@ public record BrokerRegistration(
         List<BrokerEndpoint> endpoints,
         String rack,
         boolean fenced,
-        boolean shuttingDown) {
+        boolean shuttingDown,
+        long fencedAt) {
     public BrokerRegistration {
         Objects.requireNonNull(incarnationId, "incarnationId");
         endpoints = List.copyOf(endpoints);
         if (shuttingDown && !fenced) {
             throw new IllegalArgumentException("broker " + id + " shutting down must be fenced");
         }
+        if (fencedAt < epoch) {
+            throw new IllegalArgumentException(
+                    "broker " + id + " fenced at index " + fencedAt + ", before its registration at " + epoch);
+        }
     }
 
-    public BrokerRegistration withFenced(boolean nowFenced) {
-        return nowFenced == fenced
-                ? this
-                : new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, nowFenced, shuttingDown);
+    /** A registration as its command makes it: fenced at its own index. */
+    public BrokerRegistration(int id, long epoch, Uuid incarnationId, List<BrokerEndpoint> endpoints, String rack) {
+        this(id, epoch, incarnationId, endpoints, rack, true, false, epoch);
+    }
+
+    /** This registration fenced by the command at log {@code index}. */
+    public BrokerRegistration fencedBy(long index) {
+        return new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, true, shuttingDown, index);
+    }
+
+    /** This registration unfenced. */
+    public BrokerRegistration unfenced() {
+        return fenced
+                ? new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, false, false, fencedAt)
+                : this;
     }
 
     /** This registration fenced for good: its broker is shutting down. */
     public BrokerRegistration shutDown() {
-        return new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, true, true);
+        return new BrokerRegistration(id, epoch, incarnationId, endpoints, rack, true, true, fencedAt);
     }
 }

@@ -87,7 +87,7 @@ final class BrokerSessions {
                     new BrokerHeartbeatResponseData().setIsFenced(true).setIsCaughtUp(true));
         }
         boolean wantsFenced = h.wantFence() || h.wantShutDown();
-        boolean caughtUp = h.currentMetadataOffset() >= b.epoch();
+        boolean caughtUp = h.currentMetadataOffset() >= b.fencedAt();
         if ((b.fenced() == wantsFenced || (b.fenced() && !caughtUp)) && !h.wantShutDown()) {
             // Nothing to log: no change, or an unfencing the broker's metadata is not ready for.
             return CompletableFuture.completedFuture(

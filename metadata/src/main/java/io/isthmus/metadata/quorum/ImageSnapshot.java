@@ -31,11 +31,11 @@ import org.apache.kafka.common.Uuid;
  *
  * <pre>
  *   magic   int32  0x49534D44 ("ISMD")
- *   version int16  1
+ *   version int16  2
  *   applied int64  the quorum log index the image includes
  *   brokers int32  count, then per broker:
  *       id int32 | epoch int64 | incarnation 2 x int64 | fenced byte (0 no, 1 yes, 2 yes and shutting down)
- *       | rack string
+ *       | fencedAt int64 (the log index of the command that last fenced it) | rack string
  *       endpoints int32, then per endpoint: listener string | host string | port int32 | securityProtocol int16
  *   topics  int32  count, then per topic:
  *       name string | id 2 x int64 | partitions int32, then per partition:
@@ -50,7 +50,7 @@ import org.apache.kafka.common.Uuid;
  */
 final class ImageSnapshot {
     static final int MAGIC = 0x49534D44;
-    static final short VERSION = 1;
+    static final short VERSION = 2;
     private static final int NULL_STRING = 0xFFFF;
 
     private ImageSnapshot() {}
@@ -107,6 +107,7 @@ final class ImageSnapshot {
             out.writeLong(b.epoch());
             writeUuid(b.incarnationId(), out);
             out.writeByte(b.shuttingDown() ? 2 : b.fenced() ? 1 : 0);
+            out.writeLong(b.fencedAt());
             writeString(b.rack(), out);
             out.writeInt(b.endpoints().size());
             for (BrokerEndpoint e : b.endpoints()) {
@@ -155,12 +156,16 @@ final class ImageSnapshot {
                 throw new IOException(
                         "metadata snapshot " + file + " holds fencing state " + fencing + " for broker " + id);
             }
+            long fencedAt = in.readLong();
             String rack = readString(in);
             List<BrokerEndpoint> endpoints = new ArrayList<>();
             for (int e = count(in, file); e > 0; e--) {
                 endpoints.add(new BrokerEndpoint(readString(in), readString(in), in.readInt(), in.readShort()));
             }
-            brokers.put(id, new BrokerRegistration(id, epoch, incarnation, endpoints, rack, fencing > 0, fencing == 2));
+            brokers.put(
+                    id,
+                    new BrokerRegistration(
+                            id, epoch, incarnation, endpoints, rack, fencing > 0, fencing == 2, fencedAt));
         }
         TreeMap<String, TopicImage> topics = new TreeMap<>();
         for (int i = count(in, file); i > 0; i--) {

@@ -198,6 +198,31 @@ class ClusterControllerTest {
     }
 
     @Test
+    void aBrokerFencedWhileAwayIsUnfencedOnlyOnceItsMetadataHasReachedItsFence() {
+        cluster.activeBrokers(1);
+        long epoch = cluster.epochs.get(1);
+        long before = cluster.index();
+        cluster.heartbeat(1, true);
+        long fence = cluster.index();
+        assertThat(controller.image().broker(1).orElseThrow().fencedAt()).isEqualTo(fence);
+
+        // Back from a pause with metadata from before its fence: caught up with its registration, not with the fence.
+        BrokerHeartbeatResponseData stale = (BrokerHeartbeatResponseData) cluster.apply(new BrokerHeartbeatRequestData()
+                .setBrokerId(1)
+                .setBrokerEpoch(epoch)
+                .setCurrentMetadataOffset(before));
+        assertThat(stale.isFenced()).isTrue();
+        assertThat(stale.isCaughtUp()).isFalse();
+
+        BrokerHeartbeatResponseData current =
+                (BrokerHeartbeatResponseData) cluster.apply(new BrokerHeartbeatRequestData()
+                        .setBrokerId(1)
+                        .setBrokerEpoch(epoch)
+                        .setCurrentMetadataOffset(fence));
+        assertThat(current.isFenced()).isFalse();
+    }
+
+    @Test
     void producerIdBlocksNeverOverlapAndOnlyARegisteredBrokerUnderItsEpochGetsOne() {
         cluster.activeBrokers(1, 2);
         List<long[]> blocks = new ArrayList<>();

@@ -238,7 +238,7 @@ class ReassignmentAndElectionTest {
         cluster.apply(new BrokerHeartbeatRequestData()
                 .setBrokerId(1)
                 .setBrokerEpoch(cluster.epochs.get(1))
-                .setCurrentMetadataOffset(cluster.epochs.get(1)));
+                .setCurrentMetadataOffset(cluster.index()));
         assertThat(elect(ElectionType.PREFERRED))
                 .as("unfenced but not yet back in the ISR")
                 .isEqualTo(Errors.PREFERRED_LEADER_NOT_AVAILABLE);

@@ -32,9 +32,10 @@ class ImageSnapshotTest {
                         new BrokerEndpoint("RDMA", "ünïcode-host", 9093, (short) 0)),
                 null,
                 false,
-                false);
-        BrokerRegistration two = new BrokerRegistration(2, 5, Uuid.randomUuid(), List.of(), "rack-b", true, false);
-        BrokerRegistration three = new BrokerRegistration(3, 6, Uuid.randomUuid(), List.of(), null, true, true);
+                false,
+                7);
+        BrokerRegistration two = new BrokerRegistration(2, 5, Uuid.randomUuid(), List.of(), "rack-b", true, false, 9);
+        BrokerRegistration three = new BrokerRegistration(3, 6, Uuid.randomUuid(), List.of(), null, true, true, 6);
         TopicImage topic = new TopicImage(
                 "orders",
                 Uuid.randomUuid(),

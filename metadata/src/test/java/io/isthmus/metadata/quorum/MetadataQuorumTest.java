@@ -83,8 +83,9 @@ class MetadataQuorumTest {
         return get(via.heartbeat(new BrokerHeartbeatRequestData()
                 .setBrokerId(broker)
                 .setBrokerEpoch(brokerEpochs.get(broker))
-                // A broker that has seen its own registration, so it may be unfenced.
-                .setCurrentMetadataOffset(brokerEpochs.get(broker))));
+                // A broker whose metadata is as new as the voter's: past its registration and any fence of it.
+                .setCurrentMetadataOffset(
+                        Math.max(brokerEpochs.get(broker), via.image().appliedIndex()))));
     }
 
     private static CreateTopicsResponseData create(MetadataQuorum via, String topic, int partitions, int rf)
