@@ -131,7 +131,10 @@ public final class Broker implements AutoCloseable {
         ClusterMembership.format(settings);
     }
 
-    /** Recovers the logs, binds every listener and starts serving. */
+    /**
+     * Recovers the logs, binds every listener and starts serving. A start that fails closes whatever it had started,
+     * in reverse order, the metadata voter of a cluster node included.
+     */
     public static Broker start(final BrokerConfig config) throws IOException, InterruptedException {
         final Map<String, String> logSettings = new HashMap<>(config.originalsStrings());
         logSettings.put(BrokerConfig.LOG_DIRS, String.join(",", config.getList(BrokerConfig.LOG_DIRS)));
@@ -139,23 +142,19 @@ public final class Broker implements AutoCloseable {
         // First, before anything opens: a broker whose ACLs or cluster settings cannot be read does not start.
         final Optional<AclAuthorizer> aclAuthorizer = config.aclAuthorizer(metadataDir);
         final Optional<ClusterSettings> clusterSettings = ClusterSettings.from(config);
-        final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
-        final PartitionManager partitions = clusterSettings.isPresent()
-                ? PartitionManager.startForCluster(logs, TopicRegistry.open(metadataDir))
-                : PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
-        final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
-        final Optional<ClusterMembership> cluster;
+        final StartedSoFar started = new StartedSoFar();
         try {
-            cluster = clusterSettings.isPresent()
+            final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
+            final PartitionManager partitions = clusterSettings.isPresent()
+                    ? PartitionManager.startForCluster(logs, TopicRegistry.open(metadataDir))
+                    : PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
+            started.add(partitions::close);
+            final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
+            started.add(offsets::close);
+            final Optional<ClusterMembership> cluster = clusterSettings.isPresent()
                     ? Optional.of(ClusterMembership.start(clusterSettings.get(), partitions, offsets))
                     : Optional.empty();
-        } catch (final IOException | RuntimeException e) {
-            offsets.close();
-            partitions.close();
-            throw e;
-        }
-        // The voter runs from here on: whatever fails below must not leave it running, voting and holding its port.
-        try {
+            cluster.ifPresent(c -> started.add(c::close));
             final ProducerIds producerIds =
                     cluster.map(ClusterMembership::producerIds).orElseGet(() -> ProducerIdAllocator.open(metadataDir));
             final PartitionLeadership leadership =
@@ -166,11 +165,13 @@ public final class Broker implements AutoCloseable {
                             config.groupInitialRebalanceDelayMs(),
                             config.groupMinSessionTimeoutMs(),
                             config.groupMaxSessionTimeoutMs()));
+            started.add(coordinator::close);
             final ScheduledExecutorService delayedFetches = Executors.newSingleThreadScheduledExecutor(runnable -> {
                 final Thread thread = new Thread(runnable, "isthmus-delayed-fetch");
                 thread.setDaemon(true);
                 return thread;
             });
+            started.add(delayedFetches::shutdownNow);
             final BrokerNode node = new BrokerNode(config.nodeId(), config.clusterId());
 
             final TransactionCoordinator transactions = TransactionCoordinator.start(
@@ -186,24 +187,23 @@ public final class Broker implements AutoCloseable {
                             config.transactionAbortTimedOutIntervalMs(),
                             config.transactionRemoveExpiredIntervalMs()),
                     InstantSource.system());
+            started.add(transactions::close);
 
             final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
             final AccessControl access = new AccessControl(authorizer);
             final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
+            started.add(rdma::close);
             final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer);
+            started.add(shm::close);
             aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {
                 rdma.reauthorize();
                 shm.reauthorize();
             }));
             final ScramCredentialStore scramCredentials = ScramCredentialStore.open(metadataDir);
-            final Map<String, ListenerSecurity> listenerSecurity;
-            try {
-                listenerSecurity = config.listenerSecurity(scramCredentials);
-            } catch (final RuntimeException e) {
-                closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
-                throw e;
-            }
+            final Map<String, ListenerSecurity> listenerSecurity = config.listenerSecurity(scramCredentials);
 
+            final CoordinatorLocator coordinators =
+                    cluster.map(ClusterMembership::coordinators).orElseGet(() -> CoordinatorLocator.thisBroker(node));
             final AtomicReference<RequestRouter> router = new AtomicReference<>();
             final List<ApiHandler> handlers = List.of(
                     new ApiVersionsHandler(
@@ -220,15 +220,9 @@ public final class Broker implements AutoCloseable {
                     cluster.map(c -> c.topicAdminHandler(config.numPartitions(), access))
                             .orElseGet(() -> new TopicAdminHandler(
                                     partitions, offsets, config.numPartitions(), config.nodeId(), access)),
-                    new ProducerIdHandler(producerIds, transactions, access),
+                    new ProducerIdHandler(producerIds, transactions, access, coordinators),
                     new TransactionHandler(transactions, access),
-                    new GroupHandler(
-                            coordinator,
-                            transactions,
-                            partitions.topics(),
-                            cluster.map(ClusterMembership::coordinators)
-                                    .orElseGet(() -> CoordinatorLocator.thisBroker(node)),
-                            access),
+                    new GroupHandler(coordinator, transactions, partitions.topics(), coordinators, access),
                     new ClusterHandler(
                             node,
                             cluster.<ClusterNodes>map(c -> c.metadataView(config.numPartitions()))
@@ -241,20 +235,15 @@ public final class Broker implements AutoCloseable {
                     new AclsHandler(aclAuthorizer, access));
             router.set(new RequestRouter(handlers));
 
-            final KafkaServer server;
-            try {
-                server = KafkaServer.start(
-                        config.listeners(),
-                        listenerSecurity,
-                        config.networkThreads(),
-                        config.connectionLimits(),
-                        router.get(),
-                        router.get(),
-                        ControlRequestHandler.either(rdma.controlHandler(), shm.controlHandler()));
-            } catch (final RuntimeException | InterruptedException e) {
-                closeAfterFailedStart(shm, rdma, transactions, coordinator, delayedFetches, cluster, partitions);
-                throw e;
-            }
+            final KafkaServer server = KafkaServer.start(
+                    config.listeners(),
+                    listenerSecurity,
+                    config.networkThreads(),
+                    config.connectionLimits(),
+                    router.get(),
+                    router.get(),
+                    ControlRequestHandler.either(rdma.controlHandler(), shm.controlHandler()));
+            started.add(server::close);
             final List<Endpoint> advertised = config.advertisedListeners();
             node.advertise(advertised.isEmpty() ? reachable(server.boundEndpoints()) : advertised);
             // Registered only now: a broker registers the endpoints its listeners are bound to.
@@ -286,10 +275,8 @@ public final class Broker implements AutoCloseable {
                     metrics,
                     node,
                     cluster);
-        } catch (final IOException | RuntimeException | InterruptedException | Error e) {
-            if (cluster.isPresent()) {
-                closeCluster(cluster.get());
-            }
+        } catch (final Throwable e) {
+            started.closeAll(e);
             throw e;
         }
     }
@@ -307,32 +294,31 @@ public final class Broker implements AutoCloseable {
         return start(BrokerConfig.of(settings));
     }
 
-    /** What a start that failed after the logs opened has to give back, in reverse order of starting. */
-    private static void closeAfterFailedStart(
-            final ShmService shm,
-            final RdmaService rdma,
-            final TransactionCoordinator transactions,
-            final GroupCoordinator coordinator,
-            final ScheduledExecutorService delayedFetches,
-            final Optional<ClusterMembership> cluster,
-            final PartitionManager partitions)
-            throws InterruptedException {
-        shm.close();
-        rdma.close();
-        transactions.close();
-        coordinator.close();
-        delayedFetches.shutdownNow();
-        if (cluster.isPresent()) {
-            closeCluster(cluster.get());
+    /** What a start has opened so far, closed in reverse order if the start fails. */
+    private static final class StartedSoFar {
+        @FunctionalInterface
+        interface Closer {
+            void close() throws Exception;
         }
-        partitions.close();
-    }
 
-    private static void closeCluster(final ClusterMembership cluster) throws InterruptedException {
-        try {
-            cluster.close();
-        } catch (final IOException e) {
-            LOG.warn("closing the metadata quorum voter failed", e);
+        private final java.util.ArrayDeque<Closer> closers = new java.util.ArrayDeque<>();
+
+        void add(final Closer closer) {
+            closers.push(closer);
+        }
+
+        /** Closes everything, most recent first; each failure is added to {@code cause}, none hides it. */
+        void closeAll(final Throwable cause) {
+            while (!closers.isEmpty()) {
+                try {
+                    closers.pop().close();
+                } catch (final Exception e) {
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
+                    cause.addSuppressed(e);
+                }
+            }
         }
     }
 
@@ -425,32 +411,42 @@ public final class Broker implements AutoCloseable {
 
     /**
      * Stops accepting, then closes groups, waiting fetches and finally the logs, cleanly. A node of a cluster first
-     * shuts down under control (the quorum moves its leaderships away) and leaves the quorum.
+     * shuts down under control (the quorum fences it at once and moves its leaderships away, while its listeners still
+     * answer), and leaves the quorum after its listeners have closed, before its logs do.
      */
     @Override
     public void close() throws InterruptedException {
         LOG.info("broker {} shutting down", config.nodeId());
         metrics.close();
+        if (cluster.isPresent()) {
+            cluster.get().shutDown();
+        }
         try {
-            if (cluster.isPresent()) {
-                closeCluster(cluster.get());
-            }
+            server.close();
+            shm.close();
+            rdma.close();
+            transactions.close();
+            coordinator.close();
+            delayedFetches.shutdownNow();
+            delayedFetches.awaitTermination(5, TimeUnit.SECONDS);
         } finally {
-            closeServing();
+            try {
+                if (cluster.isPresent()) {
+                    leave(cluster.get());
+                }
+            } finally {
+                partitions.close();
+                offsets.close();
+            }
         }
         LOG.info("broker {} shut down cleanly", config.nodeId());
     }
 
-    /** Everything but the cluster membership, in reverse order of starting. */
-    private void closeServing() throws InterruptedException {
-        server.close();
-        shm.close();
-        rdma.close();
-        transactions.close();
-        coordinator.close();
-        delayedFetches.shutdownNow();
-        delayedFetches.awaitTermination(5, TimeUnit.SECONDS);
-        partitions.close();
-        offsets.close();
+    private void leave(final ClusterMembership membership) throws InterruptedException {
+        try {
+            membership.close();
+        } catch (final IOException e) {
+            LOG.warn("broker {}: closing its metadata quorum voter failed", config.nodeId(), e);
+        }
     }
 }

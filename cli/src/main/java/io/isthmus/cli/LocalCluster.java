@@ -5,9 +5,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,17 +30,26 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * one for trying a cluster out; the end-to-end tests kill, pause and restart its brokers.
  *
  * <p>Each broker's output goes to {@code broker-N.log} in the cluster's directory; a restarted broker appends to it.
- * Closing terminates every broker still running (SIGTERM: each shuts down under control).
+ * The ports are chosen once and kept in {@code cluster.properties} there, since the metadata quorum remembers its
+ * voters' addresses: a cluster started again on the same directory comes back on the same ports. They are picked below
+ * the kernel's ephemeral range, so no outgoing connection takes one while its broker is down. Closing terminates every
+ * broker still running (SIGTERM: each shuts down under control), and so does this JVM's exit.
  */
 public final class LocalCluster implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final String LISTENING = "isthmus broker listening on";
+    private static final String PLAN_FILE = "cluster.properties";
+    /** Ports are drawn from here: below Linux's default ephemeral range (32768-60999). */
+    private static final int LOWEST_PORT = 20_000;
+
+    private static final int PORT_SPAN = 12_000;
 
     private final Path directory;
     private final Map<Integer, Integer> listenerPorts;
     private final String voters;
     private final Map<String, String> settings;
     private final Map<Integer, Process> running = new TreeMap<>();
+    private final Thread exitHook = new Thread(this::destroyAll, "isthmus-local-cluster-exit");
 
     private LocalCluster(
             final Path directory,
@@ -48,26 +60,49 @@ public final class LocalCluster implements AutoCloseable {
         this.listenerPorts = listenerPorts;
         this.voters = voters;
         this.settings = settings;
+        Runtime.getRuntime().addShutdownHook(exitHook);
     }
 
     /**
-     * Plans a cluster of {@code brokers} brokers, ids 1 to {@code brokers}, in {@code directory}, on free loopback
-     * ports; starts nothing.
+     * Plans a cluster of {@code brokers} brokers, ids 1 to {@code brokers}, in {@code directory}: on the ports a
+     * cluster there had before, or else on free loopback ports, written down for the next time; starts nothing.
      *
      * @param settings Kafka-style settings every broker gets on top of the cluster's own
+     * @throws IllegalArgumentException if the directory holds a cluster of another size
      */
     public static LocalCluster plan(final int brokers, final Path directory, final Map<String, String> settings)
             throws IOException {
         if (brokers < 1) {
             throw new IllegalArgumentException("a cluster needs at least one broker, got " + brokers);
         }
+        Files.createDirectories(directory);
+        final Path planFile = directory.resolve(PLAN_FILE);
+        final Properties plan = new Properties();
+        if (Files.exists(planFile)) {
+            try (var in = Files.newBufferedReader(planFile)) {
+                plan.load(in);
+            }
+            if (Integer.parseInt(plan.getProperty("brokers", "0")) != brokers) {
+                throw new IllegalArgumentException(
+                        directory + " holds a cluster of " + plan.getProperty("brokers") + " brokers, not " + brokers);
+            }
+        } else {
+            final List<Integer> ports = freePorts(2 * brokers);
+            plan.setProperty("brokers", Integer.toString(brokers));
+            for (int id = 1; id <= brokers; id++) {
+                plan.setProperty("broker." + id + ".port", Integer.toString(ports.get(2 * (id - 1))));
+                plan.setProperty("broker." + id + ".quorum.port", Integer.toString(ports.get(2 * (id - 1) + 1)));
+            }
+            try (var out = Files.newBufferedWriter(planFile)) {
+                plan.store(out, "isthmus local cluster: the ports of its brokers, kept for a restart");
+            }
+        }
         final Map<Integer, Integer> listenerPorts = new LinkedHashMap<>();
         final List<String> voters = new ArrayList<>();
         for (int id = 1; id <= brokers; id++) {
-            listenerPorts.put(id, freePort());
-            voters.add(id + "@127.0.0.1:" + freePort());
+            listenerPorts.put(id, Integer.parseInt(plan.getProperty("broker." + id + ".port")));
+            voters.add(id + "@127.0.0.1:" + plan.getProperty("broker." + id + ".quorum.port"));
         }
-        Files.createDirectories(directory);
         return new LocalCluster(directory, listenerPorts, String.join(",", voters), Map.copyOf(settings));
     }
 
@@ -112,15 +147,23 @@ public final class LocalCluster implements AutoCloseable {
                 .start();
         running.put(id, process);
         final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (!printedSince(log, from, LISTENING)) {
+        final StringBuilder output = new StringBuilder();
+        long position = from;
+        while (output.indexOf(LISTENING) < 0) {
+            position = readFrom(log, position, output);
+            if (output.indexOf(LISTENING) >= 0) {
+                break;
+            }
             if (!process.isAlive() || System.nanoTime() > deadline) {
+                final String why = process.isAlive()
+                        ? "not listening after " + START_TIMEOUT.toSeconds() + " s"
+                        : "exited with " + process.exitValue();
                 process.destroyForcibly();
+                process.waitFor(30, TimeUnit.SECONDS);
                 running.remove(id);
-                throw new IllegalStateException("broker " + id + " did not start ("
-                        + (process.isAlive()
-                                ? "not listening after " + START_TIMEOUT.toSeconds() + " s"
-                                : "exited with " + process.exitValue())
-                        + "); its output:\n" + tail(log, from));
+                readFrom(log, position, output);
+                throw new IllegalStateException(
+                        "broker " + id + " did not start (" + why + "); its output:\n" + output);
             }
             Thread.sleep(50);
         }
@@ -154,12 +197,15 @@ public final class LocalCluster implements AutoCloseable {
                 + seen + "); see the broker-N.log files in " + directory);
     }
 
-    /** SIGKILL: the broker stops at once, no shutdown runs. */
+    /** SIGKILL: the broker stops at once, no shutdown runs. Returns once the process is gone. */
     public synchronized void kill9(final int id) throws InterruptedException {
         final Process process = running.remove(id);
         if (process != null) {
             process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(
+                        "broker " + id + " (pid " + process.pid() + ") outlived SIGKILL by 30 s");
+            }
         }
     }
 
@@ -220,7 +266,13 @@ public final class LocalCluster implements AutoCloseable {
 
     @Override
     public synchronized void close() throws InterruptedException {
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (final IllegalStateException exiting) {
+            // the JVM is exiting: the hook is running or has run
+        }
         for (final Process process : running.values()) {
+            continueIfStopped(process);
             process.destroy();
         }
         for (final Process process : running.values()) {
@@ -231,23 +283,74 @@ public final class LocalCluster implements AutoCloseable {
         running.clear();
     }
 
-    private static boolean printedSince(final Path log, final long from, final String line) {
-        return tail(log, from).contains(line);
+    /** On this JVM's exit: no broker outlives the process that started it. */
+    private synchronized void destroyAll() {
+        for (final Process process : running.values()) {
+            continueIfStopped(process);
+            process.destroy();
+        }
     }
 
-    private static String tail(final Path log, final long from) {
+    /** A broker stopped with SIGSTOP would never act on SIGTERM. */
+    private static void continueIfStopped(final Process process) {
         try {
-            final byte[] all = Files.readAllBytes(log);
-            final int start = (int) Math.min(from, all.length);
-            return new String(all, start, all.length - start, StandardCharsets.UTF_8);
+            new ProcessBuilder("kill", "-CONT", Long.toString(process.pid()))
+                    .start()
+                    .waitFor(5, TimeUnit.SECONDS);
+        } catch (final IOException e) {
+            // no kill command: a stopped broker is then destroyed forcibly after the wait
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Appends what {@code log} holds from {@code position} on to {@code output}; returns the new position. */
+    private static long readFrom(final Path log, final long position, final StringBuilder output) {
+        try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ)) {
+            final long size = channel.size();
+            if (size <= position) {
+                return position;
+            }
+            final ByteBuffer bytes = ByteBuffer.allocate((int) Math.min(size - position, 1 << 20));
+            channel.read(bytes, position);
+            bytes.flip();
+            output.append(StandardCharsets.UTF_8.decode(bytes));
+            return position + bytes.limit();
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot read broker output " + log, e);
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+    /**
+     * {@code count} distinct ports that can be bound on loopback now, below the ephemeral range; each is held bound
+     * until all are chosen, so no two are the same.
+     */
+    private static List<Integer> freePorts(final int count) throws IOException {
+        final List<ServerSocket> held = new ArrayList<>();
+        final List<Integer> ports = new ArrayList<>();
+        final java.util.Random random = new java.util.Random();
+        try {
+            for (int attempt = 0; ports.size() < count; attempt++) {
+                if (attempt > 10_000) {
+                    throw new IOException("no " + count + " free loopback ports between " + LOWEST_PORT + " and "
+                            + (LOWEST_PORT + PORT_SPAN));
+                }
+                final int port = LOWEST_PORT + random.nextInt(PORT_SPAN);
+                if (ports.contains(port)) {
+                    continue;
+                }
+                try {
+                    held.add(new ServerSocket(port, 1, InetAddress.getLoopbackAddress()));
+                    ports.add(port);
+                } catch (final IOException taken) {
+                    // in use: draw another
+                }
+            }
+        } finally {
+            for (final ServerSocket socket : held) {
+                socket.close();
+            }
         }
+        return ports;
     }
 }

@@ -18,9 +18,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -90,53 +92,78 @@ class ClusterFailoverTest {
         createTopic("failover", 3);
 
         final Map<Integer, List<String>> acked = new ConcurrentHashMap<>();
+        final List<Exception> sendErrors = Collections.synchronizedList(new ArrayList<>());
         final AtomicReference<Exception> producerFailure = new AtomicReference<>();
         final AtomicBoolean producing = new AtomicBoolean(true);
         final Map<Integer, List<String>> consumed = new ConcurrentHashMap<>();
+        final AtomicReference<Exception> consumerFailure = new AtomicReference<>();
         final AtomicBoolean consuming = new AtomicBoolean(true);
-        final Thread producer = new Thread(() -> produceUntilStopped(producing, acked, producerFailure));
-        final Thread consumer = new Thread(() -> consumeUntilStopped(consuming, consumed));
+        final Thread producer =
+                new Thread(() -> produceUntilStopped(producing, acked, sendErrors, producerFailure), "test-producer");
+        final Thread consumer =
+                new Thread(() -> consumeUntilStopped(consuming, consumed, consumerFailure), "test-group");
         producer.start();
         consumer.start();
+        try {
+            for (int round = 0; round < 5; round++) {
+                Thread.sleep(1500);
+                final int partition = round % 3;
+                final int victim = leaderOf("failover", partition);
+                cluster.kill9(victim);
+                Thread.sleep(1000);
+                cluster.start(victim);
+                // Its own Metadata naming it leader again: the restarted process has caught up and been unfenced.
+                final long deadline = System.nanoTime() + FORMED_WITHIN.toNanos();
+                while (leaderAsSeenBy(cluster.address(victim), "failover", partition) != victim) {
+                    assertThat(System.nanoTime())
+                            .as("broker %d leads partition %d again after its restart", victim, partition)
+                            .isLessThan(deadline);
+                    Thread.sleep(100);
+                }
+            }
+            Thread.sleep(2000);
+        } finally {
+            producing.set(false);
+            producer.join(180_000);
+        }
+        try {
+            assertThat(producer.isAlive()).as("the producer finished").isFalse();
+            assertThat(producerFailure.get()).as("the producer's own failure").isNull();
+            assertThat(sendErrors).as("sends that failed after their retries").isEmpty();
+            for (int p = 0; p < 3; p++) {
+                assertThat(acked.getOrDefault(p, List.of()))
+                        .as("records acknowledged on partition %d through five kills", p)
+                        .hasSizeGreaterThan(100);
+            }
 
-        for (int round = 0; round < 5; round++) {
-            Thread.sleep(1500);
-            final int victim = leaderOf("failover", round % 3);
-            cluster.kill9(victim);
-            Thread.sleep(1000);
-            cluster.start(victim);
-            cluster.awaitBrokers(3, FORMED_WITHIN);
+            // Every acknowledged record is in the log once, in the order it was acknowledged.
+            final Map<Integer, List<String>> inLog = readAll("failover", 3);
+            for (int p = 0; p < 3; p++) {
+                final List<String> log = inLog.getOrDefault(p, List.of());
+                assertThat(log).as("partition %d holds no record twice", p).doesNotHaveDuplicates();
+                final List<String> acks = acked.get(p);
+                final Set<String> ackedHere = new HashSet<>(acks);
+                final Set<String> inLogHere = new HashSet<>(log);
+                assertThat(acks.stream().filter(v -> !inLogHere.contains(v)).toList())
+                        .as("acknowledged records of partition %d missing from its log", p)
+                        .isEmpty();
+                assertThat(log.stream().filter(ackedHere::contains).toList())
+                        .as("partition %d keeps the acknowledged records in order", p)
+                        .isEqualTo(acks);
+            }
+            // The consumer group read on through the kills and saw every acknowledged record.
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline && !seenAll(consumed, acked)) {
+                Thread.sleep(200);
+            }
+            assertThat(seenAll(consumed, acked))
+                    .as("the group consumer saw every acknowledged record")
+                    .isTrue();
+        } finally {
+            consuming.set(false);
+            consumer.join(60_000);
         }
-        Thread.sleep(2000);
-        producing.set(false);
-        producer.join(180_000);
-        assertThat(producerFailure.get()).as("the producer's own failure").isNull();
-        final int total = acked.values().stream().mapToInt(List::size).sum();
-        assertThat(total).as("records acknowledged through five kills").isGreaterThan(500);
-
-        // Every acknowledged record is in the log once, in the order it was acknowledged.
-        final Map<Integer, List<String>> inLog = readAll("failover", 3);
-        for (int p = 0; p < 3; p++) {
-            final List<String> log = inLog.getOrDefault(p, List.of());
-            assertThat(log).as("partition %d holds no record twice", p).doesNotHaveDuplicates();
-            final List<String> acks = acked.getOrDefault(p, List.of());
-            assertThat(log)
-                    .as("partition %d holds every acknowledged record", p)
-                    .containsAll(acks);
-            assertThat(log.stream().filter(acks::contains).toList())
-                    .as("partition %d keeps the acknowledged records in order", p)
-                    .isEqualTo(acks);
-        }
-        // The consumer group read on through the kills and saw every acknowledged record.
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline && !seenAll(consumed, acked)) {
-            Thread.sleep(200);
-        }
-        consuming.set(false);
-        consumer.join(60_000);
-        assertThat(seenAll(consumed, acked))
-                .as("the group consumer saw every acknowledged record")
-                .isTrue();
+        assertThat(consumerFailure.get()).as("the group consumer's own failure").isNull();
     }
 
     @Test
@@ -155,11 +182,14 @@ class ClusterFailoverTest {
                     .findFirst()
                     .orElseThrow();
             final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (leaderAsSeenBy(cluster.address(other), "paused", 0) == paused) {
+            MetadataResponseData.MetadataResponsePartition seen =
+                    partitionAsSeenBy(cluster.address(other), "paused", 0);
+            while (seen.leaderId() != -1 || seen.leaderEpoch() <= epochBefore) {
                 assertThat(System.nanoTime())
                         .as("the quorum fences the paused broker")
                         .isLessThan(deadline);
                 Thread.sleep(100);
+                seen = partitionAsSeenBy(cluster.address(other), "paused", 0);
             }
         } finally {
             cluster.signal(paused, "CONT");
@@ -237,6 +267,7 @@ class ClusterFailoverTest {
     private void produceUntilStopped(
             final AtomicBoolean producing,
             final Map<Integer, List<String>> acked,
+            final List<Exception> sendErrors,
             final AtomicReference<Exception> failure) {
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
@@ -257,6 +288,8 @@ class ClusterFailoverTest {
                             if (error == null) {
                                 acked.computeIfAbsent(partition, k -> Collections.synchronizedList(new ArrayList<>()))
                                         .add(value);
+                            } else {
+                                sendErrors.add(error);
                             }
                         });
                 i++;
@@ -268,7 +301,10 @@ class ClusterFailoverTest {
         }
     }
 
-    private void consumeUntilStopped(final AtomicBoolean consuming, final Map<Integer, List<String>> consumed) {
+    private void consumeUntilStopped(
+            final AtomicBoolean consuming,
+            final Map<Integer, List<String>> consumed,
+            final AtomicReference<Exception> failure) {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "failover-readers");
@@ -282,6 +318,8 @@ class ClusterFailoverTest {
                             .add(new String(r.value(), StandardCharsets.UTF_8));
                 }
             }
+        } catch (final Exception e) {
+            failure.set(e);
         }
     }
 

@@ -27,6 +27,9 @@ public interface CoordinatorLocator {
      * @param message the error's explanation for the client, or null
      */
     record Located(Errors error, String message, int nodeId, String host, int port) {
+        /** Served here, wherever "here" is reached: for a handler that only needs to know it may serve the key. */
+        public static final Located HERE = new Located(Errors.NONE, null, -1, "", -1);
+
         public static Located at(final int nodeId, final Endpoint endpoint) {
             return new Located(Errors.NONE, null, nodeId, endpoint.host(), endpoint.port());
         }

@@ -28,12 +28,27 @@ public final class ProducerIdHandler implements ApiHandler {
     private final ProducerIds ids;
     private final TransactionCoordinator transactions;
     private final AccessControl access;
+    private final CoordinatorLocator coordinators;
 
+    /** A single broker's handler: it coordinates every transactional id. */
     public ProducerIdHandler(
             final ProducerIds ids, final TransactionCoordinator transactions, final AccessControl access) {
+        this(ids, transactions, access, (keyType, key, listener) -> CoordinatorLocator.Located.HERE);
+    }
+
+    /**
+     * @param coordinators where transactional ids are coordinated: one this broker may not coordinate (a cluster
+     *     serves no transactions yet) is refused with the locator's error
+     */
+    public ProducerIdHandler(
+            final ProducerIds ids,
+            final TransactionCoordinator transactions,
+            final AccessControl access,
+            final CoordinatorLocator coordinators) {
         this.ids = ids;
         this.transactions = transactions;
         this.access = access;
+        this.coordinators = coordinators;
     }
 
     @Override
@@ -51,6 +66,14 @@ public final class ProducerIdHandler implements ApiHandler {
                     response.setErrorCode(refused.code()).setProducerId(-1).setProducerEpoch((short) -1)));
         }
         if (data.transactionalId() != null) {
+            final CoordinatorLocator.Located coordinator =
+                    coordinators.locate(CoordinatorLocator.TRANSACTION, data.transactionalId(), context.listenerName());
+            if (coordinator.error() != Errors.NONE) {
+                return CompletableFuture.completedFuture(
+                        Response.of(response.setErrorCode(coordinator.error().code())
+                                .setProducerId(-1)
+                                .setProducerEpoch((short) -1)));
+            }
             if (data.enable2Pc() || data.keepPreparedTxn()) {
                 // KIP-939's two-phase commit with an external coordinator is not served.
                 return CompletableFuture.completedFuture(

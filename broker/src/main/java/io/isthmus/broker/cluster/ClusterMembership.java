@@ -175,19 +175,34 @@ public final class ClusterMembership implements AutoCloseable {
         current.awaitActive(timeout);
     }
 
-    /** Closes once; a second call (a failed start closing what it started) does nothing. */
+    /**
+     * Controlled shutdown: stops heartbeating and asks the quorum to fence this broker now, so its leaderships move
+     * before it goes rather than a session later. The voter keeps running until {@link #close}.
+     */
+    public void shutDown() throws InterruptedException {
+        final BrokerLifecycle current = lifecycle;
+        if (current != null) {
+            current.shutDown(SHUTDOWN_WAIT);
+        }
+    }
+
+    /**
+     * Shuts down under control if that has not happened, then stops applying metadata and closes the voter. Closes
+     * once; a second call (a failed start closing what it started) does nothing. The voter is closed even if the
+     * steps before it are interrupted.
+     */
     @Override
     public synchronized void close() throws IOException, InterruptedException {
         if (closed) {
             return;
         }
         closed = true;
-        final BrokerLifecycle current = lifecycle;
-        if (current != null) {
-            current.shutDown(SHUTDOWN_WAIT);
+        try {
+            shutDown();
+            hosting.close();
+        } finally {
+            quorum.close();
+            LOG.info("broker {} left its cluster", settings.nodeId());
         }
-        hosting.close();
-        quorum.close();
-        LOG.info("broker {} left its cluster", settings.nodeId());
     }
 }

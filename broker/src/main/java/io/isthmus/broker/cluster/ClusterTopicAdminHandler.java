@@ -14,9 +14,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -282,16 +282,17 @@ final class ClusterTopicAdminHandler implements ApiHandler {
         return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
     }
 
-    /** REQUEST_TIMED_OUT when the quorum did not answer in time, else the failure's own error. */
+    /**
+     * A Kafka error the quorum's answer carried as it is; anything else (no answer in time, the quorum's client giving
+     * up through an election) REQUEST_TIMED_OUT, which admin clients retry.
+     */
     private static Errors errorOf(final Throwable failure) {
         final Throwable cause =
                 failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        return cause == null || cause instanceof TimeoutException
-                ? Errors.REQUEST_TIMED_OUT
-                : Errors.forException(cause);
+        return cause instanceof ApiException ? Errors.forException(cause) : Errors.REQUEST_TIMED_OUT;
     }
 
     private static String quorumFailure(final Throwable failure) {
-        return "the metadata quorum did not answer: " + (failure == null ? "no answer" : failure.getMessage());
+        return "the metadata quorum did not decide: " + (failure == null ? "no answer" : failure.getMessage());
     }
 }

@@ -147,7 +147,14 @@ final class ImageMetadata implements MetadataView {
                         .setName(name)
                         .setNumPartitions(defaultPartitions)
                         .setReplicationFactor(defaultReplicationFactor));
-        membership.quorum().createTopics(request).whenComplete((answer, failure) -> {
+        final CompletableFuture<CreateTopicsResponseData> sent;
+        try {
+            sent = membership.quorum().createTopics(request);
+        } catch (final RuntimeException e) {
+            creating.remove(name);
+            return CompletableFuture.failedFuture(e);
+        }
+        sent.whenComplete((answer, failure) -> {
             creating.remove(name);
             final CreateTopicsResponseData.CreatableTopicResult result =
                     answer == null ? null : answer.topics().find(name);
@@ -156,7 +163,9 @@ final class ImageMetadata implements MetadataView {
                 LOG.warn(
                         "auto-creating topic {} failed: {}",
                         name,
-                        failure != null ? failure.toString() : error + " " + result.errorMessage());
+                        failure != null
+                                ? failure.toString()
+                                : error + (result == null ? " (no answer for it)" : " " + result.errorMessage()));
             }
         });
         return CompletableFuture.completedFuture(null);

@@ -3,6 +3,7 @@ package io.isthmus.broker.cluster;
 import io.isthmus.broker.producer.ProducerIds;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
@@ -17,6 +18,9 @@ import org.apache.kafka.common.protocol.Errors;
  * clients retry (so does the first producer after a start). A request thread is never held for an election.
  */
 final class QuorumProducerIds implements ProducerIds {
+    /** A block not answered within this is given up on; the next producer asks again. */
+    private static final long REQUEST_TIMEOUT_SECONDS = 10;
+
     private final ClusterMembership membership;
     /** The current block is {@code [next, end)}, of {@code blockSize} ids. */
     private long next;
@@ -69,16 +73,22 @@ final class QuorumProducerIds implements ProducerIds {
         blockSize = block.producerIdLen();
     }
 
+    /** Asks the quorum for a block; never throws, and gives up after {@link #REQUEST_TIMEOUT_SECONDS}. */
     private CompletableFuture<AllocateProducerIdsResponseData> request() {
         final long epoch = membership.brokerEpoch();
         if (epoch < 0) {
             return CompletableFuture.failedFuture(
                     new IllegalStateException("broker " + membership.nodeId() + " is not registered yet"));
         }
-        return membership
-                .quorum()
-                .allocateProducerIds(new AllocateProducerIdsRequestData()
-                        .setBrokerId(membership.nodeId())
-                        .setBrokerEpoch(epoch));
+        try {
+            return membership
+                    .quorum()
+                    .allocateProducerIds(new AllocateProducerIdsRequestData()
+                            .setBrokerId(membership.nodeId())
+                            .setBrokerEpoch(epoch))
+                    .orTimeout(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (final RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 }

@@ -88,7 +88,22 @@ class ClusterModeTest {
                     .allSatisfy(p -> assertThat(p.replicas()).hasSize(1));
             assertThat(admin.describeCluster().nodes().get()).hasSize(BROKERS);
 
-            // Each broker holds and serves the partitions it leads, and sends clients to the leader for the rest.
+            // Each broker holds and serves the partitions it leads, and sends clients to the leader for the rest (once
+            // each has applied the topic: its hosting runs on a thread of its own).
+            awaitCondition(
+                    () -> spread.partitions().stream().allMatch(p -> brokers.entrySet().stream()
+                            .allMatch(b -> b.getValue()
+                                            .cluster()
+                                            .orElseThrow()
+                                            .image()
+                                            .topic("spread")
+                                            .isPresent()
+                                    && b.getValue()
+                                                    .partitions()
+                                                    .partition(new TopicPartition("spread", p.partition()))
+                                                    .isPresent()
+                                            == (b.getKey() == p.leader().id()))),
+                    "every broker holds exactly the partitions of 'spread' it leads");
             for (final TopicPartitionInfo p : spread.partitions()) {
                 final TopicPartition tp = new TopicPartition("spread", p.partition());
                 for (final Map.Entry<Integer, Broker> b : brokers.entrySet()) {
