@@ -22,6 +22,14 @@ public interface CoordinatorLocator {
     Located locate(byte keyType, String key, String listenerName);
 
     /**
+     * Whether this broker coordinates {@code key}: requests for a group coordinated elsewhere are answered
+     * NOT_COORDINATOR, so a client sent astray finds the coordinator again rather than split its group in two.
+     */
+    default boolean coordinatesHere(final byte keyType, final String key) {
+        return true;
+    }
+
+    /**
      * A coordinator found, or the error that says why none can be named now.
      *
      * @param message the error's explanation for the client, or null

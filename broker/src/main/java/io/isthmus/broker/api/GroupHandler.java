@@ -111,6 +111,11 @@ public final class GroupHandler implements ApiHandler {
 
     @Override
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
+        final String group = singleGroupOf(request);
+        if (group != null && !coordinators.coordinatesHere(GROUP_KEY_TYPE, group)) {
+            return done(request.getErrorResponse(0, Errors.NOT_COORDINATOR.exception())
+                    .data());
+        }
         return switch (request) {
             case FindCoordinatorRequest find -> done(findCoordinator(context, find));
             case JoinGroupRequest join ->
@@ -194,6 +199,28 @@ public final class GroupHandler implements ApiHandler {
         return refused != Errors.NONE
                 ? CoordinatorLocator.Located.none(refused, null)
                 : coordinators.locate(keyType, key, context.listenerName());
+    }
+
+    /**
+     * The one group a request is about, or null for none or several (a batched OffsetFetch, DescribeGroups and
+     * ListGroups are answered by whatever this broker coordinates).
+     */
+    private static String singleGroupOf(final AbstractRequest request) {
+        return switch (request) {
+            case JoinGroupRequest r -> r.data().groupId();
+            case SyncGroupRequest r -> r.data().groupId();
+            case HeartbeatRequest r -> r.data().groupId();
+            case LeaveGroupRequest r -> r.data().groupId();
+            case OffsetCommitRequest r -> r.data().groupId();
+            case TxnOffsetCommitRequest r -> r.data().groupId();
+            case OffsetFetchRequest r ->
+                r.data().groups().isEmpty()
+                        ? r.data().groupId()
+                        : r.data().groups().size() == 1
+                                ? r.data().groups().getFirst().groupId()
+                                : null;
+            default -> null;
+        };
     }
 
     /** Kafka's rule: finding a coordinator needs DESCRIBE on the group or the transactional id. */

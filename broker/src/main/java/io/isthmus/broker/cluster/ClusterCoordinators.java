@@ -40,7 +40,7 @@ final class ClusterCoordinators implements CoordinatorLocator {
         if (keyType == TRANSACTION) {
             return Located.none(Errors.UNSUPPORTED_VERSION, NO_TRANSACTIONS);
         }
-        final int coordinator = voterIds.get(Utils.abs(key.hashCode()) % voterIds.size());
+        final int coordinator = coordinatorOf(key);
         final Optional<BrokerRegistration> broker = membership.image().broker(coordinator);
         if (broker.isEmpty() || broker.get().fenced()) {
             return Located.none(
@@ -52,5 +52,14 @@ final class ClusterCoordinators implements CoordinatorLocator {
                 .orElseGet(() -> Located.none(
                         Errors.COORDINATOR_NOT_AVAILABLE,
                         "broker " + coordinator + ", the coordinator of this group, has no listener " + listenerName));
+    }
+
+    @Override
+    public boolean coordinatesHere(final byte keyType, final String key) {
+        return keyType == GROUP && coordinatorOf(key) == membership.nodeId();
+    }
+
+    private int coordinatorOf(final String groupId) {
+        return voterIds.get(Utils.abs(groupId.hashCode()) % voterIds.size());
     }
 }

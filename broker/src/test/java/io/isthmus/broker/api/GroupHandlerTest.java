@@ -81,6 +81,49 @@ class GroupHandlerTest {
     }
 
     @Test
+    void aGroupCoordinatedByAnotherBrokerIsAnsweredNotCoordinator() throws Exception {
+        final CoordinatorLocator elsewhere = new CoordinatorLocator() {
+            @Override
+            public Located locate(final byte keyType, final String key, final String listenerName) {
+                return Located.none(Errors.COORDINATOR_NOT_AVAILABLE, null);
+            }
+
+            @Override
+            public boolean coordinatesHere(final byte keyType, final String key) {
+                return !key.equals("theirs");
+            }
+        };
+        final GroupHandler cluster =
+                new GroupHandler(coordinator, transactions, topics, elsewhere, AccessControl.allowAll());
+
+        final HeartbeatResponseData theirs = Requests.body(
+                cluster,
+                ApiKeys.HEARTBEAT,
+                ApiKeys.HEARTBEAT.latestVersion(),
+                new HeartbeatRequestData().setGroupId("theirs").setMemberId("m").setGenerationId(1));
+        final OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId("theirs");
+        commit.topics()
+                .add(new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                        .setName("orders")
+                        .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                .setPartitionIndex(0)
+                                .setCommittedOffset(5))));
+        final OffsetCommitResponseData committed = Requests.body(cluster, ApiKeys.OFFSET_COMMIT, (short) 8, commit);
+        final HeartbeatResponseData ours = Requests.body(
+                cluster,
+                ApiKeys.HEARTBEAT,
+                ApiKeys.HEARTBEAT.latestVersion(),
+                new HeartbeatRequestData().setGroupId("ours").setMemberId("m").setGenerationId(1));
+
+        assertThat(Errors.forCode(theirs.errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(Errors.forCode(
+                        committed.topics().getFirst().partitions().getFirst().errorCode()))
+                .isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(offsets.committed("theirs")).isEmpty();
+        assertThat(Errors.forCode(ours.errorCode())).isNotEqualTo(Errors.NOT_COORDINATOR);
+    }
+
+    @Test
     void shouldFindThisBrokerAsGroupCoordinatorInTheV3Shape() throws Exception {
         final FindCoordinatorResponseData group = Requests.body(
                 handler,
