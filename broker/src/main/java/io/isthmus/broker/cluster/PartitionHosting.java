@@ -98,13 +98,16 @@ final class PartitionHosting implements AutoCloseable {
         if (image == null || closed) {
             return;
         }
-        final long catchUp = catchUpIndex.getAsLong();
-        if (catchUp < 0 || image.appliedIndex() < catchUp) {
-            // Not caught up: look again shortly (the next image may be a while: heartbeats log nothing).
-            schedule(CATCH_UP_POLL_MILLIS);
-            return;
-        }
-        if (image.appliedIndex() > appliedIndex || appliedIndex == 0) {
+        // An image no newer than one applied already (a listener registering while the voter publishes can hand one
+        // over late) is dropped.
+        final boolean stale = appliedIndex > 0 && image.appliedIndex() <= appliedIndex;
+        if (!stale) {
+            final long catchUp = catchUpIndex.getAsLong();
+            if (catchUp < 0 || image.appliedIndex() < catchUp) {
+                // Not caught up: look again shortly (the next image may be a while: heartbeats log nothing).
+                schedule(CATCH_UP_POLL_MILLIS);
+                return;
+            }
             try {
                 apply(image);
             } catch (final Throwable e) {

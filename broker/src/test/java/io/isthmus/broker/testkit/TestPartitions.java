@@ -18,9 +18,17 @@ public final class TestPartitions {
 
     /** Partitions with {@code max.broker.partitions} set to {@code maxPartitions}. */
     public static PartitionManager start(final Path logDir, final int maxPartitions) throws IOException {
-        final LogManager logs = LogManager.fromConfig(
+        return PartitionManager.start(logs(logDir), TopicRegistry.open(logDir), maxPartitions);
+    }
+
+    /** The partitions of a broker of a cluster, which holds only what the cluster's metadata assigns it. */
+    public static PartitionManager startForCluster(final Path logDir) throws IOException {
+        return PartitionManager.startForCluster(logs(logDir), TopicRegistry.open(logDir));
+    }
+
+    private static LogManager logs(final Path logDir) {
+        return LogManager.fromConfig(
                 Map.of(LogManager.LOG_DIRS, logDir.toString(), "log.segment.bytes", Integer.toString(1024 * 1024)),
                 InstantSource.system());
-        return PartitionManager.start(logs, TopicRegistry.open(logDir), maxPartitions);
     }
 }

@@ -1,0 +1,108 @@
+package io.isthmus.broker.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.isthmus.broker.group.FileOffsetStore;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.testkit.TestPartitions;
+import io.isthmus.metadata.image.ClusterImage;
+import io.isthmus.metadata.image.PartitionState;
+import io.isthmus.metadata.image.TopicImage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The broker's partitions follow the cluster's metadata only from its own registration on: a restarted voter's image
+ * is half-replayed before that, and following it would delete partitions it does not show yet.
+ */
+class PartitionHostingTest {
+    private static final int ME = 1;
+    private static final Uuid TOPIC_ID = Uuid.randomUuid();
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong registeredAt = new AtomicLong(-1);
+    private PartitionManager partitions;
+    private FileOffsetStore offsets;
+    private PartitionHosting hosting;
+
+    @BeforeEach
+    void start() throws Exception {
+        partitions = TestPartitions.startForCluster(dir.resolve("logs"));
+        offsets = FileOffsetStore.open(dir.resolve("offsets"));
+        hosting = new PartitionHosting(ME, partitions, offsets, registeredAt::get);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        hosting.close();
+        partitions.close();
+        offsets.close();
+    }
+
+    @Test
+    void nothingIsAppliedBeforeTheRegistrationAndNoImageOlderThanOneApplied() throws Exception {
+        hosting.offer(image(10, true));
+        Thread.sleep(300);
+        assertThat(held()).as("before this broker's registration is known").isFalse();
+
+        registeredAt.set(12);
+        Thread.sleep(300);
+        assertThat(held()).as("an image older than the registration").isFalse();
+        assertThat(hosting.appliedIndex()).isZero();
+
+        hosting.offer(image(14, true));
+        await(this::held, "the partition held once an image reaches the registration");
+        assertThat(hosting.appliedIndex()).isEqualTo(14);
+
+        // Images without the topic arriving late, one older than the registration, one older than what was applied:
+        // both dropped, the partition and its log stay.
+        hosting.offer(image(11, false));
+        Thread.sleep(300);
+        hosting.offer(image(13, false));
+        Thread.sleep(300);
+        assertThat(held()).isTrue();
+        assertThat(hosting.appliedIndex()).isEqualTo(14);
+
+        hosting.offer(image(15, false));
+        await(
+                () -> !held() && partitions.topics().byName("t").isEmpty(),
+                "the topic and its partition dropped by a newer image without it");
+        assertThat(hosting.appliedIndex()).isEqualTo(15);
+    }
+
+    private boolean held() {
+        return partitions.partition(new TopicPartition("t", 0)).isPresent();
+    }
+
+    /** An image at {@code index} with this broker registered, and topic "t" on it if {@code withTopic}. */
+    private static ClusterImage image(final long index, final boolean withTopic) {
+        final Map<String, TopicImage> topics = withTopic
+                ? Map.of(
+                        "t",
+                        new TopicImage("t", TOPIC_ID, List.of(new PartitionState(List.of(ME), List.of(ME), ME, 0, 0))))
+                : Map.of();
+        return new ClusterImage(index, Map.of(), topics);
+    }
+
+    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+}
