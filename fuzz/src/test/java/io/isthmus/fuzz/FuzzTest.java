@@ -10,9 +10,11 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,6 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * broker death, no unexpected server error, no acknowledged record lost or duplicated, bounded memory, and nothing
  * left behind once the fuzzing connections are gone (connections, long polls).
  */
+// A million frames take 80 s on an idle 2-core machine, near the suites' 120 s default: a busy one took longer and
+// failed CI. The run's length says nothing about correctness; this bound only catches a broker that stopped answering.
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
 class FuzzTest {
     private static final long FRAMES = 1_000_000;
     /** The broker's network buffers stay far below this: pooled, and bounded per connection by backpressure. */
