@@ -6,12 +6,12 @@ import io.isthmus.broker.api.ApiHandler;
 import io.isthmus.broker.api.ApiVersionsHandler;
 import io.isthmus.broker.api.BrokerNode;
 import io.isthmus.broker.api.ClusterHandler;
-import io.isthmus.broker.api.ClusterNodes;
 import io.isthmus.broker.api.CoordinatorLocator;
 import io.isthmus.broker.api.FetchHandler;
 import io.isthmus.broker.api.GroupHandler;
 import io.isthmus.broker.api.ListOffsetsHandler;
 import io.isthmus.broker.api.MetadataHandler;
+import io.isthmus.broker.api.MetadataView;
 import io.isthmus.broker.api.ProduceHandler;
 import io.isthmus.broker.api.ProducerIdHandler;
 import io.isthmus.broker.api.RequestRouter;
@@ -204,16 +204,13 @@ public final class Broker implements AutoCloseable {
 
             final CoordinatorLocator coordinators =
                     cluster.map(ClusterMembership::coordinators).orElseGet(() -> CoordinatorLocator.thisBroker(node));
+            final MetadataView metadata = cluster.map(c -> c.metadataView(config.numPartitions()))
+                    .orElseGet(() -> new SingleBrokerMetadata(partitions, node, config.numPartitions()));
             final AtomicReference<RequestRouter> router = new AtomicReference<>();
             final List<ApiHandler> handlers = List.of(
                     new ApiVersionsHandler(
                             () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
-                    new MetadataHandler(
-                            cluster.map(c -> c.metadataView(config.numPartitions()))
-                                    .orElseGet(
-                                            () -> new SingleBrokerMetadata(partitions, node, config.numPartitions())),
-                            config.autoCreateTopics(),
-                            access),
+                    new MetadataHandler(metadata, config.autoCreateTopics(), access),
                     new ProduceHandler(partitions, access, leadership),
                     new FetchHandler(partitions, delayedFetches, access, leadership),
                     new ListOffsetsHandler(partitions, access, leadership),
@@ -224,13 +221,7 @@ public final class Broker implements AutoCloseable {
                     new TransactionHandler(transactions, access),
                     new GroupHandler(coordinator, transactions, partitions.topics(), coordinators, access),
                     new ClusterHandler(
-                            node,
-                            cluster.<ClusterNodes>map(c -> c.metadataView(config.numPartitions()))
-                                    .orElseGet(() -> ClusterNodes.of(node)),
-                            partitions.topics(),
-                            brokerSettings(config),
-                            topicSettings(logs),
-                            access),
+                            node, metadata, partitions.topics(), brokerSettings(config), topicSettings(logs), access),
                     new ScramCredentialsHandler(scramCredentials, access),
                     new AclsHandler(aclAuthorizer, access));
             router.set(new RequestRouter(handlers));

@@ -1,14 +1,15 @@
 package io.isthmus.cli;
 
+import io.isthmus.broker.config.BrokerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,14 +41,12 @@ public final class ClusterMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final Map<String, String> extra = new TreeMap<>();
-        for (final String setting : settings) {
-            final int eq = setting.indexOf('=');
-            if (eq <= 0) {
-                System.err.println("isthmus cluster: expected key=value but got '" + setting + "'");
-                return 2;
-            }
-            extra.put(setting.substring(0, eq), setting.substring(eq + 1));
+        final Map<String, String> extra;
+        try {
+            extra = BrokerConfig.parseSettings(settings);
+        } catch (final ConfigException e) {
+            System.err.println("isthmus cluster: " + e.getMessage());
+            return 2;
         }
         final Path dir = directory != null ? directory : Files.createTempDirectory("isthmus-cluster-");
         final LocalCluster cluster = LocalCluster.plan(brokers, dir, extra);

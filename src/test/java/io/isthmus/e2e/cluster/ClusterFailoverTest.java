@@ -105,6 +105,7 @@ class ClusterFailoverTest {
         producer.start();
         consumer.start();
         try {
+            // The sleeps pace the scenario (traffic between kills, a broker down for a while), they wait for nothing.
             for (int round = 0; round < 5; round++) {
                 Thread.sleep(1500);
                 final int partition = round % 3;
@@ -113,13 +114,10 @@ class ClusterFailoverTest {
                 Thread.sleep(1000);
                 cluster.start(victim);
                 // Its own Metadata naming it leader again: the restarted process has caught up and been unfenced.
-                final long deadline = System.nanoTime() + FORMED_WITHIN.toNanos();
-                while (leaderAsSeenBy(cluster.address(victim), "failover", partition) != victim) {
-                    assertThat(System.nanoTime())
-                            .as("broker %d leads partition %d again after its restart", victim, partition)
-                            .isLessThan(deadline);
-                    Thread.sleep(100);
-                }
+                awaitTrue(
+                        FORMED_WITHIN,
+                        "broker " + victim + " leads partition " + partition + " again after its restart",
+                        () -> leaderAsSeenBy(cluster.address(victim), "failover", partition) == victim);
             }
             Thread.sleep(2000);
         } finally {
@@ -152,13 +150,10 @@ class ClusterFailoverTest {
                         .isEqualTo(acks);
             }
             // The consumer group read on through the kills and saw every acknowledged record.
-            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline && !seenAll(consumed, acked)) {
-                Thread.sleep(200);
-            }
-            assertThat(seenAll(consumed, acked))
-                    .as("the group consumer saw every acknowledged record")
-                    .isTrue();
+            awaitTrue(
+                    Duration.ofSeconds(60),
+                    "the group consumer saw every acknowledged record",
+                    () -> seenAll(consumed, acked));
         } finally {
             consuming.set(false);
             consumer.join(60_000);
@@ -181,16 +176,11 @@ class ClusterFailoverTest {
                     .filter(id -> id != paused)
                     .findFirst()
                     .orElseThrow();
-            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            MetadataResponseData.MetadataResponsePartition seen =
-                    partitionAsSeenBy(cluster.address(other), "paused", 0);
-            while (seen.leaderId() != -1 || seen.leaderEpoch() <= epochBefore) {
-                assertThat(System.nanoTime())
-                        .as("the quorum fences the paused broker")
-                        .isLessThan(deadline);
-                Thread.sleep(100);
-                seen = partitionAsSeenBy(cluster.address(other), "paused", 0);
-            }
+            awaitTrue(Duration.ofSeconds(30), "the quorum fences the paused broker", () -> {
+                final MetadataResponseData.MetadataResponsePartition seen =
+                        partitionAsSeenBy(cluster.address(other), "paused", 0);
+                return seen.leaderId() == -1 && seen.leaderEpoch() > epochBefore;
+            });
         } finally {
             cluster.signal(paused, "CONT");
         }
@@ -200,11 +190,10 @@ class ClusterFailoverTest {
 
         // And it comes back as the partition's leader under a newer epoch.
         cluster.awaitBrokers(3, FORMED_WITHIN);
-        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (leaderAsSeenBy(cluster.address(paused), "paused", 0) != paused) {
-            assertThat(System.nanoTime()).as("the resumed broker leads again").isLessThan(deadline);
-            Thread.sleep(100);
-        }
+        awaitTrue(
+                Duration.ofSeconds(30),
+                "the resumed broker leads again",
+                () -> leaderAsSeenBy(cluster.address(paused), "paused", 0) == paused);
         assertThat(leaderEpoch(cluster.address(paused), "paused", 0)).isGreaterThan(epochBefore);
     }
 
@@ -293,7 +282,7 @@ class ClusterFailoverTest {
                             }
                         });
                 i++;
-                Thread.sleep(2);
+                Thread.sleep(2); // pacing: a few hundred sends a second, not a flood a downed partition must buffer
             }
             producer.flush();
         } catch (final Exception e) {
@@ -371,12 +360,27 @@ class ClusterFailoverTest {
                     .all()
                     .get();
         }
-        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (describe(topic).partitions().stream()
-                .anyMatch(p -> p.leader() == null || p.leader().isEmpty())) {
-            assertThat(System.nanoTime())
-                    .as("every partition of %s has a leader", topic)
-                    .isLessThan(deadline);
+        awaitTrue(
+                Duration.ofSeconds(30),
+                "every partition of " + topic + " has a leader",
+                () -> describe(topic).partitions().stream().allMatch(ClusterFailoverTest::hasLeader));
+    }
+
+    private static boolean hasLeader(final TopicPartitionInfo partition) {
+        return partition.leader() != null && !partition.leader().isEmpty();
+    }
+
+    /** A condition that may ask a broker, and so throw. */
+    @FunctionalInterface
+    private interface Check {
+        boolean holds() throws Exception;
+    }
+
+    /** Returns once {@code check} holds, asking every 100 ms; fails naming {@code what} past {@code within}. */
+    private static void awaitTrue(final Duration within, final String what, final Check check) throws Exception {
+        final long deadline = System.nanoTime() + within.toNanos();
+        while (!check.holds()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
             Thread.sleep(100);
         }
     }
@@ -388,17 +392,12 @@ class ClusterFailoverTest {
     }
 
     private int leaderOf(final String topic, final int partition) throws Exception {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            final TopicPartitionInfo info = describe(topic).partitions().get(partition);
-            if (info.leader() != null && !info.leader().isEmpty()) {
-                return info.leader().id();
-            }
-            assertThat(System.nanoTime())
-                    .as("partition %d of %s has a leader", partition, topic)
-                    .isLessThan(deadline);
-            Thread.sleep(100);
-        }
+        final TopicPartitionInfo[] seen = new TopicPartitionInfo[1];
+        awaitTrue(Duration.ofSeconds(60), "partition " + partition + " of " + topic + " has a leader", () -> {
+            seen[0] = describe(topic).partitions().get(partition);
+            return hasLeader(seen[0]);
+        });
+        return seen[0].leader().id();
     }
 
     /** The leader of a partition in the Metadata answer of the broker at {@code address} itself, -1 for none. */

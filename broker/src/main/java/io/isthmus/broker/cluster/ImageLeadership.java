@@ -24,16 +24,15 @@ final class ImageLeadership implements PartitionLeadership {
     @Override
     public Errors check(final Partition local, final int currentLeaderEpoch) {
         final TopicPartition partition = local.topicPartition();
-        final Optional<TopicImage> topic = membership.image().topic(partition.topic());
         // A topic deleted and created again under its name has another id: this broker's partition of the old one
         // takes nothing more, even before the hosting thread has replaced it.
-        if (topic.isEmpty()
-                || !topic.get().id().equals(local.topicId())
-                || partition.partition() < 0
-                || partition.partition() >= topic.get().partitions().size()) {
+        final Optional<PartitionState> found = stateOf(
+                membership.image().topic(partition.topic()).filter(t -> t.id().equals(local.topicId())),
+                partition.partition());
+        if (found.isEmpty()) {
             return Errors.UNKNOWN_TOPIC_OR_PARTITION;
         }
-        final PartitionState state = topic.get().partition(partition.partition());
+        final PartitionState state = found.get();
         if (currentLeaderEpoch >= 0 && currentLeaderEpoch < state.leaderEpoch()) {
             return Errors.FENCED_LEADER_EPOCH;
         }
@@ -48,12 +47,13 @@ final class ImageLeadership implements PartitionLeadership {
 
     @Override
     public boolean heldElsewhere(final TopicPartition partition) {
-        return membership
-                .image()
-                .topic(partition.topic())
-                .filter(t -> partition.partition() >= 0
-                        && partition.partition() < t.partitions().size())
-                .filter(t -> !t.partition(partition.partition()).replicas().contains(membership.nodeId()))
+        return stateOf(membership.image().topic(partition.topic()), partition.partition())
+                .filter(state -> !state.replicas().contains(membership.nodeId()))
                 .isPresent();
+    }
+
+    /** Partition {@code index} of {@code topic}, if both exist. */
+    private static Optional<PartitionState> stateOf(final Optional<TopicImage> topic, final int index) {
+        return topic.filter(t -> index >= 0 && index < t.partitions().size()).map(t -> t.partition(index));
     }
 }

@@ -542,15 +542,26 @@ public final class BrokerConfig extends AbstractConfig {
                     .stringPropertyNames()
                     .forEach(key -> values.put(key, properties.getProperty(key).trim()));
         }
-        for (final String override : overrides) {
-            final int eq = override.indexOf('=');
+        values.putAll(parseSettings(overrides));
+        return of(values);
+    }
+
+    /**
+     * {@code key=value} arguments as a map, later ones winning.
+     *
+     * @throws ConfigException naming the first argument that is not {@code key=value}
+     */
+    public static Map<String, String> parseSettings(final List<String> arguments) {
+        final Map<String, String> values = new HashMap<>();
+        for (final String argument : arguments) {
+            final int eq = argument.indexOf('=');
             if (eq <= 0) {
-                throw new ConfigException("expected key=value but got argument='" + override + "'");
+                throw new ConfigException("expected key=value but got argument='" + argument + "'");
             }
             values.put(
-                    override.substring(0, eq).trim(), override.substring(eq + 1).trim());
+                    argument.substring(0, eq).trim(), argument.substring(eq + 1).trim());
         }
-        return of(values);
+        return values;
     }
 
     public int nodeId() {

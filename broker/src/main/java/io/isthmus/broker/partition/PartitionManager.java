@@ -261,15 +261,13 @@ public final class PartitionManager implements AutoCloseable {
      * empty; partitions assigned before keep their logs. New logs exist before the registry lists them and are routed
      * to only after; a crash in between leaves logs no topic owns, which the next start deletes, or partitions without
      * logs, which the next call creates.
-     *
-     * @return the names of the topics that were removed or replaced
      */
-    public synchronized Set<String> host(final Collection<HostedTopic> cluster) {
+    public synchronized void host(final Collection<HostedTopic> cluster) {
         if (everyPartition) {
             throw new IllegalStateException("a single broker holds every partition; host is for a broker of a cluster");
         }
         final Map<String, HostedTopic> wanted = byName(cluster);
-        final Set<String> removed = topicsRemovedBy(cluster);
+        final Set<String> removed = topicsRemovedBy(wanted);
         final List<TopicPartition> unhosted = new ArrayList<>();
         final List<PendingPartition> added = new ArrayList<>();
         for (final TopicPartition held : partitions.keySet()) {
@@ -313,12 +311,14 @@ public final class PartitionManager implements AutoCloseable {
                     unhosted.size(),
                     partitions.size());
         }
-        return removed;
     }
 
     /** The topics {@link #host} would remove or replace for {@code cluster}: absent from it, or there with another id. */
     public Set<String> topicsRemovedBy(final Collection<HostedTopic> cluster) {
-        final Map<String, HostedTopic> wanted = byName(cluster);
+        return topicsRemovedBy(byName(cluster));
+    }
+
+    private Set<String> topicsRemovedBy(final Map<String, HostedTopic> wanted) {
         final Set<String> removed = new HashSet<>();
         for (final TopicInfo local : topics.topics()) {
             final HostedTopic target = wanted.get(local.name());

@@ -7,6 +7,7 @@ import io.isthmus.broker.Broker;
 import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionLeadership;
+import io.isthmus.broker.testkit.Await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -22,6 +23,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -365,15 +367,8 @@ class ClusterModeTest {
         }
     }
 
-    private static void awaitCondition(final java.util.function.BooleanSupplier condition, final String what)
-            throws InterruptedException {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 30 s: " + what);
-            }
-            Thread.sleep(20);
-        }
+    private static void awaitCondition(final BooleanSupplier condition, final String what) throws InterruptedException {
+        Await.until(condition, Duration.ofSeconds(30), what);
     }
 
     private static int freePort() throws IOException {

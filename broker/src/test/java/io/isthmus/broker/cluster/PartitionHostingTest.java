@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.group.FileOffsetStore;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.testkit.Await;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
@@ -28,6 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
 class PartitionHostingTest {
     private static final int ME = 1;
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
+    /**
+     * How long the test gives the hosting thread to do what it must not (there is no event for "did nothing"): a
+     * shorter window could only let a wrong apply go unseen, never fail a correct one.
+     */
+    private static final long QUIET_WINDOW_MS = 300;
 
     @TempDir
     Path dir;
@@ -54,11 +60,11 @@ class PartitionHostingTest {
     @Test
     void nothingIsAppliedBeforeTheRegistrationAndNoImageOlderThanOneApplied() throws Exception {
         hosting.offer(image(10, true));
-        Thread.sleep(300);
+        Thread.sleep(QUIET_WINDOW_MS);
         assertThat(held()).as("before this broker's registration is known").isFalse();
 
         registeredAt.set(12);
-        Thread.sleep(300);
+        Thread.sleep(QUIET_WINDOW_MS);
         assertThat(held()).as("an image older than the registration").isFalse();
         assertThat(hosting.appliedIndex()).isZero();
 
@@ -71,9 +77,9 @@ class PartitionHostingTest {
         // Images without the topic arriving late, one older than the registration, one older than what was applied:
         // both dropped, the partition and its log stay.
         hosting.offer(image(11, false));
-        Thread.sleep(300);
+        Thread.sleep(QUIET_WINDOW_MS);
         hosting.offer(image(13, false));
-        Thread.sleep(300);
+        Thread.sleep(QUIET_WINDOW_MS);
         assertThat(held()).isTrue();
         assertThat(hosting.appliedIndex()).isEqualTo(14);
 
@@ -98,12 +104,6 @@ class PartitionHostingTest {
     }
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 10 s: " + what);
-            }
-            Thread.sleep(10);
-        }
+        Await.until(condition, Duration.ofSeconds(10), what);
     }
 }
