@@ -12,6 +12,7 @@ import io.isthmus.broker.api.GroupHandler;
 import io.isthmus.broker.api.ListOffsetsHandler;
 import io.isthmus.broker.api.MetadataHandler;
 import io.isthmus.broker.api.MetadataView;
+import io.isthmus.broker.api.OffsetForLeaderEpochHandler;
 import io.isthmus.broker.api.ProduceHandler;
 import io.isthmus.broker.api.ProducerIdHandler;
 import io.isthmus.broker.api.RequestRouter;
@@ -214,6 +215,7 @@ public final class Broker implements AutoCloseable {
                     new ProduceHandler(partitions, access, leadership),
                     new FetchHandler(partitions, delayedFetches, access, leadership),
                     new ListOffsetsHandler(partitions, access, leadership),
+                    new OffsetForLeaderEpochHandler(partitions, access, leadership),
                     cluster.map(c -> c.topicAdminHandler(config.numPartitions(), access))
                             .orElseGet(() -> new TopicAdminHandler(
                                     partitions, offsets, config.numPartitions(), config.nodeId(), access)),

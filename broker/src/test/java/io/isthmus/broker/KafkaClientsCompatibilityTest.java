@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Future;
@@ -22,6 +23,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.LogTruncationException;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -250,6 +253,58 @@ class KafkaClientsCompatibilityTest {
                 assertThat(got.headers().toArray()).containsExactly(want.headers());
             }
         }
+    }
+
+    @Test
+    void aConsumerValidatingItsPositionAfterASeekWithAnEpochIsToldWhereTheEpochEnds() throws Exception {
+        final String topic = "validated-positions";
+        createTopic(topic, 1);
+        final TopicPartition partition = new TopicPartition(topic, 0);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, ("v" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+        final Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(partition));
+            // A position inside epoch 0 validates (OffsetForLeaderEpoch says epoch 0 ends at 10) and is read from.
+            consumer.seek(partition, new OffsetAndMetadata(5, Optional.of(0), ""));
+            final List<Long> offsets = new ArrayList<>();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (offsets.size() < 5 && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(100)).forEach(r -> offsets.add(r.offset()));
+            }
+            assertThat(offsets).containsExactly(5L, 6L, 7L, 8L, 9L);
+
+            // A position past where its epoch ends is a truncation the consumer is told of, with the offset to go to
+            // (without the API it would only see OFFSET_OUT_OF_RANGE).
+            consumer.seek(partition, new OffsetAndMetadata(20, Optional.of(0), ""));
+            final LogTruncationException truncation = pollUntilThrown(consumer, LogTruncationException.class);
+            assertThat(truncation.divergentOffsets())
+                    .containsEntry(partition, new OffsetAndMetadata(10, Optional.of(0), ""));
+        }
+    }
+
+    private static <T extends Exception> T pollUntilThrown(
+            final KafkaConsumer<byte[], byte[]> consumer, final Class<T> type) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                consumer.poll(Duration.ofMillis(100));
+            } catch (final Exception e) {
+                assertThat(e).isInstanceOf(type);
+                return type.cast(e);
+            }
+        }
+        throw new AssertionError("poll never threw " + type.getSimpleName());
     }
 
     private void createTopic(final String topic, final int partitions) throws Exception {

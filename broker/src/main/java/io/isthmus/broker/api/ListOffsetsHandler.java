@@ -25,10 +25,11 @@ import org.apache.kafka.common.resource.ResourceType;
 /**
  * ListOffsets: the earliest and latest offsets, and the first offset whose record timestamp is at least a
  * given time (found through the time index, then exactly within the batch). With {@code isolation_level=1} the latest
- * offset is the last stable offset, as in Kafka.
+ * offset is the last stable offset, as in Kafka. Each offset is answered with the leader epoch of the batch that holds it
+ * (the current epoch for the latest offset), which a consumer keeps with its position and validates after a leader
+ * change (KIP-320).
  */
 public final class ListOffsetsHandler implements ApiHandler {
-    private static final int LEADER_EPOCH = 0;
     private static final byte READ_COMMITTED = 1;
     /** The first ListOffsets version whose response carries a leader epoch. */
     private static final short FIRST_VERSION_WITH_LEADER_EPOCH = 4;
@@ -84,6 +85,7 @@ public final class ListOffsetsHandler implements ApiHandler {
                                         ? Errors.TOPIC_AUTHORIZATION_FAILED
                                         : notLeader != Errors.NONE ? notLeader : Errors.UNKNOWN_TOPIC_OR_PARTITION,
                                 -1,
+                                -1,
                                 -1))
                         .setPartitionIndex(requested.partitionIndex());
                 if (context.apiVersion() < FIRST_VERSION_WITH_LEADER_EPOCH) {
@@ -100,19 +102,24 @@ public final class ListOffsetsHandler implements ApiHandler {
             final Partition partition, final long timestamp, final boolean committedOnly) {
         if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
             // read_committed: the end a read_committed consumer can reach.
-            return answer(Errors.NONE, -1, committedOnly ? partition.lastStableOffset() : partition.highWatermark());
+            return answer(
+                    Errors.NONE,
+                    -1,
+                    committedOnly ? partition.lastStableOffset() : partition.highWatermark(),
+                    partition.leaderEpoch());
         }
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
                 || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
-            return answer(Errors.NONE, -1, partition.logStartOffset());
+            final long start = partition.logStartOffset();
+            return answer(Errors.NONE, -1, start, partition.log().epochAt(start));
         }
         if (timestamp < 0) {
             // MAX_TIMESTAMP and the tiered-storage specs need per-record bookkeeping this broker does not keep.
-            return answer(Errors.UNSUPPORTED_VERSION, -1, -1);
+            return answer(Errors.UNSUPPORTED_VERSION, -1, -1, -1);
         }
         final OptionalLong batchOffset = partition.log().offsetForTimestamp(timestamp);
         if (batchOffset.isEmpty()) {
-            return answer(Errors.NONE, -1, -1);
+            return answer(Errors.NONE, -1, -1, -1);
         }
         try (LogReadResult result = partition.read(batchOffset.getAsLong(), TIMESTAMP_LOOKUP_BYTES)) {
             final RecordBatch batch = new RecordBatch().wrap(result.records(), 0);
@@ -122,20 +129,21 @@ public final class ListOffsetsHandler implements ApiHandler {
                     return answer(
                             Errors.NONE,
                             cursor.record().timestamp(),
-                            cursor.record().offset());
+                            cursor.record().offset(),
+                            batch.partitionLeaderEpoch());
                 }
             }
         }
         // The batch's max timestamp qualified, so one of its records must; an empty answer is the safe one.
-        return answer(Errors.NONE, -1, -1);
+        return answer(Errors.NONE, -1, -1, -1);
     }
 
     private static ListOffsetsResponseData.ListOffsetsPartitionResponse answer(
-            final Errors error, final long timestamp, final long offset) {
+            final Errors error, final long timestamp, final long offset, final int leaderEpoch) {
         return new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                 .setErrorCode(error.code())
                 .setTimestamp(timestamp)
                 .setOffset(offset)
-                .setLeaderEpoch(offset >= 0 ? LEADER_EPOCH : -1);
+                .setLeaderEpoch(offset >= 0 ? leaderEpoch : -1);
     }
 }

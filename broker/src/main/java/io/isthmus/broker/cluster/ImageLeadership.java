@@ -42,6 +42,11 @@ final class ImageLeadership implements PartitionLeadership {
         if (state.leader() != membership.nodeId() || !membership.isActive()) {
             return Errors.NOT_LEADER_OR_FOLLOWER;
         }
+        if (local.leaderEpoch() != state.leaderEpoch()) {
+            // Led here in an epoch the hosting thread has not handed the partition yet: an append now would carry the
+            // previous epoch. The client retries in a moment.
+            return Errors.NOT_LEADER_OR_FOLLOWER;
+        }
         return Errors.NONE;
     }
 

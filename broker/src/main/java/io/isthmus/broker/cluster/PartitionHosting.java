@@ -5,6 +5,7 @@ import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.partition.PartitionManager.HostedTopic;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import io.isthmus.metadata.image.ClusterImage;
+import io.isthmus.metadata.image.PartitionState;
 import io.isthmus.metadata.image.TopicImage;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -135,7 +137,27 @@ final class PartitionHosting implements AutoCloseable {
             offsets.deleteTopic(topic);
         }
         partitions.host(cluster);
+        takeLeaderships(image);
         appliedIndex = image.appliedIndex();
+    }
+
+    /**
+     * Each partition this broker leads in {@code image} takes the image's leader epoch: its appends are stamped with
+     * it from now on, and the epoch begins at its log end offset. {@link ImageLeadership} serves a partition only once
+     * its epoch is the image's, so no batch of a new leadership carries an older epoch.
+     */
+    private void takeLeaderships(final ClusterImage image) {
+        for (final TopicImage topic : image.topics().values()) {
+            for (int p = 0; p < topic.partitions().size(); p++) {
+                final PartitionState state = topic.partition(p);
+                if (state.leader() == nodeId) {
+                    partitions
+                            .partition(new TopicPartition(topic.name(), p))
+                            .filter(local -> local.topicId().equals(topic.id()))
+                            .ifPresent(local -> local.becomeLeader(state.leaderEpoch()));
+                }
+            }
+        }
     }
 
     private List<HostedTopic> hostedTopics(final ClusterImage image) {

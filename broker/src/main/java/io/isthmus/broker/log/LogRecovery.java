@@ -188,8 +188,7 @@ final class LogRecovery {
             }
         }
         if (result == null) {
-            segment.clearIndexes();
-            result = scan(segment, 0, segment.baseOffset(), true, decompressor);
+            result = rescan(segment, decompressor);
             LOG.info(
                     "indexes rebuilt: partition={} baseOffset={} offsetIndexEntries={} timeIndexEntries={}",
                     partition,
@@ -217,6 +216,26 @@ final class LogRecovery {
                     result.nextOffset(),
                     result.stop());
         }
+        restore(segment, result, nowMs);
+    }
+
+    /**
+     * Rebuilds a freshly mapped segment's indexes and state from its batches, up to the first zero header (a truncated
+     * segment), and returns where the scan ended. Only before the segment is visible to readers.
+     */
+    static ScanResult rebuild(final LogSegment segment, final BatchDecompressor decompressor, final long nowMs) {
+        final ScanResult result = rescan(segment, decompressor);
+        restore(segment, result, nowMs);
+        return result;
+    }
+
+    /** Forgets the segment's index entries and scans it whole, indexing each batch again. */
+    private static ScanResult rescan(final LogSegment segment, final BatchDecompressor decompressor) {
+        segment.clearIndexes();
+        return scan(segment, 0, segment.baseOffset(), true, decompressor);
+    }
+
+    private static void restore(final LogSegment segment, final ScanResult result, final long nowMs) {
         final MemorySegment mapping = segment.mapping();
         final long firstBatchTimestamp = result.validEnd() == 0
                 ? RecordBatchDescriptor.NO_TIMESTAMP

@@ -430,6 +430,18 @@ public final class LogSegment {
         }
     }
 
+    /**
+     * Zeroes {@code [position, end)} and forces the zeros to disk: batches a truncation removed. Only on a mapping
+     * that is not yet published (its recovery then finds the end there).
+     */
+    void zeroAndForce(final long position, final long end) {
+        if (end > position) {
+            final MemorySegment removed = mapping.asSlice(position, Math.min(capacity, end) - position);
+            removed.fill((byte) 0);
+            removed.force();
+        }
+    }
+
     /** Forces committed but unflushed bytes and the indexes to the storage device. */
     void flush() {
         final int end = tail();

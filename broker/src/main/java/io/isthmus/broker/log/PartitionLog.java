@@ -50,6 +50,13 @@ import org.slf4j.LoggerFactory;
  * only below its committed position, which the appender publishes with release semantics after the batch bytes and the
  * rewritten base offsets. Readers therefore only ever see whole, committed batches.
  *
+ * <p><b>Leader epochs.</b> Every batch carries the leader epoch it was first appended in, and a {@link
+ * LeaderEpochCache} says where each epoch begins: a leader stamps its epoch ({@link #append}), a follower keeps the
+ * leader's ({@link #appendAsFollower}), and a replica that became leader {@link #assignLeaderEpoch assigns} its epoch
+ * the log end offset. A follower whose log diverged from its new leader's {@link #truncateTo truncates} where the
+ * leader says its last common epoch ends (KIP-101, KIP-279); the producer and transaction state is read again from
+ * what remains.
+ *
  * <p>The high watermark equals the log end offset until replication exists.
  */
 public final class PartitionLog implements AutoCloseable {
@@ -86,6 +93,8 @@ public final class PartitionLog implements AutoCloseable {
     private final ProducerStateTable producers = new ProducerStateTable();
     /** Open and aborted transactions, derived from transactional batches and markers (append lock; see the class). */
     private final TransactionIndex transactions = new TransactionIndex();
+    /** Where each leader epoch begins; derived from the batches (see {@link LeaderEpochCache}). */
+    private final LeaderEpochCache epochs;
     /** Asked before a producer's first transactional batch of a transaction enters this log. */
     private volatile TransactionVerifier transactionVerifier = TransactionVerifier.ACCEPT_ALL;
 
@@ -113,6 +122,7 @@ public final class PartitionLog implements AutoCloseable {
         this.ids = ids;
         this.clock = clock;
         this.preToucher = preToucher;
+        this.epochs = new LeaderEpochCache(name);
         this.decompressor = new BatchDecompressor(
                 Math.min(BatchDecompressor.DEFAULT_INITIAL_CAPACITY, config.messageMaxBytes()),
                 config.messageMaxBytes());
@@ -147,15 +157,18 @@ public final class PartitionLog implements AutoCloseable {
         final String name = dir.getFileName().toString();
         final List<LogSegment> recovered = LogRecovery.recover(dir, name, config, ids, clock.millis());
         final PartitionLog log = new PartitionLog(name, dir, config, ids, clock, preToucher, recovered);
-        log.rebuildProducerState();
+        log.rebuildStateFromLog();
         return log;
     }
 
     /**
-     * Reads the idempotent producers' last batches back from the log, so their retries are still recognised, and the
-     * transactions: those still open and those aborted.
+     * Reads back from the log what it implies: the idempotent producers' last batches, so their retries are still
+     * recognised; the transactions, open and aborted; and where each leader epoch begins.
      */
-    private void rebuildProducerState() {
+    private void rebuildStateFromLog() {
+        producers.clear();
+        transactions.clear();
+        epochs.clear();
         long offset = logStartOffset;
         final RecordBatch view = new RecordBatch();
         int batches = 0;
@@ -168,6 +181,9 @@ public final class PartitionLog implements AutoCloseable {
                 long position = 0;
                 while (position < records.byteSize()) {
                     view.wrap(records, position);
+                    if (view.partitionLeaderEpoch() >= 0) {
+                        epochs.assign(view.partitionLeaderEpoch(), view.baseOffset());
+                    }
                     if (view.isControl()) {
                         final short type = EndTransactionMarker.controlType(records, position);
                         if (type != EndTransactionMarker.UNKNOWN) {
@@ -326,12 +342,12 @@ public final class PartitionLog implements AutoCloseable {
         appendLock.lock();
         try {
             ensureOpen();
-            validate(batches, 0, size);
+            validate(batches, 0, size, RecordBatchValidator.Mode.PRODUCE);
             final AppendInfo duplicate = admit(validated, false, origin);
             if (duplicate != null) {
                 return duplicate;
             }
-            return copyAndCommit(batches, leaderEpoch);
+            return copyAndCommit(batches, leaderEpoch, false);
         } catch (final IOException ex) {
             throw new UncheckedIOException("append failed: partition=" + name, ex);
         } finally {
@@ -339,8 +355,47 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    /** Copies the admitted batches of {@link #validated} to the tail in groups that fit a segment, and commits. */
-    private AppendInfo copyAndCommit(final MemorySegment batches, final int leaderEpoch) throws IOException {
+    /**
+     * Appends batches a follower fetched from its leader as they are: their base offsets and leader epochs are kept
+     * (the first must be this log's end offset, and each the one after its predecessor), each is validated as a stored
+     * batch, and the producer and transaction state follow them without being checked: the leader already did. Control
+     * batches (transaction markers) are taken too.
+     *
+     * @throws UnexpectedAppendOffsetException if the batches do not continue this log (nothing is appended)
+     * @throws InvalidRecordBatchException if any batch is invalid (nothing is appended)
+     */
+    public AppendInfo appendAsFollower(final MemorySegment batches) {
+        final long size = batches.byteSize();
+        if (size == 0) {
+            throw new IllegalArgumentException("empty append: partition=" + name);
+        }
+        appendLock.lock();
+        try {
+            ensureOpen();
+            validate(batches, 0, size, RecordBatchValidator.Mode.STORED);
+            long expected = logEndOffset();
+            for (int i = 0; i < validated.count(); i++) {
+                final BatchSummary batch = validated.get(i);
+                final long baseOffset = RecordBatchDescriptor.baseOffset(batches, batch.position());
+                if (baseOffset != expected) {
+                    throw new UnexpectedAppendOffsetException(name, i, baseOffset, expected);
+                }
+                expected = baseOffset + batch.offsetCount();
+            }
+            return copyAndCommit(batches, LeaderEpochCache.UNDEFINED_EPOCH, true);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("follower append failed: partition=" + name, ex);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Copies the admitted batches of {@link #validated} to the tail in groups that fit a segment, and commits; {@code
+     * replicated} batches keep their offsets and epochs, others get the next offsets and {@code leaderEpoch}.
+     */
+    private AppendInfo copyAndCommit(final MemorySegment batches, final int leaderEpoch, final boolean replicated)
+            throws IOException {
         final int count = validated.count();
         AppendInfo first = null;
         AppendInfo last = null;
@@ -372,7 +427,7 @@ public final class PartitionLog implements AutoCloseable {
             // Disk first: on a full file system this throws, with nothing written, instead of faulting in the copy.
             segment.reserveForAppend(position + groupSize, groupEnd - index);
             MemorySegment.copy(batches, from, segment.mapping(), position, groupSize);
-            last = commit(segment, position, index, groupEnd, leaderEpoch);
+            last = commit(segment, position, index, groupEnd, leaderEpoch, replicated);
             if (first == null) {
                 first = last;
             }
@@ -381,7 +436,11 @@ public final class PartitionLog implements AutoCloseable {
             maxTimestamp = Math.max(maxTimestamp, last.maxTimestamp());
             index = groupEnd;
         }
-        resolveProducerState(validated);
+        if (replicated) {
+            recordReplicatedProducerState(validated);
+        } else {
+            resolveProducerState(validated);
+        }
         maybeFlushAfterAppend(first.firstOffset(), last.lastOffset());
         // A request that starts with a retried batch is answered with that batch's original offset, as Kafka does.
         return new AppendInfo(
@@ -588,9 +647,10 @@ public final class PartitionLog implements AutoCloseable {
      * @throws RecordBatchTooLargeException for a batch over {@code message.max.bytes} (as sent or decompressed) or over
      *     a segment (no roll can make it fit)
      */
-    private void validate(final MemorySegment memory, final long from, final long limit) {
+    private void validate(
+            final MemorySegment memory, final long from, final long limit, final RecordBatchValidator.Mode mode) {
         try {
-            validated.validate(memory, from, limit, decompressor);
+            validated.validate(memory, from, limit, mode, decompressor);
         } catch (final InvalidRecordBatchException ex) {
             if (ex.reason() == InvalidRecordBatchException.Reason.DECOMPRESSED_TOO_LARGE) {
                 throw new RecordBatchTooLargeException("batch decompresses to more than message.max.bytes="
@@ -625,7 +685,7 @@ public final class PartitionLog implements AutoCloseable {
             final int leaderEpoch,
             final boolean sequencesReserved) {
         try {
-            validate(segment.mapping(), position, position + length);
+            validate(segment.mapping(), position, position + length, RecordBatchValidator.Mode.PRODUCE);
         } catch (final InvalidRecordBatchException | RecordBatchTooLargeException ex) {
             segment.zeroUncommitted(position, length);
             LOG.warn(
@@ -670,7 +730,7 @@ public final class PartitionLog implements AutoCloseable {
                     "a write mixes batches already in the log with new ones: partition=" + name + " position="
                             + position + " length=" + length);
         }
-        final AppendInfo info = commit(segment, (int) position, 0, validated.count(), leaderEpoch);
+        final AppendInfo info = commit(segment, (int) position, 0, validated.count(), leaderEpoch, false);
         resolveProducerState(validated);
         maybeFlushAfterAppend(info.firstOffset(), info.lastOffset());
         return info;
@@ -809,6 +869,25 @@ public final class PartitionLog implements AutoCloseable {
 
     private void releaseProducerState(final ValidatedBatches batches) {
         releaseProducerState(batches, batches.count());
+    }
+
+    /** Records the producer state of batches a follower appended: as the leader's log has it, unchecked. */
+    private void recordReplicatedProducerState(final ValidatedBatches batches) {
+        for (int i = 0; i < batches.count(); i++) {
+            final BatchSummary batch = batches.get(i);
+            if (batch.isControl()) {
+                producers.markerAppended(batch.producerId(), batch.producerEpoch());
+            } else if (batch.hasProducerId()) {
+                final long baseOffset = batches.baseOffset(i);
+                producers.appended(
+                        batch.producerId(),
+                        batch.producerEpoch(),
+                        batch.baseSequence(),
+                        batch.lastSequence(),
+                        baseOffset,
+                        baseOffset + batch.lastOffsetDelta());
+            }
+        }
     }
 
     /** Fills in the offsets {@link #commit} gave the admitted batches. */
@@ -995,12 +1074,21 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * Assigns offsets and epoch to the validated batches {@code [from, to)}, which lie back to back from {@code position}
-     * in {@code segment}, indexes and publishes them. Trusts their summaries: no header field is read again.
+     * in {@code segment}, indexes and publishes them. Trusts their summaries: no header field is read again. {@code
+     * replicated} batches keep the offsets and epochs they have (their offsets were checked to continue the log).
      */
     private AppendInfo commit(
-            final LogSegment segment, final int position, final int from, final int to, final int leaderEpoch) {
+            final LogSegment segment,
+            final int position,
+            final int from,
+            final int to,
+            final int leaderEpoch,
+            final boolean replicated) {
         final MemorySegment mapping = segment.mapping();
         final long firstOffset = logEndOffset();
+        if (!replicated && leaderEpoch != epochs.latestEpoch()) {
+            epochs.assign(leaderEpoch, firstOffset);
+        }
         long next = firstOffset;
         long largestTimestamp = segment.maxTimestamp();
         long appendedMaxTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
@@ -1008,8 +1096,15 @@ public final class PartitionLog implements AutoCloseable {
         for (int i = from; i < to; i++) {
             final BatchSummary batch = validated.get(i);
             final int size = (int) batch.sizeInBytes();
-            RecordBatchDescriptor.baseOffset(mapping, pos, next);
-            RecordBatchDescriptor.partitionLeaderEpoch(mapping, pos, leaderEpoch);
+            if (replicated) {
+                final int epoch = RecordBatchDescriptor.partitionLeaderEpoch(mapping, pos);
+                if (epoch >= 0 && epoch != epochs.latestEpoch()) {
+                    epochs.assign(epoch, next);
+                }
+            } else {
+                RecordBatchDescriptor.baseOffset(mapping, pos, next);
+                RecordBatchDescriptor.partitionLeaderEpoch(mapping, pos, leaderEpoch);
+            }
             validated.assignBaseOffset(i, next);
             trackTransaction(batch, mapping, pos, next);
             segment.indexBatch(next, (int) pos, size, largestTimestamp);
@@ -1058,6 +1153,204 @@ public final class PartitionLog implements AutoCloseable {
         if (unflushedRecords >= config.flushMessages()) {
             flushLocked();
         }
+    }
+
+    // ------------------------------------------------------------------ leader epochs and truncation
+
+    /** The newest leader epoch this log has a batch of, or has been assigned as leader; -1 for none. */
+    public int latestEpoch() {
+        return epochs.latestEpoch();
+    }
+
+    /** Where each leader epoch begins in this log, oldest first. */
+    public LeaderEpochCache.Entry[] leaderEpochs() {
+        return epochs.entries();
+    }
+
+    /**
+     * Where {@code epoch} ends in this log (see {@link LeaderEpochCache#endOffsetFor}): what a leader answers a
+     * follower or a consumer that asks where its last fetched epoch ends (OffsetForLeaderEpoch, a fetch's diverging
+     * epoch).
+     */
+    public LeaderEpochCache.EpochEndOffset endOffsetForEpoch(final int epoch) {
+        // The end offset first: an epoch that starts after it was read is newer than any it could be asked about.
+        final long end = logEndOffset();
+        return epochs.endOffsetFor(epoch, end);
+    }
+
+    /** The leader epoch of the batch holding {@code offset} (the newest epoch beginning at or before it), or -1. */
+    public int epochAt(final long offset) {
+        return epochs.epochAt(offset);
+    }
+
+    /**
+     * This replica leads the partition from now on in {@code epoch}, which begins at the log end offset even before it
+     * has a batch (Kafka's {@code makeLeader}): a follower that asks where the previous epoch ends is told the offset
+     * this leader took over at.
+     *
+     * @throws IllegalArgumentException if {@code epoch} is older than the newest this log knows
+     */
+    public void assignLeaderEpoch(final int epoch) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            final int latest = epochs.latestEpoch();
+            if (epoch < latest) {
+                throw new IllegalArgumentException("leader epoch goes back: partition=" + name + " epoch=" + epoch
+                        + " latestEpoch=" + latest + " logEndOffset=" + logEndOffset());
+            }
+            if (epochs.assign(epoch, logEndOffset())) {
+                LOG.info("leader epoch begins: partition={} epoch={} startOffset={}", name, epoch, logEndOffset());
+            }
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Removes every batch that holds an offset at or after {@code offset}: a follower whose log diverged from its
+     * leader's keeps only what both have in common (KIP-101, KIP-279). A batch that straddles {@code offset} goes whole,
+     * so the new log end offset is at most {@code offset}; at or below the log start offset the log is emptied and
+     * begins at {@code offset} ({@link #truncateFullyAndStartAt}). Later segments are deleted; the segment the cut falls
+     * in is mapped afresh, its bytes past the cut zeroed and forced to disk, and its indexes rebuilt; the producer,
+     * transaction and epoch state is read again from what remains.
+     *
+     * <p>An {@code offset} at or past the log end removes no batch, only epoch entries that begin at or after it (an
+     * epoch this replica assigned itself as leader and never wrote).
+     *
+     * <p>Only a follower truncates, and a follower serves no reader: bytes past the cut may change under a slice taken
+     * before it. Readers of the old mapping keep it mapped through their leases.
+     *
+     * @return the log end offset after the truncation
+     */
+    public long truncateTo(final long offset) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            final long oldEnd = logEndOffset();
+            if (offset >= oldEnd) {
+                // No batch goes, but an epoch this replica began as leader at its end, and never wrote, may: it is
+                // not the leader's, and a follower that kept it would keep asking about it.
+                epochs.truncateFromEnd(offset);
+                return oldEnd;
+            }
+            if (offset <= logStartOffset) {
+                startAtLocked(offset);
+                return offset;
+            }
+            final LogSegment cut = segments.floorEntry(offset).getValue();
+            final MemorySegment mapping = cut.mapping();
+            final long committed = cut.committedPosition();
+            long position = cut.offsetIndex().lookupPosition(offset);
+            while (position < committed && RecordBatchDescriptor.lastOffset(mapping, position) < offset) {
+                position += RecordBatchDescriptor.batchSize(mapping, position);
+            }
+            final long newEnd = position < committed ? RecordBatchDescriptor.baseOffset(mapping, position) : oldEnd;
+            // Readers stop at the new end at once; what follows is removed under them.
+            LOG_END_OFFSET.setRelease(this, newEnd);
+            for (final LogSegment later :
+                    new ArrayList<>(segments.tailMap(cut.baseOffset(), false).values())) {
+                segments.remove(later.baseOffset());
+                later.markDeleted();
+            }
+            if (position == 0) {
+                segments.remove(cut.baseOffset());
+                cut.markDeleted();
+                segments.put(newEnd, LogSegment.create(dir, newEnd, ids, config.segmentBytes(), config));
+            } else {
+                segments.put(cut.baseOffset(), remapTruncated(cut, (int) position, newEnd));
+                cut.closeUnclean();
+            }
+            active = segments.lastEntry().getValue();
+            afterTruncation();
+            LOG.info(
+                    "truncated: partition={} requestedOffset={} oldLogEndOffset={} logEndOffset={} latestEpoch={}",
+                    name,
+                    offset,
+                    oldEnd,
+                    newEnd,
+                    epochs.latestEpoch());
+            return newEnd;
+        } catch (final IOException ex) {
+            throw new KafkaStorageException("truncation failed: partition=" + name + " offset=" + offset, ex);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Empties the log and makes it begin at {@code offset}: a follower so far behind that its leader no longer has the
+     * offsets it would fetch next starts again at the leader's log start offset (Kafka's {@code
+     * truncateFullyAndStartAt}).
+     */
+    public void truncateFullyAndStartAt(final long offset) {
+        appendLock.lock();
+        try {
+            ensureOpen();
+            startAtLocked(offset);
+        } catch (final IOException ex) {
+            throw new KafkaStorageException("truncation failed: partition=" + name + " offset=" + offset, ex);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    private void startAtLocked(final long offset) throws IOException {
+        if (offset < 0) {
+            throw new IllegalArgumentException("negative start offset: partition=" + name + " offset=" + offset);
+        }
+        final long oldStart = logStartOffset;
+        final long oldEnd = logEndOffset();
+        LOG_END_OFFSET.setRelease(this, Math.min(oldEnd, offset));
+        // The old segments go first: one of them may have the new segment's name.
+        for (final LogSegment segment : new ArrayList<>(segments.values())) {
+            segments.remove(segment.baseOffset());
+            segment.markDeleted();
+        }
+        final LogSegment fresh = LogSegment.create(dir, offset, ids, config.segmentBytes(), config);
+        segments.put(offset, fresh);
+        active = fresh;
+        logStartOffset = offset;
+        LOG_END_OFFSET.setRelease(this, offset);
+        afterTruncation();
+        LOG.info(
+                "truncated fully: partition={} oldLogStartOffset={} oldLogEndOffset={} logStartOffset={}",
+                name,
+                oldStart,
+                oldEnd,
+                offset);
+    }
+
+    /**
+     * A second mapping of {@code cut}'s files with the batches from {@code position} on zeroed (and forced to disk, so
+     * a crash cannot bring them back) and the indexes rebuilt from the batches that remain.
+     */
+    private LogSegment remapTruncated(final LogSegment cut, final int position, final long newEnd) throws IOException {
+        final LogSegment remapped = LogSegment.open(dir, cut.baseOffset(), ids, config.segmentBytes(), config);
+        try {
+            remapped.zeroAndForce(position, cut.committedPosition());
+            final LogRecovery.ScanResult result = LogRecovery.rebuild(remapped, decompressor, clock.millis());
+            if (result.validEnd() != position || result.nextOffset() != newEnd) {
+                throw new IllegalStateException("segment does not end at the cut after truncation: partition=" + name
+                        + " baseOffset=" + cut.baseOffset() + " cutPosition=" + position + " cutOffset=" + newEnd
+                        + " validEnd=" + result.validEnd() + " nextOffset=" + result.nextOffset() + " stop="
+                        + result.stop() + " detail=" + result.detail());
+            }
+            return remapped;
+        } catch (final RuntimeException ex) {
+            remapped.closeUnclean();
+            throw ex;
+        } finally {
+            decompressor.release();
+        }
+    }
+
+    /** What a truncation leaves to redo: the state read again, the flush counters reset, the new tail touched. */
+    private void afterTruncation() {
+        rebuildStateFromLog();
+        unflushedRecords = 0;
+        firstUnflushedAppendMs = -1;
+        preToucher.aheadOf(active);
     }
 
     // ------------------------------------------------------------------ flush
@@ -1283,6 +1576,7 @@ public final class PartitionLog implements AutoCloseable {
             }
             if (!doomed.isEmpty()) {
                 transactions.retainFrom(logStartOffset);
+                epochs.truncateFromStart(logStartOffset);
                 LOG.info("log start offset advanced: partition={} logStartOffset={}", name, logStartOffset);
             }
             return doomed.size();
@@ -1313,6 +1607,7 @@ public final class PartitionLog implements AutoCloseable {
             }
             if (deleted > 0) {
                 transactions.retainFrom(logStartOffset);
+                epochs.truncateFromStart(logStartOffset);
                 LOG.info(
                         "deleted {} segments below offset {}: partition={} logStartOffset={}",
                         deleted,

@@ -53,6 +53,16 @@ final class TransactionIndex {
         }
     }
 
+    /** Forgets every transaction (the log was truncated and is read again). */
+    void clear() {
+        openByProducer.clear();
+        openByFirstOffset.clear();
+        firstUnstableOffset = Long.MAX_VALUE;
+        synchronized (aborted) {
+            aborted.clear();
+        }
+    }
+
     /** Whether the producer has a transaction open in this partition. */
     boolean isOpen(final long producerId) {
         return openByProducer.containsKey(producerId);

@@ -20,16 +20,22 @@ final class ValidatedBatches {
     private int count;
 
     /**
-     * Validates every batch in {@code [from, limit)} of {@code memory}, which must hold whole batches exactly.
+     * Validates every batch in {@code [from, limit)} of {@code memory}, which must hold whole batches exactly, as a
+     * producer sends them ({@link RecordBatchValidator.Mode#PRODUCE}) or as a leader's log holds them ({@link
+     * RecordBatchValidator.Mode#STORED}, replication).
      *
      * @throws InvalidRecordBatchException at the first invalid batch
      */
-    void validate(final MemorySegment memory, final long from, final long limit, final BatchDecompressor decompressor) {
+    void validate(
+            final MemorySegment memory,
+            final long from,
+            final long limit,
+            final RecordBatchValidator.Mode mode,
+            final BatchDecompressor decompressor) {
         count = 0;
         long position = from;
         while (position < limit) {
-            position += RecordBatchValidator.validate(
-                    memory, position, limit, RecordBatchValidator.Mode.PRODUCE, decompressor, next());
+            position += RecordBatchValidator.validate(memory, position, limit, mode, decompressor, next());
             duplicates[count - 1] = false;
         }
     }

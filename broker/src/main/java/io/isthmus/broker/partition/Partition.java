@@ -2,6 +2,7 @@ package io.isthmus.broker.partition;
 
 import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.log.AppendOrigin;
+import io.isthmus.broker.log.LeaderEpochCache;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.RecordBatchTooLargeException;
@@ -46,17 +47,52 @@ public final class Partition implements AutoCloseable {
     private final Set<Runnable> appendObservers = new CopyOnWriteArraySet<>();
     /** An exclusive RDMA producer's session or a {@link SharedAppender}; null while TCP appends directly. */
     private final AtomicReference<Object> rdmaWriter = new AtomicReference<>();
+    /**
+     * The leader epoch every append is stamped with: the newest the log knows when it opens (0 for a new log), then the
+     * one each {@link #becomeLeader} names. Written under the append lock, so an append is stamped with the epoch its
+     * leadership was checked in or a newer one.
+     */
+    private volatile int leaderEpoch;
 
     private Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.log = log;
         this.appendLock = log.appendLock();
+        this.leaderEpoch = Math.max(0, log.latestEpoch());
     }
 
     /** Wraps an opened log (which rebuilt its idempotent producers' state when it opened). */
     public static Partition open(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
         return new Partition(topicPartition, topicId, log);
+    }
+
+    /** The leader epoch this partition's appends are stamped with now. */
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    /**
+     * This broker leads the partition in {@code epoch} from now on: appends are stamped with it, and the epoch begins
+     * at the log end offset (see {@link PartitionLog#assignLeaderEpoch}). An epoch no newer than the current one
+     * changes nothing.
+     */
+    public void becomeLeader(final int epoch) {
+        appendLock.lock();
+        try {
+            if (epoch > leaderEpoch || log.latestEpoch() < epoch) {
+                log.assignLeaderEpoch(epoch);
+                leaderEpoch = epoch;
+                LOG.info("{}: leader in epoch {} from offset {}", topicPartition, epoch, log.logEndOffset());
+            }
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** Where {@code epoch} ends in this partition's log (OffsetForLeaderEpoch); see {@link PartitionLog#endOffsetForEpoch}. */
+    public LeaderEpochCache.EpochEndOffset endOffsetForEpoch(final int epoch) {
+        return log.endOffsetForEpoch(epoch);
     }
 
     /** The outcome of a produce to this partition. */
@@ -114,7 +150,7 @@ public final class Partition implements AutoCloseable {
             if (writer != null) {
                 return CompletableFuture.completedFuture(exclusivelyWritten(writer));
             }
-            return CompletableFuture.completedFuture(appendLocked(() -> log.appendStaged(staged, 0)));
+            return CompletableFuture.completedFuture(appendLocked(() -> log.appendStaged(staged, leaderEpoch)));
         } finally {
             appendLock.unlock();
         }
@@ -147,7 +183,7 @@ public final class Partition implements AutoCloseable {
     }
 
     private ProduceOutcome appendLocked(final MemorySegment batches) {
-        return appendLocked(() -> log.append(batches, 0));
+        return appendLocked(() -> log.append(batches, leaderEpoch));
     }
 
     /** Runs one append under the append lock, answering Kafka's error for each way it can refuse. */
@@ -187,7 +223,7 @@ public final class Partition implements AutoCloseable {
      * @throws io.isthmus.broker.log.SegmentNotWritableException if the segment or position is not the tail
      */
     public AppendInfo commitWritten(final int segmentId, final long position, final boolean sequencesReserved) {
-        return published(log.commitWrittenBatch(segmentId, position, 0, sequencesReserved));
+        return published(log.commitWrittenBatch(segmentId, position, leaderEpoch, sequencesReserved));
     }
 
     /**
@@ -196,7 +232,7 @@ public final class Partition implements AutoCloseable {
      */
     public AppendInfo commitStaged(
             final int segmentId, final long position, final MemorySegment staged, final boolean sequencesReserved) {
-        return published(log.commitStagedBatch(segmentId, position, staged, 0, sequencesReserved));
+        return published(log.commitStagedBatch(segmentId, position, staged, leaderEpoch, sequencesReserved));
     }
 
     private AppendInfo published(final AppendInfo info) {
@@ -240,7 +276,7 @@ public final class Partition implements AutoCloseable {
             if (rdmaWriter.get() != null) {
                 return false;
             }
-            log.append(marker, 0, AppendOrigin.COORDINATOR);
+            log.append(marker, leaderEpoch, AppendOrigin.COORDINATOR);
         } finally {
             appendLock.unlock();
         }

@@ -362,7 +362,13 @@ public final class PartitionManager implements AutoCloseable {
 
     private void register(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
         log.verifyTransactionsWith(transactionVerifier);
-        partitions.put(topicPartition, Partition.open(topicPartition, topicId, log));
+        final Partition partition = Partition.open(topicPartition, topicId, log);
+        if (everyPartition) {
+            // A single broker leads all it has, in the epoch its log ends in: the epoch's entry is there even for an
+            // empty log, so a consumer validating its position (KIP-320) is told where that epoch ends.
+            partition.becomeLeader(partition.leaderEpoch());
+        }
+        partitions.put(topicPartition, partition);
     }
 
     /**

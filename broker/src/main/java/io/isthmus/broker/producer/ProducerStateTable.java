@@ -105,6 +105,11 @@ public final class ProducerStateTable {
         }
     }
 
+    /** Forgets every producer (the log was truncated and is read again). */
+    public void clear() {
+        entries.clear();
+    }
+
     /** Records an appended batch; called for batches appended by clients and for batches found in the log at start. */
     public void appended(
             final long producerId,

@@ -144,6 +144,11 @@ public final class RecordBatchDescriptor {
         return segment.get(INT64, batchOffset + MAX_TIMESTAMP_OFFSET);
     }
 
+    /** The leader epoch the batch was appended in. */
+    public static int partitionLeaderEpoch(final MemorySegment segment, final long batchOffset) {
+        return segment.get(INT32, batchOffset + PARTITION_LEADER_EPOCH_OFFSET);
+    }
+
     /** Stamps the leader epoch (outside the CRC, so a broker may do it in place). */
     public static void partitionLeaderEpoch(final MemorySegment segment, final long batchOffset, final int value) {
         segment.set(INT32, batchOffset + PARTITION_LEADER_EPOCH_OFFSET, value);
