@@ -194,7 +194,11 @@ public final class Broker implements AutoCloseable {
             final AccessControl access = new AccessControl(authorizer);
             final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
             started.add(rdma::close);
-            final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer);
+            // A broker of a cluster serves no shared-memory client: that datapath checks no leadership and takes back
+            // no grant when a partition's leader moves (an explicit shm.enabled=true is refused with the reason).
+            final ShmSettings shmSettings = ShmSettings.from(config);
+            final ShmService shm = ShmService.start(
+                    cluster.isPresent() ? shmSettings.withEnabled(false) : shmSettings, partitions, authorizer);
             started.add(shm::close);
             aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {
                 rdma.reauthorize();
@@ -212,7 +216,7 @@ public final class Broker implements AutoCloseable {
                     new ApiVersionsHandler(
                             () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
                     new MetadataHandler(metadata, config.autoCreateTopics(), access),
-                    new ProduceHandler(partitions, access, leadership),
+                    new ProduceHandler(partitions, access, leadership, config.minInsyncReplicas()),
                     new FetchHandler(partitions, delayedFetches, access, leadership),
                     new ListOffsetsHandler(partitions, access, leadership),
                     new OffsetForLeaderEpochHandler(partitions, access, leadership),

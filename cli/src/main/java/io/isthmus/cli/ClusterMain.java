@@ -20,8 +20,9 @@ import picocli.CommandLine.Parameters;
         name = "isthmus cluster",
         mixinStandardHelpOptions = true,
         description = "Starts a cluster of isthmus brokers on this host, each its own process, directory and ports, and"
-                + " prints the bootstrap servers. Every broker is also a voter of the metadata quorum. Ctrl-C stops"
-                + " them.",
+                + " prints the bootstrap servers. Every broker is also a voter of the metadata quorum. Topics get"
+                + " default.replication.factor=min(3, brokers) and min.insync.replicas=min(2, brokers) unless given."
+                + " Ctrl-C stops them.",
         footer = "Example: ./isthmus cluster --brokers 3, then ./isthmus topics --bootstrap <printed> --describe")
 public final class ClusterMain implements Callable<Integer> {
     @Option(names = "--brokers", defaultValue = "3", description = "How many brokers (default ${DEFAULT-VALUE}).")
@@ -48,8 +49,14 @@ public final class ClusterMain implements Callable<Integer> {
             System.err.println("isthmus cluster: " + e.getMessage());
             return 2;
         }
+        // Replicated unless told otherwise: three copies of each partition where there are three brokers, and acks=all
+        // answered once two hold a record, as Kafka's usual production settings.
+        final Map<String, String> withDefaults = new java.util.HashMap<>();
+        withDefaults.put(BrokerConfig.DEFAULT_REPLICATION_FACTOR, Integer.toString(Math.min(3, brokers)));
+        withDefaults.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(Math.min(2, brokers)));
+        withDefaults.putAll(extra);
         final Path dir = directory != null ? directory : Files.createTempDirectory("isthmus-cluster-");
-        final LocalCluster cluster = LocalCluster.plan(brokers, dir, extra);
+        final LocalCluster cluster = LocalCluster.plan(brokers, dir, withDefaults);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(

@@ -2,6 +2,11 @@ package io.isthmus.e2e.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.broker.log.FetchIsolation;
+import io.isthmus.broker.log.LogConfig;
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.log.SegmentIdAllocator;
 import io.isthmus.cli.LocalCluster;
 import io.isthmus.client.admin.IsthmusAdmin;
 import io.isthmus.client.consumer.ConsumedRecord;
@@ -10,11 +15,13 @@ import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.client.producer.IsthmusProducer;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.lang.foreign.ValueLayout;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -58,12 +65,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three broker processes on loopback forming one cluster, every broker a voter of the metadata quorum. Partitions have
- * one replica (replication between brokers is not built yet), so a killed broker's partitions wait for it; what these
- * tests hold the cluster to is that clients ride through it without losing or duplicating an acknowledged record,
- * and that a broker cut off from the quorum stops acting as leader.
+ * Three broker processes on loopback forming one cluster, every broker a voter of the metadata quorum. With three
+ * replicas per partition a killed leader's partitions fail over to an in-sync follower, and the killed broker comes
+ * back as a follower that truncates to its new leader's history, catches up and rejoins the ISR; with one replica a
+ * killed broker's partitions wait for it. What these tests hold the cluster to is that clients ride through either
+ * without losing or duplicating an acknowledged record, that every in-sync replica ends up with the same log byte for
+ * byte, and that a broker cut off from the quorum stops acting as leader.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES) // five kills, each waiting out a broker JVM's restart
+@Timeout(value = 6, unit = TimeUnit.MINUTES) // five kills, each waiting out a broker JVM's restart
 class ClusterFailoverTest {
     private static final Duration FORMED_WITHIN = Duration.ofSeconds(120);
     private static final Map<String, String> SETTINGS = Map.of(
@@ -72,6 +81,16 @@ class ClusterFailoverTest {
             "controller.quorum.election.timeout.ms", "600",
             "log.segment.bytes", "1048576",
             "num.network.threads", "1");
+    /** Replicated: acks=all needs two in-sync replicas; a follower out of touch for 5 s leaves the ISR. */
+    private static final Map<String, String> REPLICATED = withReplication();
+
+    private static Map<String, String> withReplication() {
+        final Map<String, String> settings = new HashMap<>(SETTINGS);
+        settings.put("min.insync.replicas", "2");
+        settings.put("replica.lag.time.max.ms", "5000");
+        settings.put("replica.fetch.wait.max.ms", "250");
+        return Map.copyOf(settings);
+    }
 
     @TempDir
     Path dir;
@@ -86,10 +105,11 @@ class ClusterFailoverTest {
     }
 
     @Test
-    void kafkaClientsKeepGoingWhileTheLeaderOfTheirPartitionsIsKilledFiveTimes() throws Exception {
-        cluster = LocalCluster.plan(3, dir, SETTINGS);
+    void kafkaClientsKeepGoingWhileTheLeaderOfTheirReplicatedPartitionsIsKilledFiveTimes() throws Exception {
+        cluster = LocalCluster.plan(3, dir, REPLICATED);
         cluster.startAll(FORMED_WITHIN);
-        createTopic("failover", 3);
+        createTopic("failover", 3, (short) 3);
+        awaitIsr("failover", 3);
 
         final Map<Integer, List<String>> acked = new ConcurrentHashMap<>();
         final List<Exception> sendErrors = Collections.synchronizedList(new ArrayList<>());
@@ -111,13 +131,14 @@ class ClusterFailoverTest {
                 final int partition = round % 3;
                 final int victim = leaderOf("failover", partition);
                 cluster.kill9(victim);
+                awaitTrue(
+                        Duration.ofSeconds(60),
+                        "partition " + partition + " fails over from broker " + victim,
+                        () -> leaderOf("failover", partition) != victim);
                 Thread.sleep(1000);
                 cluster.start(victim);
-                // Its own Metadata naming it leader again: the restarted process has caught up and been unfenced.
-                awaitTrue(
-                        FORMED_WITHIN,
-                        "broker " + victim + " leads partition " + partition + " again after its restart",
-                        () -> leaderAsSeenBy(cluster.address(victim), "failover", partition) == victim);
+                // Back as a follower of every partition: truncated to its leaders' history, caught up, in sync.
+                awaitIsr("failover", 3);
             }
             Thread.sleep(2000);
         } finally {
@@ -159,6 +180,48 @@ class ClusterFailoverTest {
             consumer.join(60_000);
         }
         assertThat(consumerFailure.get()).as("the group consumer's own failure").isNull();
+
+        // Every replica, read from its broker's disk once the cluster is down, holds the same log byte for byte.
+        awaitIsr("failover", 3);
+        cluster.close();
+        for (int p = 0; p < 3; p++) {
+            final byte[] first = replicaBytes(1, "failover", p);
+            assertThat(first.length)
+                    .as("replica of partition %d on broker 1", p)
+                    .isPositive();
+            for (final int broker : List.of(2, 3)) {
+                assertThat(replicaBytes(broker, "failover", p))
+                        .as("partition %d on broker %d, against broker 1", p, broker)
+                        .isEqualTo(first);
+            }
+        }
+    }
+
+    /** The whole log of one replica, read from its broker's log directory (the broker is down). */
+    private byte[] replicaBytes(final int broker, final String topic, final int partition) throws IOException {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (PartitionLog log = PartitionLog.open(
+                dir.resolve("broker-" + broker).resolve(topic + "-" + partition),
+                LogConfig.from(Map.of("log.segment.bytes", "1048576")),
+                new SegmentIdAllocator(),
+                InstantSource.system())) {
+            long offset = log.logStartOffset();
+            while (offset < log.logEndOffset()) {
+                try (LogReadResult result = log.read(offset, 1 << 20, FetchIsolation.LOG_END)) {
+                    out.writeBytes(result.records().toArray(ValueLayout.JAVA_BYTE));
+                    offset = result.nextOffset();
+                }
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private void awaitIsr(final String topic, final int size) throws Exception {
+        awaitTrue(
+                FORMED_WITHIN,
+                "every partition of " + topic + " has " + size + " in-sync replicas",
+                () -> describe(topic).partitions().stream()
+                        .allMatch(p -> hasLeader(p) && p.isr().size() == size));
     }
 
     @Test
@@ -198,10 +261,11 @@ class ClusterFailoverTest {
     }
 
     @Test
-    void theIsthmusProducerAndConsumerFollowALeaderThatGoesAndComesBack() throws Exception {
-        cluster = LocalCluster.plan(3, dir, SETTINGS);
+    void theIsthmusProducerAndConsumerFollowALeaderChangeWithoutAnError() throws Exception {
+        cluster = LocalCluster.plan(3, dir, REPLICATED);
         cluster.startAll(FORMED_WITHIN);
-        createTopic("isthmus-clients", 3);
+        createTopic("isthmus-clients", 3, (short) 3);
+        awaitIsr("isthmus-clients", 3);
         final int records = 3_000;
         final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
         try (IsthmusProducer producer = new IsthmusProducer(Map.of(
@@ -355,8 +419,12 @@ class ClusterFailoverTest {
     }
 
     private void createTopic(final String topic, final int partitions) throws Exception {
+        createTopic(topic, partitions, (short) 1);
+    }
+
+    private void createTopic(final String topic, final int partitions, final short replicas) throws Exception {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+            admin.createTopics(List.of(new NewTopic(topic, partitions, replicas)))
                     .all()
                     .get();
         }

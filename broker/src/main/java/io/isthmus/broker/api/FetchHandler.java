@@ -1,6 +1,9 @@
 package io.isthmus.broker.api;
 
 import io.isthmus.broker.log.AbortedTransaction;
+import io.isthmus.broker.log.EpochDivergence;
+import io.isthmus.broker.log.FetchIsolation;
+import io.isthmus.broker.log.LeaderEpochCache;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.OffsetOutOfRangeException;
 import io.isthmus.broker.network.FileRegionRecords;
@@ -44,10 +47,17 @@ import org.apache.kafka.common.resource.ResourceType;
  * <p>{@code isolation_level=1} (read_committed): batches only below each partition's last stable offset, with the
  * aborted transactions that overlap them listed, and a long poll waits for the last stable offset to move, not for
  * the log end.
+ *
+ * <p><b>Replica fetches</b> ({@code replica_id} &ge; 0, a follower of a partition led here; CLUSTER_ACTION): read up
+ * to the log end, not the high watermark; each records the follower's progress, which moves the high watermark and the
+ * ISR; a follower whose last fetched epoch the leader's log does not continue is answered with the diverging epoch and
+ * no records (KIP-595's check), and truncates.
  */
 public final class FetchHandler implements ApiHandler {
     private static final byte READ_UNCOMMITTED = 0;
     private static final byte READ_COMMITTED = 1;
+    /** The first Fetch version whose partitions carry the follower's last fetched epoch. */
+    private static final short FIRST_VERSION_WITH_LAST_FETCHED_EPOCH = 12;
 
     private final PartitionManager partitions;
     private final TopicResolver topics;
@@ -122,10 +132,19 @@ public final class FetchHandler implements ApiHandler {
         }
     }
 
-    private record Waiting(Partition partition, long fetchOffset, boolean committedOnly) {}
+    private record Waiting(Partition partition, long fetchOffset, FetchIsolation isolation) {}
 
     private Attempt read(final RequestContext context, final FetchRequestData data, final boolean byTopicId) {
         final Attempt attempt = new Attempt();
+        final int replicaId = FetchRequest.replicaId(data);
+        final boolean fromReplica = replicaId >= 0;
+        final boolean replicationAllowed = fromReplica && access.allowsOnCluster(context, AclOperation.CLUSTER_ACTION);
+        final FetchIsolation isolation = fromReplica
+                ? FetchIsolation.LOG_END
+                : data.isolationLevel() == READ_COMMITTED
+                        ? FetchIsolation.TXN_COMMITTED
+                        : FetchIsolation.HIGH_WATERMARK;
+        final long nowMs = System.currentTimeMillis();
         // A limit of 0 or less is a limit, not "unlimited": the response then holds the one batch KIP-74 always
         // allows, as Kafka answers it.
         final long maxBytes = Math.max(0, data.maxBytes());
@@ -145,11 +164,13 @@ public final class FetchHandler implements ApiHandler {
                         .setAbortedTransactions(data.isolationLevel() == READ_UNCOMMITTED ? null : List.of());
                 topicResponse.partitions().add(partitionResponse);
                 if (topic.isPresent()
-                        && !access.allows(
-                                context,
-                                AclOperation.READ,
-                                ResourceType.TOPIC,
-                                topic.get().name())) {
+                        && (fromReplica
+                                ? !replicationAllowed
+                                : !access.allows(
+                                        context,
+                                        AclOperation.READ,
+                                        ResourceType.TOPIC,
+                                        topic.get().name()))) {
                     partitionResponse
                             .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
                             .setHighWatermark(-1)
@@ -183,16 +204,48 @@ public final class FetchHandler implements ApiHandler {
                     attempt.anyError = true;
                     continue;
                 }
-                readPartition(
-                        attempt,
-                        partition.get(),
-                        fetchPartition,
-                        partitionResponse,
-                        maxBytes,
-                        data.isolationLevel() == READ_COMMITTED);
+                if (fromReplica
+                        && !followerMayRead(
+                                context, replicaId, partition.get(), fetchPartition, partitionResponse, nowMs)) {
+                    attempt.anyError = true;
+                    continue;
+                }
+                readPartition(attempt, partition.get(), fetchPartition, partitionResponse, maxBytes, isolation);
             }
         }
         return attempt;
+    }
+
+    /**
+     * A follower's fetch before its read: a follower whose log diverged is answered with the diverging epoch (false,
+     * answered now); otherwise its progress is recorded. A broker that is no replica of this leader's partition gets
+     * NOT_LEADER_OR_FOLLOWER.
+     */
+    private static boolean followerMayRead(
+            final RequestContext context,
+            final int replicaId,
+            final Partition partition,
+            final FetchRequestData.FetchPartition fetchPartition,
+            final FetchResponseData.PartitionData response,
+            final long nowMs) {
+        if (context.apiVersion() >= FIRST_VERSION_WITH_LAST_FETCHED_EPOCH) {
+            final Optional<LeaderEpochCache.EpochEndOffset> diverging = EpochDivergence.divergingEpoch(
+                    partition.log(), fetchPartition.lastFetchedEpoch(), fetchPartition.fetchOffset());
+            if (diverging.isPresent()) {
+                response.setDivergingEpoch(new FetchResponseData.EpochEndOffset()
+                        .setEpoch(diverging.get().epoch())
+                        .setEndOffset(diverging.get().endOffset()));
+                setOffsets(response, partition);
+                return false;
+            }
+        }
+        if (!partition.onFollowerFetch(replicaId, fetchPartition.fetchOffset(), nowMs)) {
+            response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+                    .setHighWatermark(-1)
+                    .setLastStableOffset(-1);
+            return false;
+        }
+        return true;
     }
 
     private static void readPartition(
@@ -201,7 +254,8 @@ public final class FetchHandler implements ApiHandler {
             final FetchRequestData.FetchPartition fetchPartition,
             final FetchResponseData.PartitionData response,
             final long maxBytes,
-            final boolean committedOnly) {
+            final FetchIsolation isolation) {
+        final boolean committedOnly = isolation == FetchIsolation.TXN_COMMITTED;
         final long remaining = maxBytes - attempt.bytes;
         if (remaining <= 0 && attempt.bytes > 0) {
             // Over the response budget: the partition is reported without records and asked for again.
@@ -215,7 +269,7 @@ public final class FetchHandler implements ApiHandler {
             // The log returns at least one whole batch however small the limit (KIP-74); the first partition with data
             // keeps it, later ones only if it fits.
             result = partition.read(
-                    fetchPartition.fetchOffset(), (int) Math.max(1, Math.min(partitionMax, remaining)), committedOnly);
+                    fetchPartition.fetchOffset(), (int) Math.max(1, Math.min(partitionMax, remaining)), isolation);
         } catch (final OffsetOutOfRangeException e) {
             response.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
             setOffsets(response, partition);
@@ -227,7 +281,7 @@ public final class FetchHandler implements ApiHandler {
                 .setLogStartOffset(result.logStartOffset());
         if (result.isEmpty()) {
             result.close();
-            attempt.waitOn.add(new Waiting(partition, fetchPartition.fetchOffset(), committedOnly));
+            attempt.waitOn.add(new Waiting(partition, fetchPartition.fetchOffset(), isolation));
             return;
         }
         if (attempt.bytes > 0 && result.sizeInBytes() > Math.min(partitionMax, remaining)) {
@@ -247,7 +301,13 @@ public final class FetchHandler implements ApiHandler {
         // its last stable offset), never at bytes it could already read (the partition limit held them back), which
         // would wake it at once.
         attempt.waitOn.add(new Waiting(
-                partition, committedOnly ? partition.lastStableOffset() : partition.logEndOffset(), committedOnly));
+                partition,
+                switch (isolation) {
+                    case LOG_END -> partition.logEndOffset();
+                    case HIGH_WATERMARK -> partition.highWatermark();
+                    case TXN_COMMITTED -> partition.lastStableOffset();
+                },
+                isolation));
     }
 
     /** The aborted transactions with data among the batches returned, for the consumer to drop. */
@@ -343,7 +403,7 @@ public final class FetchHandler implements ApiHandler {
             waitingOn = attempt.waitOn;
             timeout = delayed.schedule(wake, remainingNanos, TimeUnit.NANOSECONDS);
             for (final Waiting waiting : waitingOn) {
-                waiting.partition().awaitAppend(waiting.fetchOffset(), waiting.committedOnly(), wake);
+                waiting.partition().awaitAppend(waiting.fetchOffset(), waiting.isolation(), wake);
             }
         }
 

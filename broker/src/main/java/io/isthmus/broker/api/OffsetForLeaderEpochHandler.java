@@ -29,8 +29,8 @@ import org.apache.kafka.common.resource.ResourceType;
  *
  * <p>Answered by the leader only, after the same epoch check as Fetch: a {@code currentLeaderEpoch} older than the
  * leader's is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH. An epoch this log does not know is answered with
- * Kafka's undefined epoch and offset (-1, -1). Consumers need DESCRIBE on the topic; a request from a replica ({@code
- * replica_id} &ge; 0) needs CLUSTER_ACTION, as in Kafka.
+ * Kafka's undefined epoch and offset (-1, -1). As in Kafka, CLUSTER_ACTION on the cluster (what a replica has) or
+ * DESCRIBE on the topic allows the question, and TOPIC_AUTHORIZATION_FAILED answers it otherwise.
  */
 public final class OffsetForLeaderEpochHandler implements ApiHandler {
     private final PartitionManager partitions;
@@ -52,32 +52,25 @@ public final class OffsetForLeaderEpochHandler implements ApiHandler {
     @Override
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final OffsetForLeaderEpochRequestData data = ((OffsetsForLeaderEpochRequest) request).data();
-        final boolean fromReplica = data.replicaId() >= 0;
-        final boolean clusterAction = fromReplica && access.allowsOnCluster(context, AclOperation.CLUSTER_ACTION);
+        final boolean clusterAction = access.allowsOnCluster(context, AclOperation.CLUSTER_ACTION);
         final OffsetForLeaderEpochResponseData response = new OffsetForLeaderEpochResponseData();
         for (final OffsetForLeaderTopic topic : data.topics()) {
             final OffsetForLeaderTopicResult topicResult = new OffsetForLeaderTopicResult().setTopic(topic.topic());
             response.topics().add(topicResult);
-            final boolean allowed = fromReplica
-                    ? clusterAction
-                    : access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.topic());
+            final boolean allowed =
+                    clusterAction || access.allows(context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.topic());
             for (final OffsetForLeaderPartition requested : topic.partitions()) {
                 final TopicPartition topicPartition = new TopicPartition(topic.topic(), requested.partition());
-                topicResult.partitions().add(answer(allowed, fromReplica, topicPartition, requested));
+                topicResult.partitions().add(answer(allowed, topicPartition, requested));
             }
         }
         return CompletableFuture.completedFuture(Response.of(response));
     }
 
     private OffsetForLeaderEpochResponseData.EpochEndOffset answer(
-            final boolean allowed,
-            final boolean fromReplica,
-            final TopicPartition topicPartition,
-            final OffsetForLeaderPartition requested) {
+            final boolean allowed, final TopicPartition topicPartition, final OffsetForLeaderPartition requested) {
         if (!allowed) {
-            return error(
-                    topicPartition,
-                    fromReplica ? Errors.CLUSTER_AUTHORIZATION_FAILED : Errors.TOPIC_AUTHORIZATION_FAILED);
+            return error(topicPartition, Errors.TOPIC_AUTHORIZATION_FAILED);
         }
         final Optional<Partition> partition = partitions.partition(topicPartition);
         if (partition.isEmpty()) {

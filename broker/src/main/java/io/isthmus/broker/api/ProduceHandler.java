@@ -27,7 +27,10 @@ import org.apache.kafka.common.resource.ResourceType;
 /**
  * Produce over TCP: the batches are validated and copied from the request frame straight into the
  * partition's memory-mapped segment. acks=1 and acks=all are the same on a single broker: the answer goes
- * out once the bytes are in the log (the page cache, which survives a crash of this process). acks=0 gets no
+ * out once the bytes are in the log (the page cache, which survives a crash of this process). On a partition with
+ * followers, acks=all is refused with NOT_ENOUGH_REPLICAS (nothing appended) while fewer than {@code
+ * min.insync.replicas} replicas are in sync, and answered once the high watermark passes the append (every in-sync
+ * replica holds it), or with REQUEST_TIMED_OUT after the request's timeout. acks=0 gets no
  * answer. A partition that RDMA producers share answers once its batches are committed in the shared order.
  */
 public final class ProduceHandler implements ApiHandler {
@@ -38,18 +41,24 @@ public final class ProduceHandler implements ApiHandler {
     private final TopicResolver topics;
     private final AccessControl access;
     private final PartitionLeadership leadership;
+    private final int minInsyncReplicas;
 
     /** A single broker's handler: it leads every partition it has. */
     public ProduceHandler(final PartitionManager partitions, final AccessControl access) {
-        this(partitions, access, PartitionLeadership.SOLE_BROKER);
+        this(partitions, access, PartitionLeadership.SOLE_BROKER, 1);
     }
 
+    /** @param minInsyncReplicas Kafka's {@code min.insync.replicas}: the ISR acks=all needs */
     public ProduceHandler(
-            final PartitionManager partitions, final AccessControl access, final PartitionLeadership leadership) {
+            final PartitionManager partitions,
+            final AccessControl access,
+            final PartitionLeadership leadership,
+            final int minInsyncReplicas) {
         this.partitions = partitions;
         this.topics = new TopicResolver(partitions.topics());
         this.access = access;
         this.leadership = leadership;
+        this.minInsyncReplicas = minInsyncReplicas;
     }
 
     @Override
@@ -110,7 +119,19 @@ public final class ProduceHandler implements ApiHandler {
                     partitionResponse.setErrorCode(notLeader.code());
                     continue;
                 }
-                final CompletableFuture<ProduceOutcome> outcome = append(partition.get(), partitionData);
+                final boolean acksAll = data.acks() == -1;
+                if (acksAll && partition.get().inSyncReplicaCount() < minInsyncReplicas) {
+                    partitionResponse
+                            .setErrorCode(Errors.NOT_ENOUGH_REPLICAS.code())
+                            .setErrorMessage(
+                                    "in-sync replicas " + partition.get().inSyncReplicas()
+                                            + " fewer than min.insync.replicas=" + minInsyncReplicas);
+                    continue;
+                }
+                final CompletableFuture<ProduceOutcome> appended = append(partition.get(), partitionData);
+                final CompletableFuture<ProduceOutcome> outcome = acksAll
+                        ? appended.thenCompose(done -> replicated(partition.get(), done, data.timeoutMs()))
+                        : appended;
                 if (outcome.isDone()) {
                     answer(context, partition.get(), partitionResponse, outcome.join());
                 } else {
@@ -137,6 +158,26 @@ public final class ProduceHandler implements ApiHandler {
         // A view of the request frame, no copy: the log validates it and copies it once, into the segment. The frame
         // stays valid until the response future completes (shared RDMA produce commits later, in the shared order).
         return partition.appendFromClientAsync(MemorySegment.ofBuffer(records.buffer()));
+    }
+
+    /**
+     * An appended outcome once every in-sync replica holds it; a refusal from the log, or a failed wait, as the
+     * error to answer.
+     */
+    private CompletableFuture<ProduceOutcome> replicated(
+            final Partition partition, final ProduceOutcome appended, final int timeoutMs) {
+        if (appended.error() != Errors.NONE || appended.lastOffset() < 0) {
+            return CompletableFuture.completedFuture(appended);
+        }
+        return partition
+                .awaitReplication(appended.lastOffset(), minInsyncReplicas, Math.max(0, timeoutMs))
+                .thenApply(error -> error == Errors.NONE
+                        ? appended
+                        : new ProduceOutcome(
+                                error,
+                                -1,
+                                "offsets " + appended.baseOffset() + ".." + appended.lastOffset() + " of "
+                                        + partition.topicPartition() + ": " + error.message()));
     }
 
     private static void answer(

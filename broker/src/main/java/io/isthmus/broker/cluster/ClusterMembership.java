@@ -9,16 +9,21 @@ import io.isthmus.broker.group.OffsetStore;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIds;
+import io.isthmus.broker.replication.ReplicaFetchers;
+import io.isthmus.broker.replication.ReplicationSettings;
 import io.isthmus.metadata.broker.BrokerIdentity;
 import io.isthmus.metadata.broker.BrokerLifecycle;
 import io.isthmus.metadata.image.BrokerEndpoint;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.quorum.MetadataQuorum;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +39,7 @@ import org.slf4j.LoggerFactory;
 public final class ClusterMembership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterMembership.class);
     private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(5);
+    private static final int REPLICA_REQUEST_TIMEOUT_MS = 30_000;
 
     private final ClusterSettings settings;
     private final MetadataQuorum quorum;
@@ -51,7 +57,30 @@ public final class ClusterMembership implements AutoCloseable {
         this.quorum = quorum;
         // The broker's own registration is the first log entry known to be newer than this process: its partitions
         // follow the metadata only once the voter has applied that far.
-        this.hosting = new PartitionHosting(settings.nodeId(), partitions, offsets, this::brokerEpoch);
+        this.hosting = new PartitionHosting(
+                settings.nodeId(),
+                partitions,
+                offsets,
+                this::brokerEpoch,
+                new ReplicaFetchers(settings.nodeId(), this::replicationAddress, replicationSettings(settings)),
+                new QuorumIsrChanges(this),
+                settings.replicaLagTimeMax().toMillis());
+    }
+
+    private static ReplicationSettings replicationSettings(final ClusterSettings settings) {
+        return new ReplicationSettings(
+                (int) settings.replicaFetchWaitMax().toMillis(),
+                settings.replicaFetchMaxBytes(),
+                REPLICA_REQUEST_TIMEOUT_MS,
+                settings.replicaLagTimeMax().toMillis());
+    }
+
+    /** Where a follower reaches broker {@code id}: its first PLAINTEXT listener (replication does not authenticate). */
+    private Optional<InetSocketAddress> replicationAddress(final int id) {
+        return image().broker(id).flatMap(broker -> broker.endpoints().stream()
+                .filter(e -> e.securityProtocol() == SecurityProtocol.PLAINTEXT.id)
+                .findFirst()
+                .map(e -> new InetSocketAddress(e.host(), e.port())));
     }
 
     /**
@@ -133,7 +162,7 @@ public final class ClusterMembership implements AutoCloseable {
 
     /** Metadata answers from the quorum's image; auto-created topics get {@code defaultPartitions}. */
     public MetadataView metadataView(final int defaultPartitions) {
-        return new ImageMetadata(this, defaultPartitions, (short) 1);
+        return new ImageMetadata(this, defaultPartitions, settings.defaultReplicationFactor());
     }
 
     /** The coordinators of consumer groups, placed on the voters. */

@@ -36,15 +36,11 @@ import org.apache.kafka.common.resource.ResourceType;
  * the broker's defaults settled, is forwarded to the metadata quorum, which places, numbers and refuses as Kafka's
  * controller does; the rest are answered here. The answer keeps the request's order.
  *
- * <p>Partitions have one replica until replication between brokers is built: a replication factor or an assignment
- * of more than one replica is refused with INVALID_REPLICATION_FACTOR or INVALID_REPLICA_ASSIGNMENT, rather than
- * accepted and silently not replicated. Per-topic configs are refused as on a single broker.
+ * <p>A topic created without a replication factor gets {@code default.replication.factor}; the quorum places the
+ * replicas (and refuses a factor above the brokers it has). Per-topic configs are refused as on a single broker.
  */
 final class ClusterTopicAdminHandler implements ApiHandler {
     private static final int DEFAULT_TIMEOUT_MS = 30_000;
-
-    static final String ONE_REPLICA =
-            "partitions of an isthmus cluster have one replica until replication between" + " brokers is built";
 
     private final ClusterMembership membership;
     private final int defaultPartitions;
@@ -99,12 +95,6 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                 error = Errors.INVALID_CONFIG;
                 refusal = "per-topic configs are not supported (got "
                         + topic.configs().size() + "); the broker's log.* settings apply to every topic";
-            } else if (topic.replicationFactor() > 1) {
-                error = Errors.INVALID_REPLICATION_FACTOR;
-                refusal = "replication factor " + topic.replicationFactor() + ": " + ONE_REPLICA;
-            } else if (topic.assignments().stream().anyMatch(a -> a.brokerIds().size() > 1)) {
-                error = Errors.INVALID_REPLICA_ASSIGNMENT;
-                refusal = "an assignment names more than one replica: " + ONE_REPLICA;
             } else {
                 final CreateTopicsRequestData.CreatableTopic settled = topic.duplicate();
                 if (settled.assignments().isEmpty()) {
@@ -114,7 +104,7 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                         settled.setNumPartitions(defaultPartitions);
                     }
                     if (settled.replicationFactor() == -1) {
-                        settled.setReplicationFactor((short) 1);
+                        settled.setReplicationFactor(membership.settings().defaultReplicationFactor());
                     }
                 }
                 forwarded.topics().add(settled);
@@ -163,14 +153,6 @@ final class ClusterTopicAdminHandler implements ApiHandler {
         for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
             if (!access.allows(context, AclOperation.ALTER, ResourceType.TOPIC, topic.name())) {
                 refused.put(topic.name(), growResult(topic.name(), Errors.TOPIC_AUTHORIZATION_FAILED, null));
-            } else if (topic.assignments() != null
-                    && topic.assignments().stream().anyMatch(a -> a.brokerIds().size() > 1)) {
-                refused.put(
-                        topic.name(),
-                        growResult(
-                                topic.name(),
-                                Errors.INVALID_REPLICA_ASSIGNMENT,
-                                "an assignment names more than one replica: " + ONE_REPLICA));
             } else {
                 forwarded.topics().add(topic.duplicate());
             }

@@ -1,8 +1,11 @@
 package io.isthmus.broker.cluster;
 
 import io.isthmus.broker.group.OffsetStore;
+import io.isthmus.broker.partition.IsrChanges;
+import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.partition.PartitionManager.HostedTopic;
+import io.isthmus.broker.replication.ReplicaFetchers;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
@@ -10,6 +13,7 @@ import io.isthmus.metadata.image.TopicImage;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,6 +37,11 @@ import org.slf4j.LoggerFactory;
  * partitions it had on disk, serves none of them (it is fenced until its heartbeats report the catch-up) and deletes
  * nothing.
  *
+ * <p><b>Roles.</b> With the partitions, each takes the role the image gives this broker: the leader of a partition of
+ * one replica, the leader of a replicated one (tracking its followers and asking the quorum for ISR changes), or a
+ * follower, fetched by a {@link ReplicaFetchers replica fetcher} from its leader. The same thread asks every replicated
+ * leader, every half {@code replica.lag.time.max.ms}, whether followers have fallen out of sync.
+ *
  * <p>{@link #appliedIndex} is how far this broker's partitions have come; the broker reports it in its heartbeats, so
  * the quorum unfences it only once it holds the partitions it registered to lead. An image that cannot be applied (a
  * disk refusing a new log) is retried until one can.
@@ -48,6 +57,9 @@ final class PartitionHosting implements AutoCloseable {
     /** The log index an image must have reached to be applied: this broker's registration, -1 while unknown. */
     private final LongSupplier catchUpIndex;
 
+    private final ReplicaFetchers fetchers;
+    private final IsrChanges isrChanges;
+    private final long replicaLagTimeMaxMs;
     private final AtomicReference<ClusterImage> pending = new AtomicReference<>();
     private final ScheduledExecutorService applier;
     private volatile long appliedIndex;
@@ -57,16 +69,36 @@ final class PartitionHosting implements AutoCloseable {
             final int nodeId,
             final PartitionManager partitions,
             final OffsetStore offsets,
-            final LongSupplier catchUpIndex) {
+            final LongSupplier catchUpIndex,
+            final ReplicaFetchers fetchers,
+            final IsrChanges isrChanges,
+            final long replicaLagTimeMaxMs) {
         this.nodeId = nodeId;
         this.partitions = partitions;
         this.offsets = offsets;
         this.catchUpIndex = catchUpIndex;
+        this.fetchers = fetchers;
+        this.isrChanges = isrChanges;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.applier = Executors.newSingleThreadScheduledExecutor(r -> {
             final Thread t = new Thread(r, "broker-" + nodeId + "-partition-hosting");
             t.setDaemon(true);
             return t;
         });
+        final long every = Math.max(1, replicaLagTimeMaxMs / 2);
+        applier.scheduleWithFixedDelay(this::shrinkLaggingIsrs, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Asks each replicated leader here to drop followers that have not caught up for too long. */
+    private void shrinkLaggingIsrs() {
+        final long now = System.currentTimeMillis();
+        for (final Partition partition : partitions.partitions()) {
+            try {
+                partition.maybeShrinkIsr(now, replicaLagTimeMaxMs);
+            } catch (final RuntimeException e) {
+                LOG.warn("broker {}: isr check of {} failed", nodeId, partition.topicPartition(), e);
+            }
+        }
     }
 
     /** Called by the quorum with every image it applies; returns at once. */
@@ -136,28 +168,72 @@ final class PartitionHosting implements AutoCloseable {
         for (final String topic : partitions.topicsRemovedBy(cluster)) {
             offsets.deleteTopic(topic);
         }
-        partitions.host(cluster);
-        takeLeaderships(image);
+        try {
+            partitions.host(cluster);
+        } finally {
+            // Partitions held already take their roles even when a new one cannot be had (a full disk): a failover
+            // must not wait for an unrelated topic's log.
+            takeRoles(image);
+        }
         appliedIndex = image.appliedIndex();
     }
 
     /**
-     * Each partition this broker leads in {@code image} takes the image's leader epoch: its appends are stamped with
-     * it from now on, and the epoch begins at its log end offset. {@link ImageLeadership} serves a partition only once
-     * its epoch is the image's, so no batch of a new leadership carries an older epoch.
+     * Each partition this broker holds takes its role in {@code image}. A leader takes the image's leader epoch: its
+     * appends are stamped with it from now on, and the epoch begins at its log end offset ({@link ImageLeadership}
+     * serves a partition only once its epoch is the image's, so no batch of a new leadership carries an older epoch).
+     * A follower fetches from its leader; a partition without a leader is only held.
      */
-    private void takeLeaderships(final ClusterImage image) {
+    private void takeRoles(final ClusterImage image) {
+        final long now = System.currentTimeMillis();
+        final Set<TopicPartition> followed = new HashSet<>();
         for (final TopicImage topic : image.topics().values()) {
             for (int p = 0; p < topic.partitions().size(); p++) {
                 final PartitionState state = topic.partition(p);
-                if (state.leader() == nodeId) {
-                    partitions
-                            .partition(new TopicPartition(topic.name(), p))
-                            .filter(local -> local.topicId().equals(topic.id()))
-                            .ifPresent(local -> local.becomeLeader(state.leaderEpoch()));
+                final TopicPartition tp = new TopicPartition(topic.name(), p);
+                final Optional<Partition> held =
+                        partitions.partition(tp).filter(local -> local.topicId().equals(topic.id()));
+                if (held.isEmpty() || !state.replicas().contains(nodeId)) {
+                    continue;
+                }
+                try {
+                    if (takeRole(held.get(), tp, state, now)) {
+                        followed.add(tp);
+                    }
+                } catch (final RuntimeException e) {
+                    LOG.error("broker {}: {} cannot take its role in epoch {}", nodeId, tp, state.leaderEpoch(), e);
                 }
             }
         }
+        fetchers.retainOnly(followed);
+    }
+
+    /** Gives {@code local} its role in {@code state}; returns whether it is followed now. */
+    private boolean takeRole(
+            final Partition local, final TopicPartition tp, final PartitionState state, final long now) {
+        if (state.leader() == nodeId) {
+            fetchers.unfollow(tp);
+            if (state.replicas().size() > 1) {
+                local.becomeReplicatedLeader(
+                        nodeId,
+                        state.leaderEpoch(),
+                        state.partitionEpoch(),
+                        state.replicas(),
+                        state.isr(),
+                        isrChanges,
+                        now);
+            } else {
+                local.becomeLeader(state.leaderEpoch());
+            }
+            return false;
+        }
+        local.becomeFollower(state.leaderEpoch());
+        if (!state.hasLeader()) {
+            fetchers.unfollow(tp);
+            return false;
+        }
+        fetchers.follow(local, state.leader(), state.leaderEpoch());
+        return true;
     }
 
     private List<HostedTopic> hostedTopics(final ClusterImage image) {
@@ -179,6 +255,7 @@ final class PartitionHosting implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         closed = true;
+        fetchers.close();
         applier.shutdown();
         if (!applier.awaitTermination(30, TimeUnit.SECONDS)) {
             LOG.warn("broker {}: partition hosting still busy after 30 s; closing anyway", nodeId);

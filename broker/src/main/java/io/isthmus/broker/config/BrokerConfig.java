@@ -48,6 +48,12 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS = "controller.quorum.election.timeout.ms";
     public static final String BROKER_SESSION_TIMEOUT_MS = "broker.session.timeout.ms";
     public static final String BROKER_HEARTBEAT_INTERVAL_MS = "broker.heartbeat.interval.ms";
+    public static final String DEFAULT_REPLICATION_FACTOR = "default.replication.factor";
+    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+    public static final String REPLICA_FETCH_WAIT_MAX_MS = "replica.fetch.wait.max.ms";
+    public static final String REPLICA_FETCH_MAX_BYTES = "replica.fetch.max.bytes";
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
     public static final String LISTENERS = "listeners";
     public static final String ADVERTISED_LISTENERS = "advertised.listeners";
     public static final String LISTENER_SECURITY_PROTOCOL_MAP = "listener.security.protocol.map";
@@ -151,6 +157,48 @@ public final class BrokerConfig extends AbstractConfig {
                     Range.atLeast(1),
                     Importance.LOW,
                     "How often a broker heartbeats to the metadata quorum; below broker.session.timeout.ms.")
+            .define(
+                    DEFAULT_REPLICATION_FACTOR,
+                    Type.SHORT,
+                    (short) 1,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Replicas of each partition of a topic created without a replication factor (a cluster only).")
+            .define(
+                    MIN_INSYNC_REPLICAS,
+                    Type.INT,
+                    1,
+                    Range.atLeast(1),
+                    Importance.HIGH,
+                    "The in-sync replicas an acks=all produce needs: with fewer it is refused with"
+                            + " NOT_ENOUGH_REPLICAS and nothing is appended.")
+            .define(
+                    REPLICA_LAG_TIME_MAX_MS,
+                    Type.LONG,
+                    30_000L,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "A follower that has not caught up with its leader's log end for this long leaves the ISR.")
+            .define(
+                    REPLICA_FETCH_WAIT_MAX_MS,
+                    Type.INT,
+                    500,
+                    Range.atLeast(0),
+                    Importance.LOW,
+                    "How long a follower's fetch waits at its leader for new data; below replica.lag.time.max.ms.")
+            .define(
+                    REPLICA_FETCH_MAX_BYTES,
+                    Type.INT,
+                    1 << 20,
+                    Range.atLeast(1),
+                    Importance.LOW,
+                    "Bytes a follower fetches per partition and request (at least one batch).")
+            .define(
+                    UNCLEAN_LEADER_ELECTION_ENABLE,
+                    Type.BOOLEAN,
+                    false,
+                    Importance.LOW,
+                    "Must stay false: a leader is only ever elected from the ISR, so no acknowledged record is lost.")
             .define(
                     LISTENERS,
                     Type.LIST,
@@ -591,6 +639,11 @@ public final class BrokerConfig extends AbstractConfig {
 
     public int numPartitions() {
         return getInt(NUM_PARTITIONS);
+    }
+
+    /** {@code min.insync.replicas}: the ISR an acks=all produce needs. */
+    public int minInsyncReplicas() {
+        return getInt(MIN_INSYNC_REPLICAS);
     }
 
     public boolean autoCreateTopics() {

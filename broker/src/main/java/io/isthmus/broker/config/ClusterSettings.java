@@ -18,8 +18,19 @@ import org.apache.kafka.common.config.ConfigException;
  *
  * @param quorum this node's voter settings
  * @param heartbeatInterval {@code broker.heartbeat.interval.ms}
+ * @param defaultReplicationFactor {@code default.replication.factor}
+ * @param replicaLagTimeMax {@code replica.lag.time.max.ms}: how long a follower may go without catching up and stay
+ *     in the ISR
+ * @param replicaFetchWaitMax {@code replica.fetch.wait.max.ms}
+ * @param replicaFetchMaxBytes {@code replica.fetch.max.bytes}
  */
-public record ClusterSettings(QuorumSettings quorum, Duration heartbeatInterval) {
+public record ClusterSettings(
+        QuorumSettings quorum,
+        Duration heartbeatInterval,
+        short defaultReplicationFactor,
+        Duration replicaLagTimeMax,
+        Duration replicaFetchWaitMax,
+        int replicaFetchMaxBytes) {
     /** The metadata directory under the first log directory when {@code metadata.log.dir} is not set. */
     public static final String DEFAULT_METADATA_DIRECTORY = "__cluster_metadata";
 
@@ -87,6 +98,21 @@ public record ClusterSettings(QuorumSettings quorum, Duration heartbeatInterval)
         final Path directory = dir == null || dir.isBlank()
                 ? config.logDirs().getFirst().resolve(DEFAULT_METADATA_DIRECTORY)
                 : Path.of(dir);
+        if (config.getBoolean(BrokerConfig.UNCLEAN_LEADER_ELECTION_ENABLE)) {
+            throw new ConfigException(
+                    BrokerConfig.UNCLEAN_LEADER_ELECTION_ENABLE,
+                    "true",
+                    "isthmus elects leaders only from the ISR: an unclean election could lose acknowledged records");
+        }
+        final Duration lag = Duration.ofMillis(config.getLong(BrokerConfig.REPLICA_LAG_TIME_MAX_MS));
+        final Duration fetchWait = Duration.ofMillis(config.getInt(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS));
+        if (fetchWait.compareTo(lag) >= 0) {
+            throw new ConfigException(
+                    BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS,
+                    fetchWait.toMillis(),
+                    "must be below " + BrokerConfig.REPLICA_LAG_TIME_MAX_MS + " (" + lag.toMillis() + "), or an idle"
+                            + " follower would leave the ISR while it waits");
+        }
         final Duration heartbeat = Duration.ofMillis(config.getInt(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS));
         final Duration session = Duration.ofMillis(config.getInt(BrokerConfig.BROKER_SESSION_TIMEOUT_MS));
         if (heartbeat.compareTo(session) >= 0) {
@@ -106,7 +132,11 @@ public record ClusterSettings(QuorumSettings quorum, Duration heartbeatInterval)
                             session,
                             QuorumSettings.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
                             QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES),
-                    heartbeat));
+                    heartbeat,
+                    config.getShort(BrokerConfig.DEFAULT_REPLICATION_FACTOR),
+                    lag,
+                    fetchWait,
+                    config.getInt(BrokerConfig.REPLICA_FETCH_MAX_BYTES)));
         } catch (final IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

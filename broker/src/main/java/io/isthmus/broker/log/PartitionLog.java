@@ -57,7 +57,9 @@ import org.slf4j.LoggerFactory;
  * leader says its last common epoch ends (KIP-101, KIP-279); the producer and transaction state is read again from
  * what remains.
  *
- * <p>The high watermark equals the log end offset until replication exists.
+ * <p><b>High watermark.</b> A partition of one replica has none of its own: it is the log end offset. A replicated
+ * partition {@link #trackHighWatermark tracks} one, which only moves forward ({@link #advanceHighWatermark}: the
+ * leader from its in-sync replicas' progress, a follower from its leader's answers) and which consumers read below.
  */
 public final class PartitionLog implements AutoCloseable {
     /** {@link #offsetForTimestamp} target meaning "the log end offset" (Kafka's LATEST_TIMESTAMP). */
@@ -67,6 +69,7 @@ public final class PartitionLog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
     private static final Verdict APPEND = new Verdict.Append();
+    private static final long FOLLOWS_LOG_END = -1L;
     private static final int REBUILD_READ_BYTES = 1 << 20;
     private static final VarHandle LOG_END_OFFSET;
 
@@ -102,6 +105,9 @@ public final class PartitionLog implements AutoCloseable {
     private long logEndOffset;
 
     private volatile long logStartOffset;
+    /** The high watermark of a replicated partition; {@link #FOLLOWS_LOG_END} for a partition of one replica. */
+    private volatile long trackedHighWatermark = FOLLOWS_LOG_END;
+
     private volatile LogSegment active;
     private volatile boolean closed;
     private final SegmentPreToucher preToucher;
@@ -248,9 +254,56 @@ public final class PartitionLog implements AutoCloseable {
         return (long) LOG_END_OFFSET.getAcquire(this);
     }
 
-    /** Equal to {@link #logEndOffset()} until replication exists. */
+    /**
+     * The offset below which every in-sync replica holds the log, never past the log end; the log end offset itself
+     * for a partition of one replica.
+     */
     public long highWatermark() {
-        return logEndOffset();
+        final long tracked = trackedHighWatermark;
+        final long end = logEndOffset();
+        return tracked == FOLLOWS_LOG_END ? end : Math.min(tracked, end);
+    }
+
+    /**
+     * The partition is replicated from now on: the high watermark is tracked apart from the log end offset. It starts
+     * at the log start offset the first time (nothing is known to be replicated; it is not persisted, so a restarted
+     * replica learns it again from its in-sync replicas), and keeps its value across later role changes.
+     */
+    public void trackHighWatermark() {
+        appendLock.lock();
+        try {
+            if (trackedHighWatermark == FOLLOWS_LOG_END) {
+                trackedHighWatermark = logStartOffset;
+            }
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** The partition has one replica again: the high watermark is the log end offset. */
+    public void highWatermarkFollowsLogEnd() {
+        trackedHighWatermark = FOLLOWS_LOG_END;
+    }
+
+    /** Whether the high watermark is tracked apart from the log end ({@link #trackHighWatermark}). */
+    public boolean tracksHighWatermark() {
+        return trackedHighWatermark != FOLLOWS_LOG_END;
+    }
+
+    /**
+     * Moves a tracked high watermark forward to {@code candidate}, capped at the log end offset; a lower candidate
+     * changes nothing. Returns whether it moved.
+     */
+    public boolean advanceHighWatermark(final long candidate) {
+        final long capped = Math.min(candidate, logEndOffset());
+        synchronized (this) {
+            final long current = trackedHighWatermark;
+            if (current == FOLLOWS_LOG_END || capped <= current) {
+                return false;
+            }
+            trackedHighWatermark = capped;
+            return true;
+        }
     }
 
     /**
@@ -659,6 +712,11 @@ public final class PartitionLog implements AutoCloseable {
             throw ex;
         } finally {
             decompressor.release();
+        }
+        if (mode == RecordBatchValidator.Mode.STORED) {
+            // A replicated batch was taken by the leader, perhaps under a larger limit: a follower copies what its
+            // leader has, as Kafka's does.
+            return;
         }
         for (int i = 0; i < validated.count(); i++) {
             final long batchSize = validated.get(i).sizeInBytes();
@@ -1087,6 +1145,12 @@ public final class PartitionLog implements AutoCloseable {
         final MemorySegment mapping = segment.mapping();
         final long firstOffset = logEndOffset();
         if (!replicated && leaderEpoch != epochs.latestEpoch()) {
+            if (leaderEpoch < epochs.latestEpoch()) {
+                // Nothing is published: the copied bytes past the tail are written over by the next append.
+                throw new IllegalStateException("append stamped with an older leader epoch than the log's newest:"
+                        + " partition=" + name + " leaderEpoch=" + leaderEpoch + " latestEpoch="
+                        + epochs.latestEpoch() + " logEndOffset=" + firstOffset);
+            }
             epochs.assign(leaderEpoch, firstOffset);
         }
         long next = firstOffset;
@@ -1231,7 +1295,7 @@ public final class PartitionLog implements AutoCloseable {
             if (offset >= oldEnd) {
                 // No batch goes, but an epoch this replica began as leader at its end, and never wrote, may: it is
                 // not the leader's, and a follower that kept it would keep asking about it.
-                epochs.truncateFromEnd(offset);
+                epochs.truncateFromEnd(oldEnd);
                 return oldEnd;
             }
             if (offset <= logStartOffset) {
@@ -1245,23 +1309,22 @@ public final class PartitionLog implements AutoCloseable {
             while (position < committed && RecordBatchDescriptor.lastOffset(mapping, position) < offset) {
                 position += RecordBatchDescriptor.batchSize(mapping, position);
             }
-            final long newEnd = position < committed ? RecordBatchDescriptor.baseOffset(mapping, position) : oldEnd;
+            // Past the cut segment's last batch (a gap recovery left before the next segment) the log ends where the
+            // cut segment does.
+            final long newEnd =
+                    position < committed ? RecordBatchDescriptor.baseOffset(mapping, position) : cut.nextOffset();
             // Readers stop at the new end at once; what follows is removed under them.
             LOG_END_OFFSET.setRelease(this, newEnd);
-            for (final LogSegment later :
-                    new ArrayList<>(segments.tailMap(cut.baseOffset(), false).values())) {
-                segments.remove(later.baseOffset());
-                later.markDeleted();
+            try {
+                cutSegmentsLocked(cut, (int) position, newEnd);
+            } catch (final IOException | RuntimeException e) {
+                // Half cut: the log can no longer be trusted in this process. It is taken offline; recovery at the next
+                // start ends it at the zeroed cut, and the follower truncates again by epoch.
+                closed = true;
+                LOG.error("truncation failed, log taken offline: partition={} offset={}", name, offset, e);
+                throw new KafkaStorageException(
+                        "truncation failed, log taken offline: partition=" + name + " offset=" + offset, e);
             }
-            if (position == 0) {
-                segments.remove(cut.baseOffset());
-                cut.markDeleted();
-                segments.put(newEnd, LogSegment.create(dir, newEnd, ids, config.segmentBytes(), config));
-            } else {
-                segments.put(cut.baseOffset(), remapTruncated(cut, (int) position, newEnd));
-                cut.closeUnclean();
-            }
-            active = segments.lastEntry().getValue();
             afterTruncation();
             LOG.info(
                     "truncated: partition={} requestedOffset={} oldLogEndOffset={} logEndOffset={} latestEpoch={}",
@@ -1322,14 +1385,43 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
+     * Makes {@code cut} end at {@code position} ({@code newEnd}) and the last segment: its replacement is built and
+     * checked first, then the later segments are deleted and the replacement takes its place.
+     */
+    private void cutSegmentsLocked(final LogSegment cut, final int position, final long newEnd) throws IOException {
+        final List<LogSegment> later =
+                new ArrayList<>(segments.tailMap(cut.baseOffset(), false).values());
+        final LogSegment replacement;
+        if (position == 0) {
+            segments.remove(cut.baseOffset());
+            cut.markDeleted();
+            replacement = LogSegment.create(dir, newEnd, ids, config.segmentBytes(), config);
+        } else {
+            // What stays of the cut segment reaches the disk under its flush policy no later than it would have.
+            cut.flush();
+            replacement = remapTruncated(cut, position, newEnd);
+        }
+        for (final LogSegment segment : later) {
+            segments.remove(segment.baseOffset());
+            segment.markDeleted();
+        }
+        segments.put(replacement.baseOffset(), replacement);
+        active = replacement;
+        if (position != 0) {
+            cut.closeUnclean();
+        }
+    }
+
+    /**
      * A second mapping of {@code cut}'s files with the batches from {@code position} on zeroed (and forced to disk, so
      * a crash cannot bring them back) and the indexes rebuilt from the batches that remain.
      */
     private LogSegment remapTruncated(final LogSegment cut, final int position, final long newEnd) throws IOException {
         final LogSegment remapped = LogSegment.open(dir, cut.baseOffset(), ids, config.segmentBytes(), config);
-        try {
+        // Unbounded, as recovery's: a batch the log took under a larger message.max.bytes stays readable.
+        try (BatchDecompressor unbounded = new BatchDecompressor()) {
             remapped.zeroAndForce(position, cut.committedPosition());
-            final LogRecovery.ScanResult result = LogRecovery.rebuild(remapped, decompressor, clock.millis());
+            final LogRecovery.ScanResult result = LogRecovery.rebuild(remapped, unbounded, clock.millis());
             if (result.validEnd() != position || result.nextOffset() != newEnd) {
                 throw new IllegalStateException("segment does not end at the cut after truncation: partition=" + name
                         + " baseOffset=" + cut.baseOffset() + " cutPosition=" + position + " cutOffset=" + newEnd
@@ -1340,13 +1432,16 @@ public final class PartitionLog implements AutoCloseable {
         } catch (final RuntimeException ex) {
             remapped.closeUnclean();
             throw ex;
-        } finally {
-            decompressor.release();
         }
     }
 
     /** What a truncation leaves to redo: the state read again, the flush counters reset, the new tail touched. */
     private void afterTruncation() {
+        synchronized (this) {
+            if (trackedHighWatermark != FOLLOWS_LOG_END) {
+                trackedHighWatermark = Math.min(trackedHighWatermark, logEndOffset());
+            }
+        }
         rebuildStateFromLog();
         unflushedRecords = 0;
         firstUnflushedAppendMs = -1;
@@ -1408,24 +1503,36 @@ public final class PartitionLog implements AutoCloseable {
      * @throws OffsetOutOfRangeException if {@code offset} is outside {@code [logStartOffset, logEndOffset]}
      */
     public LogReadResult read(final long offset, final int maxBytes) {
-        return read(offset, maxBytes, false);
+        return read(offset, maxBytes, FetchIsolation.LOG_END);
     }
 
     /**
-     * {@link #read(long, int)}, and with {@code committedOnly} ({@code read_committed}) only batches below the
-     * {@link #lastStableOffset()}: an offset at or past it gives an empty result.
+     * A consumer's {@link #read(long, int)}: below the {@link #highWatermark()}, and with {@code committedOnly}
+     * ({@code read_committed}) below the {@link #lastStableOffset()}; an offset at or past that bound gives an empty
+     * result.
      */
     public LogReadResult read(final long offset, final int maxBytes, final boolean committedOnly) {
+        return read(offset, maxBytes, committedOnly ? FetchIsolation.TXN_COMMITTED : FetchIsolation.HIGH_WATERMARK);
+    }
+
+    /** {@link #read(long, int)} up to the bound {@code isolation} names; the result carries the high watermark. */
+    public LogReadResult read(final long offset, final int maxBytes, final FetchIsolation isolation) {
         long target = offset;
         while (true) {
+            final long highWatermark = highWatermark();
             final long end = logEndOffset();
             final long start = logStartOffset;
             if (target < start || target > end) {
                 throw new OffsetOutOfRangeException(name, offset, start, end);
             }
-            final long bound = committedOnly ? Math.min(end, transactions.firstUnstableOffset()) : end;
+            final long bound =
+                    switch (isolation) {
+                        case LOG_END -> end;
+                        case HIGH_WATERMARK -> highWatermark;
+                        case TXN_COMMITTED -> Math.min(highWatermark, transactions.firstUnstableOffset());
+                    };
             if (target >= bound) {
-                return LogReadResult.empty(target, end, start);
+                return LogReadResult.empty(target, highWatermark, start);
             }
             ensureOpen();
             final Map.Entry<Long, LogSegment> entry = segments.floorEntry(target);
@@ -1437,7 +1544,7 @@ public final class PartitionLog implements AutoCloseable {
                 continue; // deleted under us: look again
             }
             try {
-                final LogReadResult result = readFromSegment(lease, target, maxBytes, end, bound, start);
+                final LogReadResult result = readFromSegment(lease, target, maxBytes, highWatermark, bound, start);
                 if (result != null) {
                     return result;
                 }
@@ -1450,7 +1557,7 @@ public final class PartitionLog implements AutoCloseable {
             // with the first batch of the next segment, as Kafka does for holes.
             final Long higher = segments.higherKey(entry.getKey());
             if (higher == null) {
-                return LogReadResult.empty(target, end, start);
+                return LogReadResult.empty(target, highWatermark, start);
             }
             target = higher;
         }

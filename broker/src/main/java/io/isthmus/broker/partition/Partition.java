@@ -2,6 +2,7 @@ package io.isthmus.broker.partition;
 
 import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.log.AppendOrigin;
+import io.isthmus.broker.log.FetchIsolation;
 import io.isthmus.broker.log.LeaderEpochCache;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.log.PartitionLog;
@@ -12,10 +13,13 @@ import io.isthmus.protocol.record.BatchSummary;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -35,6 +39,13 @@ import org.slf4j.LoggerFactory;
  * holds writing, TCP produce is refused (exclusive) or handed to the {@link SharedAppender} (shared); the decision and
  * the append happen under the log's append lock, so writing changes hands only between appends. Reads go straight to
  * the log, which needs no lock.
+ *
+ * <p><b>Replication.</b> On a broker of a cluster a partition of several replicas is either led here ({@link
+ * #becomeReplicatedLeader}) or followed ({@link #becomeFollower}). Its leader tracks each follower's progress from
+ * their fetches ({@link #onFollowerFetch}) in {@link InSyncReplicas}, advances the high watermark to what every
+ * in-sync replica holds, answers acks=all appends once the high watermark passes them ({@link #awaitReplication}),
+ * and asks the quorum to grow or shrink the ISR ({@link IsrChanges}). A follower takes no client append: its log
+ * grows by the replica fetcher's {@link #appendAsFollower} and is cut back by {@link #truncateTo}.
  */
 public final class Partition implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
@@ -53,6 +64,16 @@ public final class Partition implements AutoCloseable {
      * leadership was checked in or a newer one.
      */
     private volatile int leaderEpoch;
+    /** While this broker follows the partition: client appends are refused under the append lock. */
+    private volatile boolean follower;
+    /** The leader's view of a partition of several replicas; null unless led here with followers. */
+    private volatile InSyncReplicas replication;
+    /** Guards {@link #replication}'s contents. */
+    private final Object replicationLock = new Object();
+
+    private IsrChanges isrChanges;
+    /** acks=all appends waiting for the high watermark. */
+    private final Set<ReplicationWaiter> replicationWaiters = ConcurrentHashMap.newKeySet();
 
     private Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log) {
         this.topicPartition = topicPartition;
@@ -78,13 +99,298 @@ public final class Partition implements AutoCloseable {
      * changes nothing.
      */
     public void becomeLeader(final int epoch) {
+        if (!follower
+                && replication == null
+                && epoch == leaderEpoch
+                && log.latestEpoch() == epoch
+                && !log.tracksHighWatermark()) {
+            return; // every image repeats the role; only a change takes the append lock
+        }
         appendLock.lock();
         try {
-            if (epoch > leaderEpoch || log.latestEpoch() < epoch) {
-                log.assignLeaderEpoch(epoch);
-                leaderEpoch = epoch;
-                LOG.info("{}: leader in epoch {} from offset {}", topicPartition, epoch, log.logEndOffset());
+            takeLeaderEpoch(epoch);
+            follower = false;
+            if (replication != null) {
+                replication = null;
+                failReplicationWaiters(Errors.NOT_LEADER_OR_FOLLOWER);
             }
+            log.highWatermarkFollowsLogEnd();
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    private void takeLeaderEpoch(final int epoch) {
+        if (epoch > leaderEpoch || log.latestEpoch() < epoch || follower) {
+            log.assignLeaderEpoch(epoch);
+            leaderEpoch = epoch;
+            LOG.info("{}: leader in epoch {} from offset {}", topicPartition, epoch, log.logEndOffset());
+        }
+    }
+
+    /**
+     * This broker leads the partition, which has {@code replicas}, in {@code epoch} ({@link #becomeLeader}), with
+     * {@code isr} agreed at {@code partitionEpoch}. A newer epoch starts the followers' progress afresh; the same
+     * epoch again only takes the ISR (the cluster's metadata confirming or overtaking a change this leader asked for).
+     *
+     * @param localId this broker's id
+     * @param changes where ISR changes are asked for
+     */
+    public void becomeReplicatedLeader(
+            final int localId,
+            final int epoch,
+            final int partitionEpoch,
+            final List<Integer> replicas,
+            final List<Integer> isr,
+            final IsrChanges changes,
+            final long nowMs) {
+        appendLock.lock();
+        try {
+            final InSyncReplicas current = replication;
+            if (current != null && current.leaderEpoch() == epoch && !follower) {
+                synchronized (replicationLock) {
+                    current.agreed(isr, partitionEpoch);
+                }
+            } else if (epoch >= leaderEpoch) {
+                takeLeaderEpoch(epoch);
+                follower = false;
+                isrChanges = changes;
+                log.trackHighWatermark();
+                replication =
+                        new InSyncReplicas(localId, epoch, log.logEndOffset(), replicas, isr, partitionEpoch, nowMs);
+                LOG.info("{}: leads replicas {} with isr {} in epoch {}", topicPartition, replicas, isr, epoch);
+            }
+        } finally {
+            appendLock.unlock();
+        }
+        maybeAdvanceHighWatermark();
+    }
+
+    /**
+     * This broker follows the partition, whose leader is in {@code epoch} now: client appends are refused, acks=all
+     * appends still waiting fail with NOT_LEADER_OR_FOLLOWER, and the high watermark is the one the leader reports.
+     */
+    public void becomeFollower(final int epoch) {
+        appendLock.lock();
+        try {
+            if (follower && epoch <= leaderEpoch) {
+                return;
+            }
+            follower = true;
+            replication = null;
+            leaderEpoch = Math.max(leaderEpoch, epoch);
+            log.trackHighWatermark();
+            LOG.info("{}: follows in epoch {} from offset {}", topicPartition, epoch, log.logEndOffset());
+        } finally {
+            appendLock.unlock();
+        }
+        failReplicationWaiters(Errors.NOT_LEADER_OR_FOLLOWER);
+        notifyAppendListeners();
+    }
+
+    public boolean isFollower() {
+        return follower;
+    }
+
+    /** The ISR the leader works with now (the agreed one plus members being added); empty unless led with followers. */
+    public List<Integer> inSyncReplicas() {
+        final InSyncReplicas current = replication;
+        if (current == null) {
+            return List.of();
+        }
+        synchronized (replicationLock) {
+            return current.maximalIsr();
+        }
+    }
+
+    /**
+     * How many replicas are in sync for acks=all: the agreed ISR of a partition led with followers, 1 for a partition
+     * of one replica.
+     */
+    public int inSyncReplicaCount() {
+        final InSyncReplicas current = replication;
+        if (current == null) {
+            return 1;
+        }
+        synchronized (replicationLock) {
+            return current.isr().size();
+        }
+    }
+
+    /**
+     * A follower fetched at {@code fetchOffset}: its progress is recorded, the high watermark advanced if the ISR now
+     * all hold more, and the ISR grown if the follower has caught up. Returns false if {@code replicaId} is not a
+     * follower of this leader.
+     */
+    public boolean onFollowerFetch(final int replicaId, final long fetchOffset, final long nowMs) {
+        final InSyncReplicas current = replication;
+        if (current == null || !current.isReplica(replicaId)) {
+            return false;
+        }
+        Optional<List<Integer>> expansion;
+        synchronized (replicationLock) {
+            current.onFollowerFetch(replicaId, fetchOffset, log.logEndOffset(), nowMs);
+        }
+        maybeAdvanceHighWatermark();
+        synchronized (replicationLock) {
+            expansion = current.expansionFor(replicaId, log.highWatermark(), isrChanges::mayJoin);
+            expansion.ifPresent(current::changeSent);
+        }
+        expansion.ifPresent(isr -> sendIsrChange(current, isr));
+        return true;
+    }
+
+    /** Asks for a smaller ISR if followers have not caught up within {@code maxLagMs} (Kafka's ISR shrink). */
+    public void maybeShrinkIsr(final long nowMs, final long maxLagMs) {
+        final InSyncReplicas current = replication;
+        if (current == null) {
+            return;
+        }
+        final Optional<List<Integer>> shrunk;
+        synchronized (replicationLock) {
+            shrunk = current.shrinkAt(nowMs, maxLagMs);
+            shrunk.ifPresent(current::changeSent);
+        }
+        shrunk.ifPresent(isr -> {
+            LOG.info("{}: followers lag more than {} ms: isr {} -> {}", topicPartition, maxLagMs, current.isr(), isr);
+            sendIsrChange(current, isr);
+        });
+        // A shrink agreed meanwhile may let the high watermark move.
+        maybeAdvanceHighWatermark();
+    }
+
+    private void sendIsrChange(final InSyncReplicas current, final List<Integer> isr) {
+        final int partitionEpoch;
+        synchronized (replicationLock) {
+            partitionEpoch = current.partitionEpoch();
+        }
+        isrChanges.alter(this, current.leaderEpoch(), partitionEpoch, isr).whenComplete((answer, failure) -> {
+            synchronized (replicationLock) {
+                current.changeAnswered();
+                if (failure == null && answer.error() == Errors.NONE) {
+                    current.agreed(answer.isr(), answer.partitionEpoch());
+                }
+            }
+            if (failure == null && answer.error() == Errors.NONE) {
+                LOG.info("{}: isr is {} in partition epoch {}", topicPartition, answer.isr(), answer.partitionEpoch());
+            } else {
+                LOG.info(
+                        "{}: isr change to {} not made: {}",
+                        topicPartition,
+                        isr,
+                        failure != null ? failure.toString() : answer.error());
+            }
+            maybeAdvanceHighWatermark();
+        });
+    }
+
+    /** Moves the high watermark of a partition led with followers to what its maximal ISR holds. */
+    private void maybeAdvanceHighWatermark() {
+        final InSyncReplicas current = replication;
+        if (current == null) {
+            return;
+        }
+        final long candidate;
+        synchronized (replicationLock) {
+            candidate = current.highWatermarkCandidate(log.logEndOffset());
+        }
+        if (candidate >= 0 && log.advanceHighWatermark(candidate)) {
+            onHighWatermarkAdvanced();
+        }
+    }
+
+    /** A follower learnt its leader's high watermark: its own is that, as far as its log reaches. */
+    public void followerHighWatermark(final long leaderHighWatermark) {
+        if (log.advanceHighWatermark(leaderHighWatermark)) {
+            wakeReaders();
+        }
+    }
+
+    private void onHighWatermarkAdvanced() {
+        final long highWatermark = log.highWatermark();
+        for (final ReplicationWaiter waiter : replicationWaiters) {
+            if (waiter.lastOffset < highWatermark) {
+                waiter.future.complete(
+                        inSyncReplicaCount() < waiter.minInsyncReplicas
+                                ? Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+                                : Errors.NONE);
+            }
+        }
+        wakeReaders();
+    }
+
+    /** An acks=all append waiting for the high watermark to pass {@code lastOffset}. */
+    private record ReplicationWaiter(long lastOffset, int minInsyncReplicas, CompletableFuture<Errors> future) {}
+
+    /**
+     * Completes once every in-sync replica holds the append that ended at {@code lastOffset} (the high watermark is
+     * past it): NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below {@code minInsyncReplicas} meanwhile,
+     * REQUEST_TIMED_OUT after {@code timeoutMs}, NOT_LEADER_OR_FOLLOWER if leadership moves first. At once for a
+     * partition without followers.
+     */
+    public CompletableFuture<Errors> awaitReplication(
+            final long lastOffset, final int minInsyncReplicas, final long timeoutMs) {
+        final InSyncReplicas current = replication;
+        if (current == null || lastOffset < log.highWatermark()) {
+            return CompletableFuture.completedFuture(Errors.NONE);
+        }
+        final ReplicationWaiter waiter =
+                new ReplicationWaiter(lastOffset, minInsyncReplicas, new CompletableFuture<>());
+        replicationWaiters.add(waiter);
+        waiter.future.whenComplete((error, failure) -> replicationWaiters.remove(waiter));
+        waiter.future.completeOnTimeout(Errors.REQUEST_TIMED_OUT, timeoutMs, TimeUnit.MILLISECONDS);
+        // The high watermark or the leadership may have moved while the waiter was added.
+        if (replication != current) {
+            waiter.future.complete(Errors.NOT_LEADER_OR_FOLLOWER);
+        } else if (lastOffset < log.highWatermark()) {
+            onHighWatermarkAdvanced();
+        }
+        return waiter.future;
+    }
+
+    private void failReplicationWaiters(final Errors error) {
+        for (final ReplicationWaiter waiter : replicationWaiters) {
+            waiter.future.complete(error);
+        }
+    }
+
+    /**
+     * Appends batches fetched from the leader as they are (see {@link PartitionLog#appendAsFollower}); only while this
+     * broker follows the partition.
+     */
+    public AppendInfo appendAsFollower(final MemorySegment batches) {
+        appendLock.lock();
+        try {
+            if (!follower) {
+                throw new IllegalStateException("not a follower of " + topicPartition + ": replicated batches refused");
+            }
+            return log.appendAsFollower(batches);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** Cuts the follower's log back (see {@link PartitionLog#truncateTo}); only while this broker follows. */
+    public long truncateTo(final long offset) {
+        appendLock.lock();
+        try {
+            if (!follower) {
+                throw new IllegalStateException("not a follower of " + topicPartition + ": truncation refused");
+            }
+            return log.truncateTo(offset);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** Empties the follower's log to begin at {@code offset} (see {@link PartitionLog#truncateFullyAndStartAt}). */
+    public void truncateFullyAndStartAt(final long offset) {
+        appendLock.lock();
+        try {
+            if (!follower) {
+                throw new IllegalStateException("not a follower of " + topicPartition + ": truncation refused");
+            }
+            log.truncateFullyAndStartAt(offset);
         } finally {
             appendLock.unlock();
         }
@@ -95,10 +401,17 @@ public final class Partition implements AutoCloseable {
         return log.endOffsetForEpoch(epoch);
     }
 
-    /** The outcome of a produce to this partition. */
-    public record ProduceOutcome(Errors error, long baseOffset, String message) {
-        static ProduceOutcome appended(final long baseOffset) {
-            return new ProduceOutcome(Errors.NONE, baseOffset, null);
+    /**
+     * The outcome of a produce to this partition: the error, and for an append the offsets of its first and last
+     * record (-1 where unknown).
+     */
+    public record ProduceOutcome(Errors error, long baseOffset, long lastOffset, String message) {
+        public ProduceOutcome(final Errors error, final long baseOffset, final String message) {
+            this(error, baseOffset, -1, message);
+        }
+
+        static ProduceOutcome appended(final long baseOffset, final long lastOffset) {
+            return new ProduceOutcome(Errors.NONE, baseOffset, lastOffset, null);
         }
     }
 
@@ -127,6 +440,9 @@ public final class Partition implements AutoCloseable {
             if (writer != null) {
                 return CompletableFuture.completedFuture(exclusivelyWritten(writer));
             }
+            if (follower) {
+                return CompletableFuture.completedFuture(notLeader());
+            }
             outcome = appendLocked(batches);
         } finally {
             appendLock.unlock();
@@ -150,6 +466,9 @@ public final class Partition implements AutoCloseable {
             if (writer != null) {
                 return CompletableFuture.completedFuture(exclusivelyWritten(writer));
             }
+            if (follower) {
+                return CompletableFuture.completedFuture(notLeader());
+            }
             return CompletableFuture.completedFuture(appendLocked(() -> log.appendStaged(staged, leaderEpoch)));
         } finally {
             appendLock.unlock();
@@ -172,6 +491,10 @@ public final class Partition implements AutoCloseable {
         final MemorySegment copy = arena.allocate(length, 8);
         MemorySegment.copy(staged, 0, copy, 0, length);
         return shared.append(this, copy).whenComplete((outcome, error) -> arena.close());
+    }
+
+    private ProduceOutcome notLeader() {
+        return new ProduceOutcome(Errors.NOT_LEADER_OR_FOLLOWER, -1, "this broker follows " + topicPartition + " now");
     }
 
     private ProduceOutcome exclusivelyWritten(final Object writer) {
@@ -208,7 +531,7 @@ public final class Partition implements AutoCloseable {
         if (!info.duplicate()) {
             notifyAppendListeners();
         }
-        return ProduceOutcome.appended(info.firstOffset());
+        return ProduceOutcome.appended(info.firstOffset(), info.lastOffset());
     }
 
     /**
@@ -223,7 +546,16 @@ public final class Partition implements AutoCloseable {
      * @throws io.isthmus.broker.log.SegmentNotWritableException if the segment or position is not the tail
      */
     public AppendInfo commitWritten(final int segmentId, final long position, final boolean sequencesReserved) {
-        return published(log.commitWrittenBatch(segmentId, position, leaderEpoch, sequencesReserved));
+        final AppendInfo info;
+        // The epoch is read under the append lock the commit takes too, so a leadership that changes meanwhile
+        // cannot leave this batch stamped with the epoch before it.
+        appendLock.lock();
+        try {
+            info = log.commitWrittenBatch(segmentId, position, leaderEpoch, sequencesReserved);
+        } finally {
+            appendLock.unlock();
+        }
+        return published(info);
     }
 
     /**
@@ -232,7 +564,14 @@ public final class Partition implements AutoCloseable {
      */
     public AppendInfo commitStaged(
             final int segmentId, final long position, final MemorySegment staged, final boolean sequencesReserved) {
-        return published(log.commitStagedBatch(segmentId, position, staged, leaderEpoch, sequencesReserved));
+        final AppendInfo info;
+        appendLock.lock();
+        try {
+            info = log.commitStagedBatch(segmentId, position, staged, leaderEpoch, sequencesReserved);
+        } finally {
+            appendLock.unlock();
+        }
+        return published(info);
     }
 
     private AppendInfo published(final AppendInfo info) {
@@ -250,6 +589,11 @@ public final class Partition implements AutoCloseable {
     /** See {@link PartitionLog#releaseSequences}. */
     public void releaseSequences(final long producerId, final short epoch, final int firstSequence) {
         log.releaseSequences(producerId, epoch, firstSequence);
+    }
+
+    /** {@link #read(long, int)} up to the bound {@code isolation} names; see {@link PartitionLog#read}. */
+    public LogReadResult read(final long offset, final int maxBytes, final FetchIsolation isolation) {
+        return log.read(offset, maxBytes, isolation);
     }
 
     /** Whole batches from {@code offset}, zero-copy and leased; see {@link PartitionLog#read}. */
@@ -298,8 +642,21 @@ public final class Partition implements AutoCloseable {
      * stable offset does: a read_committed fetch at the LSO must not be woken at once by an open transaction's data.
      */
     public void awaitAppend(final long offset, final boolean committedOnly, final Runnable listener) {
+        awaitAppend(offset, committedOnly ? FetchIsolation.TXN_COMMITTED : FetchIsolation.HIGH_WATERMARK, listener);
+    }
+
+    /**
+     * Runs {@code listener} once, after the next append or high-watermark move, or at once if the bound {@code
+     * isolation} names (log end, high watermark, last stable offset) is already past {@code offset}.
+     */
+    public void awaitAppend(final long offset, final FetchIsolation isolation, final Runnable listener) {
         appendListeners.add(listener);
-        final long end = committedOnly ? log.lastStableOffset() : log.logEndOffset();
+        final long end =
+                switch (isolation) {
+                    case LOG_END -> log.logEndOffset();
+                    case HIGH_WATERMARK -> log.highWatermark();
+                    case TXN_COMMITTED -> log.lastStableOffset();
+                };
         if (end > offset && appendListeners.remove(listener)) {
             listener.run();
         }
@@ -360,6 +717,12 @@ public final class Partition implements AutoCloseable {
         for (final Runnable observer : appendObservers) {
             observer.run();
         }
+        // A leader alone in its ISR moves the high watermark with its own appends.
+        maybeAdvanceHighWatermark();
+        wakeReaders();
+    }
+
+    private void wakeReaders() {
         for (final Runnable listener : appendListeners) {
             if (appendListeners.remove(listener)) {
                 listener.run();
@@ -398,6 +761,7 @@ public final class Partition implements AutoCloseable {
 
     @Override
     public void close() {
+        failReplicationWaiters(Errors.NOT_LEADER_OR_FOLLOWER);
         notifyAppendListeners();
         log.close();
     }

@@ -139,7 +139,7 @@ class OffsetForLeaderEpochHandlerTest {
     }
 
     @Test
-    void consumersNeedDescribeAndReplicasClusterAction() throws Exception {
+    void describeOnTheTopicOrClusterActionAllowsTheQuestion() throws Exception {
         final Authorizer describeOnly = new Authorizer() {
             @Override
             public boolean authorize(
@@ -148,7 +148,7 @@ class OffsetForLeaderEpochHandlerTest {
                     final AclOperation operation,
                     final ResourceType type,
                     final String name) {
-                return operation == AclOperation.DESCRIBE && type == ResourceType.TOPIC;
+                return operation == AclOperation.DESCRIBE && type == ResourceType.TOPIC && name.equals("orders");
             }
 
             @Override
@@ -164,6 +164,8 @@ class OffsetForLeaderEpochHandlerTest {
                 partitions, new AccessControl(describeOnly), PartitionLeadership.SOLE_BROKER);
 
         assertThat(ask(handler, CONSUMER, "orders", 0, -1).endOffset()).isEqualTo(3);
-        assertThat(ask(handler, 1, "orders", 0, -1).errorCode()).isEqualTo(Errors.CLUSTER_AUTHORIZATION_FAILED.code());
+        assertThat(ask(handler, 1, "orders", 0, -1).endOffset()).isEqualTo(3);
+        assertThat(ask(handler, CONSUMER, "secret", 0, -1).errorCode())
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
     }
 }

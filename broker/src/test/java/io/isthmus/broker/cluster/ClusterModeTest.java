@@ -8,6 +8,8 @@ import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.testkit.Await;
+import io.isthmus.client.consumer.ConsumerBatch;
+import io.isthmus.client.consumer.IsthmusConsumer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -61,6 +63,7 @@ class ClusterModeTest {
     Path dir;
 
     private final Map<Integer, Broker> brokers = new HashMap<>();
+    private final Map<String, String> extra = new HashMap<>();
     private String voters;
 
     @AfterEach
@@ -77,11 +80,10 @@ class ClusterModeTest {
             admin.createTopics(List.of(new NewTopic("spread", 6, (short) 1)))
                     .all()
                     .get();
-            assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic("replicated", 2, (short) 3)))
+            assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic("too-many", 2, (short) 4)))
                             .all()
                             .get())
-                    .hasCauseInstanceOf(InvalidReplicationFactorException.class)
-                    .hasMessageContaining("one replica");
+                    .hasCauseInstanceOf(InvalidReplicationFactorException.class);
             final TopicDescription spread = awaitLeaders(admin, "spread");
             final Set<Integer> leaders =
                     spread.partitions().stream().map(p -> p.leader().id()).collect(Collectors.toSet());
@@ -148,7 +150,7 @@ class ClusterModeTest {
         }
 
         // A consumer group, bootstrapped from the third broker, reads everything once.
-        final Map<TopicPartition, List<String>> received = consumeAll("readers", bootstrap(3), 3_000);
+        final Map<TopicPartition, List<String>> received = consumeAll("readers", "spread", bootstrap(3), 3_000);
         for (final Map.Entry<TopicPartition, List<String>> partition : sent.entrySet()) {
             assertThat(received.get(partition.getKey()))
                     .as("partition %s", partition.getKey())
@@ -227,7 +229,8 @@ class ClusterModeTest {
                                 .orElse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
                         == Errors.NONE,
                 "broker " + leaving + " leads partition 0 again");
-        final Map<TopicPartition, List<String>> received = consumeAll("after-return", bootstrap(survivor), 300);
+        final Map<TopicPartition, List<String>> received =
+                consumeAll("after-return", "comeback", bootstrap(survivor), 300);
         assertThat(received.values().stream().mapToInt(List::size).sum()).isEqualTo(300);
         assertThat(received.get(orphan)).hasSize(100);
         final Broker returned = brokers.get(leaving);
@@ -262,6 +265,224 @@ class ClusterModeTest {
         }
     }
 
+    @Test
+    void aReplicatedTopicKeepsEveryAcknowledgedRecordOnEveryInSyncReplicaWhileItsLeaderLeavesAndReturns()
+            throws Exception {
+        startReplicatedCluster(2, "replicated", 3);
+        final List<String> values = new ArrayList<>();
+        final Map<TopicPartition, List<String>> sent = new HashMap<>();
+        produce(bootstrap(1), "replicated", 0, 1_500, values, sent);
+        assertReplicasIdentical("replicated", 3);
+
+        // The leader of partition 0 shuts down; writes go on with two in-sync replicas (min.insync.replicas=2).
+        final int leaving = leaderOf("replicated", 0);
+        brokers.remove(leaving).close();
+        final int survivor = brokers.keySet().iterator().next();
+        produce(bootstrap(survivor), "replicated", 1_500, 3_000, values, sent);
+        try (Admin admin = admin()) {
+            awaitIsr(admin, "replicated", 2);
+        }
+
+        // Back, it truncates to its new leaders' history, catches up and rejoins every ISR.
+        start(leaving);
+        brokers.get(leaving).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+        try (Admin admin = admin()) {
+            awaitIsr(admin, "replicated", 3);
+        }
+        produce(bootstrap(leaving), "replicated", 3_000, 3_600, values, sent);
+        assertReplicasIdentical("replicated", 3);
+
+        // The isthmus consumer reads every partition, whichever broker leads it.
+        try (IsthmusConsumer consumer = new IsthmusConsumer(Map.of("bootstrap.servers", bootstrap(survivor)))) {
+            final List<TopicPartition> partitions = List.of(
+                    new TopicPartition("replicated", 0),
+                    new TopicPartition("replicated", 1),
+                    new TopicPartition("replicated", 2));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            int read = 0;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (read < 3_600 && System.nanoTime() < deadline) {
+                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(500))) {
+                    while (batch.next()) {
+                        read++;
+                    }
+                }
+            }
+            assertThat(read).as("records the isthmus consumer read").isEqualTo(3_600);
+        }
+        final Map<TopicPartition, List<String>> received =
+                consumeAll("replicated-readers", "replicated", bootstrap(survivor), 3_600);
+        for (final Map.Entry<TopicPartition, List<String>> partition : sent.entrySet()) {
+            assertThat(received.get(partition.getKey()))
+                    .as("partition %s: every acknowledged record once, in order", partition.getKey())
+                    .containsExactlyElementsOf(partition.getValue());
+        }
+    }
+
+    @Test
+    void acksAllIsRefusedWithNotEnoughReplicasWhileTheIsrIsBelowItsMinimum() throws Exception {
+        startReplicatedCluster(3, "strict", 1);
+        final List<String> values = new ArrayList<>();
+        final Map<TopicPartition, List<String>> sent = new HashMap<>();
+        produce(bootstrap(1), "strict", 0, 100, values, sent);
+        final int leader = leaderOf("strict", 0);
+        final int follower =
+                brokers.keySet().stream().filter(id -> id != leader).findFirst().orElseThrow();
+        brokers.remove(follower).close();
+        try (Admin admin = admin()) {
+            awaitIsr(admin, "strict", 2);
+        }
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(leader));
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "3000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "2000");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        // NOT_ENOUGH_REPLICAS is retriable: without retries the producer reports it instead of a later timeout.
+        p.put(ProducerConfig.RETRIES_CONFIG, "0");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            final Future<RecordMetadata> refused =
+                    producer.send(new ProducerRecord<>("strict", 0, null, "refused".getBytes(StandardCharsets.UTF_8)));
+            assertThatThrownBy(refused::get)
+                    .hasCauseInstanceOf(org.apache.kafka.common.errors.NotEnoughReplicasException.class);
+        }
+        // Nothing of the refused write is in the log; what was acknowledged is.
+        final Partition local = brokers.get(leader)
+                .partitions()
+                .partition(new TopicPartition("strict", 0))
+                .orElseThrow();
+        assertThat(local.logEndOffset()).isEqualTo(100);
+        assertThat(consumeAll("strict-readers", "strict", bootstrap(leader), 100)
+                        .get(new TopicPartition("strict", 0)))
+                .containsExactlyElementsOf(sent.get(new TopicPartition("strict", 0)));
+    }
+
+    /**
+     * Three brokers whose followers leave the ISR after 2 s behind, with {@code minInsyncReplicas}, and {@code topic}
+     * of {@code partitions} partitions of three replicas each, all in sync.
+     */
+    private void startReplicatedCluster(final int minInsyncReplicas, final String topic, final int partitions)
+            throws Exception {
+        extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(minInsyncReplicas));
+        extra.put(BrokerConfig.REPLICA_LAG_TIME_MAX_MS, "2000");
+        extra.put(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS, "200");
+        startCluster();
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 3)))
+                    .all()
+                    .get();
+            awaitLeaders(admin, topic);
+            awaitIsr(admin, topic, 3);
+        }
+    }
+
+    /** Sends records {@code from..to} round robin over the topic's partitions, each acknowledged by acks=all. */
+    private static void produce(
+            final String bootstrap,
+            final String topic,
+            final int from,
+            final int to,
+            final List<String> values,
+            final Map<TopicPartition, List<String>> sent)
+            throws Exception {
+        final List<Future<RecordMetadata>> acks = new ArrayList<>();
+        final List<String> batch = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
+            final int partitions = producer.partitionsFor(topic).size();
+            for (int i = from; i < to; i++) {
+                final String value = "record-" + i;
+                batch.add(value);
+                acks.add(producer.send(
+                        new ProducerRecord<>(topic, i % partitions, null, value.getBytes(StandardCharsets.UTF_8))));
+            }
+            producer.flush();
+        }
+        for (int i = 0; i < acks.size(); i++) {
+            final RecordMetadata ack = acks.get(i).get();
+            sent.computeIfAbsent(new TopicPartition(ack.topic(), ack.partition()), k -> new ArrayList<>())
+                    .add(batch.get(i));
+        }
+        values.addAll(batch);
+    }
+
+    private int leaderOf(final String topic, final int partition) {
+        return brokers.values()
+                .iterator()
+                .next()
+                .cluster()
+                .orElseThrow()
+                .image()
+                .topic(topic)
+                .orElseThrow()
+                .partition(partition)
+                .leader();
+    }
+
+    /** Waits until every replica of every partition of {@code topic} holds the leader's log byte for byte. */
+    private void assertReplicasIdentical(final String topic, final int replicas) throws InterruptedException {
+        final int partitions = brokers.values()
+                .iterator()
+                .next()
+                .cluster()
+                .orElseThrow()
+                .image()
+                .topic(topic)
+                .orElseThrow()
+                .partitions()
+                .size();
+        for (int p = 0; p < partitions; p++) {
+            final TopicPartition tp = new TopicPartition(topic, p);
+            awaitCondition(
+                    () -> {
+                        final List<byte[]> logs = brokers.values().stream()
+                                .map(b -> b.partitions().partition(tp))
+                                .flatMap(Optional::stream)
+                                .map(ClusterModeTest::logBytes)
+                                .toList();
+                        return logs.size() == replicas
+                                && logs.stream().allMatch(bytes -> java.util.Arrays.equals(bytes, logs.getFirst()));
+                    },
+                    "every replica of " + tp + " holds the same log");
+        }
+    }
+
+    private static byte[] logBytes(final Partition partition) {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        long offset = partition.logStartOffset();
+        final long end = partition.logEndOffset();
+        while (offset < end) {
+            try (var result = partition.read(offset, 1 << 20, io.isthmus.broker.log.FetchIsolation.LOG_END)) {
+                out.writeBytes(result.records().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                offset = result.nextOffset();
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static void awaitIsr(final Admin admin, final String topic, final int size) throws InterruptedException {
+        awaitCondition(
+                () -> {
+                    try {
+                        return admin
+                                .describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get()
+                                .get(topic)
+                                .partitions()
+                                .stream()
+                                .allMatch(p -> p.isr().size() == size
+                                        && p.leader() != null
+                                        && !p.leader().isEmpty());
+                    } catch (final Exception e) {
+                        return false;
+                    }
+                },
+                "every partition of " + topic + " has " + size + " in-sync replicas");
+    }
+
     private void startCluster() throws Exception {
         final List<String> entries = new ArrayList<>();
         for (int id = 1; id <= BROKERS; id++) {
@@ -278,7 +499,7 @@ class ClusterModeTest {
     }
 
     private void start(final int id) throws Exception {
-        brokers.put(id, Broker.start(config(id, Map.of())));
+        brokers.put(id, Broker.start(config(id, extra)));
     }
 
     private BrokerConfig config(final int id, final Map<String, String> overrides) {
@@ -319,8 +540,8 @@ class ClusterModeTest {
         return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
-    private Map<TopicPartition, List<String>> consumeAll(final String group, final String bootstrap, final int count)
-            throws InterruptedException {
+    private Map<TopicPartition, List<String>> consumeAll(
+            final String group, final String topic, final String bootstrap, final int count) {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -328,7 +549,7 @@ class ClusterModeTest {
         final Map<TopicPartition, List<String>> received = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(group.equals("readers") ? "spread" : "comeback"));
+            consumer.subscribe(List.of(topic));
             int total = 0;
             final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (total < count && System.nanoTime() < deadline) {

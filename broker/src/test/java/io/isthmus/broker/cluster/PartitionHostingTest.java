@@ -3,7 +3,11 @@ package io.isthmus.broker.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.group.FileOffsetStore;
+import io.isthmus.broker.partition.IsrChanges;
+import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.replication.ReplicaFetchers;
+import io.isthmus.broker.replication.ReplicationSettings;
 import io.isthmus.broker.testkit.Await;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.metadata.image.ClusterImage;
@@ -13,6 +17,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.TopicPartition;
@@ -47,7 +53,28 @@ class PartitionHostingTest {
     void start() throws Exception {
         partitions = TestPartitions.startForCluster(dir.resolve("logs"));
         offsets = FileOffsetStore.open(dir.resolve("offsets"));
-        hosting = new PartitionHosting(ME, partitions, offsets, registeredAt::get);
+        hosting = new PartitionHosting(
+                ME,
+                partitions,
+                offsets,
+                registeredAt::get,
+                new ReplicaFetchers(ME, id -> Optional.empty(), new ReplicationSettings(100, 1 << 20, 1000, 10_000)),
+                new IsrChanges() {
+                    @Override
+                    public CompletableFuture<Answer> alter(
+                            final Partition partition,
+                            final int leaderEpoch,
+                            final int partitionEpoch,
+                            final List<Integer> isr) {
+                        return new CompletableFuture<>();
+                    }
+
+                    @Override
+                    public boolean mayJoin(final int brokerId) {
+                        return true;
+                    }
+                },
+                10_000);
     }
 
     @AfterEach

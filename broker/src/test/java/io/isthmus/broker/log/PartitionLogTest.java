@@ -316,7 +316,7 @@ class PartitionLogTest {
             MemorySegment.copy(batch, 0, lease.memory(), ValueLayout.JAVA_BYTE, tail, batch.length);
             assertThat(log.logEndOffset()).isEqualTo(10);
 
-            info = log.commitWritten(segment.id(), tail, batch.length, 7);
+            info = log.commitWritten(segment.id(), tail, batch.length, 3);
 
             assertThat(info.position()).isEqualTo((int) tail);
             assertThat(segment.committedPosition()).isEqualTo(tail + batch.length);
@@ -347,7 +347,7 @@ class PartitionLogTest {
         final int segmentId = log.activeSegment().id();
         final long tail = log.activeSegment().committedPosition();
 
-        final AppendInfo info = log.commitStagedBatch(segmentId, tail, slot, 0, false);
+        final AppendInfo info = log.commitStagedBatch(segmentId, tail, slot, 3, false);
 
         assertThat(info.firstOffset()).isEqualTo(10);
         assertThat(info.sizeInBytes())
@@ -377,7 +377,7 @@ class PartitionLogTest {
         final MemorySegment shortSlot = MemorySegment.ofArray(new byte[batch.length - 1]);
         MemorySegment.copy(batch, 0, shortSlot, ValueLayout.JAVA_BYTE, 0, batch.length - 1);
 
-        assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, shortSlot, 0, false))
+        assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, shortSlot, 3, false))
                 .isInstanceOf(InvalidRecordBatchException.class)
                 .hasMessageContaining("BATCH_PAST_LIMIT")
                 .hasMessageContaining("staging slot (" + (batch.length - 1) + " bytes)");
@@ -385,7 +385,7 @@ class PartitionLogTest {
             // What a producer rewriting its slot during the commit could leave in the length field.
             final MemorySegment lying = MemorySegment.ofArray(batch.clone());
             lying.set(RecordBatchDescriptor.INT32, RecordBatchDescriptor.LENGTH_OFFSET, lengthField);
-            assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, lying, 0, false))
+            assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, lying, 3, false))
                     .as("length field %d", lengthField)
                     .isInstanceOf(InvalidRecordBatchException.class)
                     .hasMessageContaining("BATCH_PAST_LIMIT");
@@ -393,7 +393,7 @@ class PartitionLogTest {
         final byte[] corrupted = batch.clone();
         corrupted[RecordBatchDescriptor.RECORDS_OFFSET + 3] ^= 0x01;
         final MemorySegment corrupt = MemorySegment.ofArray(corrupted);
-        assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, corrupt, 0, false))
+        assertThatThrownBy(() -> log.commitStagedBatch(segmentId, tail, corrupt, 3, false))
                 .isInstanceOf(InvalidRecordBatchException.class)
                 .hasMessageContaining("CRC_MISMATCH");
 

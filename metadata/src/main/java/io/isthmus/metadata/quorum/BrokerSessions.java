@@ -24,8 +24,12 @@ import org.slf4j.LoggerFactory;
  * <p>Soft state, held by the leader alone and never logged: a heartbeat that changes nothing costs no log entry.
  * Only a change of fencing is logged, as the broker's heartbeat itself: a fenced broker asking to be unfenced, or
  * (from {@link #expire}) an unfenced broker that has been silent longer than {@code broker.session.timeout.ms},
- * logged on its behalf with {@code wantFence}. A new leader knows no heartbeats, so it gives every broker a full
- * session from the moment it took over (as Kafka's controller does) instead of fencing them all at once.
+ * logged on its behalf with {@code wantFence}. A new leader knows no heartbeats, so it gives every broker two full
+ * sessions from the moment it took over instead of fencing them all at once: a broker first has to find it, and a
+ * heartbeat sent to the voter that was leader only fails after a whole request timeout (one session) before it is
+ * sent again. With one session, as in Kafka's controller, a kill of the quorum's leader under load fenced every
+ * surviving broker, and with them every replica but one of each partition's ISR. Waiting longer is safe: a lease
+ * the old leader granted ran out one session after its heartbeat was sent, before this leader took over plus one.
  */
 final class BrokerSessions {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerSessions.class);
@@ -103,7 +107,7 @@ final class BrokerSessions {
         }
         long now = clock.getAsLong();
         for (BrokerRegistration b : images.get().brokers().values()) {
-            long last = lastHeartbeat.getOrDefault(b.id(), leaderSince);
+            long last = lastHeartbeat.getOrDefault(b.id(), leaderSince + timeoutNanos);
             if (b.fenced() || now - last <= timeoutNanos || !fencing.add(b.id())) {
                 continue;
             }

@@ -12,6 +12,8 @@ import io.isthmus.client.record.ReadableBatches;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
@@ -49,7 +51,13 @@ public final class TcpFetcher implements Fetcher {
     private final WakeupTrigger wakeup;
     private final long maxBlockNanos;
     private final ArrayDeque<FetchedData> completed = new ArrayDeque<>();
-    private final Map<Integer, InFlightFetch> inFlight = new HashMap<>();
+    /**
+     * The fetch in flight to each leader, oldest sent first: waiting on the oldest, and sending the next one to a
+     * leader only after its last came back, serves every leader in turn (waiting always on the lowest broker id left
+     * the others' answers unread for as long as that broker kept answering).
+     */
+    private final Map<Integer, InFlightFetch> inFlight = new LinkedHashMap<>();
+
     private final FetchResponseReader reader = new FetchResponseReader();
     private final ReadableBatches batches = new ReadableBatches();
 
@@ -131,6 +139,15 @@ public final class TcpFetcher implements Fetcher {
                 return false;
             }
             LockSupport.parkNanos(this, Math.min(remaining, IDLE_PARK_NANOS));
+            return true;
+        }
+        // Answers that have come from any leader first, then the oldest fetch still out.
+        for (final InFlightFetch other : List.copyOf(inFlight.values())) {
+            if (other != fetch) {
+                receive(other, 0);
+            }
+        }
+        if (!completed.isEmpty()) {
             return true;
         }
         receive(fetch, Math.max(0, Math.min(remaining, maxBlockNanos)));

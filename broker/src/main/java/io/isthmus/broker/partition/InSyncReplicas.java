@@ -1,0 +1,181 @@
+package io.isthmus.broker.partition;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A leader's view of its replicated partition (Kafka's {@code PartitionState} and remote replicas): the ISR the
+ * cluster agreed on, the change it asked for and awaits, and each follower's {@link ReplicaProgress}. From them come
+ * the high watermark and the ISR changes to ask for.
+ *
+ * <p><b>Maximal ISR.</b> While an expansion is in flight the new member already counts for the high watermark and for
+ * acks=all, as in Kafka: it holds the log up to the high watermark, and counting it early can only make the high
+ * watermark wait longer. A shrink counts only once agreed, so the high watermark never moves on the word of a
+ * follower the quorum may still consider in sync.
+ *
+ * <p>Not thread-safe: the owning {@link Partition} guards it with its replication lock.
+ */
+final class InSyncReplicas {
+    private final int localId;
+    private final int leaderEpoch;
+    private final long leaderEpochStartOffset;
+    private final List<Integer> replicas;
+    private final Map<Integer, ReplicaProgress> followers = new HashMap<>();
+    private List<Integer> isr;
+    private int partitionEpoch;
+    /** The ISR asked for and not answered yet, or null. */
+    private List<Integer> pending;
+
+    InSyncReplicas(
+            final int localId,
+            final int leaderEpoch,
+            final long leaderEpochStartOffset,
+            final List<Integer> replicas,
+            final List<Integer> isr,
+            final int partitionEpoch,
+            final long nowMs) {
+        this.localId = localId;
+        this.leaderEpoch = leaderEpoch;
+        this.leaderEpochStartOffset = leaderEpochStartOffset;
+        this.replicas = List.copyOf(replicas);
+        this.isr = List.copyOf(isr);
+        this.partitionEpoch = partitionEpoch;
+        for (final int replica : replicas) {
+            if (replica != localId) {
+                followers.put(replica, new ReplicaProgress(replica, isr.contains(replica) ? nowMs : 0));
+            }
+        }
+    }
+
+    int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    int partitionEpoch() {
+        return partitionEpoch;
+    }
+
+    List<Integer> replicas() {
+        return replicas;
+    }
+
+    /** The ISR the cluster agreed on. */
+    List<Integer> isr() {
+        return isr;
+    }
+
+    /** The agreed ISR plus members an expansion in flight adds. */
+    List<Integer> maximalIsr() {
+        if (pending == null) {
+            return isr;
+        }
+        final LinkedHashSet<Integer> union = new LinkedHashSet<>(isr);
+        union.addAll(pending);
+        return List.copyOf(union);
+    }
+
+    boolean hasPendingChange() {
+        return pending != null;
+    }
+
+    boolean isReplica(final int brokerId) {
+        return followers.containsKey(brokerId);
+    }
+
+    /** A follower fetched; see {@link ReplicaProgress#onFetch}. */
+    void onFollowerFetch(final int brokerId, final long fetchOffset, final long leaderEnd, final long nowMs) {
+        final ReplicaProgress progress = followers.get(brokerId);
+        if (progress != null) {
+            progress.onFetch(fetchOffset, leaderEnd, nowMs);
+        }
+    }
+
+    /** The offset every member of the maximal ISR holds, the leader's log ending at {@code leaderEnd}. */
+    long highWatermarkCandidate(final long leaderEnd) {
+        long candidate = leaderEnd;
+        for (final int member : maximalIsr()) {
+            if (member == localId) {
+                continue;
+            }
+            final ReplicaProgress progress = followers.get(member);
+            final long end = progress == null ? ReplicaProgress.UNKNOWN : progress.logEndOffset();
+            if (end == ReplicaProgress.UNKNOWN) {
+                return ReplicaProgress.UNKNOWN;
+            }
+            candidate = Math.min(candidate, end);
+        }
+        return candidate;
+    }
+
+    /**
+     * The ISR to ask for if {@code brokerId}, not in it, has caught up: it holds the log up to the high watermark and
+     * past the start of this leader's epoch (so it has truncated to this leader's history), and {@code mayJoin} says
+     * the quorum would take it. Empty while another change is in flight.
+     */
+    Optional<List<Integer>> expansionFor(
+            final int brokerId, final long highWatermark, final java.util.function.IntPredicate mayJoin) {
+        final ReplicaProgress progress = followers.get(brokerId);
+        if (pending != null || progress == null || isr.contains(brokerId) || !mayJoin.test(brokerId)) {
+            return Optional.empty();
+        }
+        final long end = progress.logEndOffset();
+        if (end == ReplicaProgress.UNKNOWN || end < highWatermark || end < leaderEpochStartOffset) {
+            return Optional.empty();
+        }
+        final List<Integer> grown = new ArrayList<>(isr);
+        grown.add(brokerId);
+        return Optional.of(List.copyOf(grown));
+    }
+
+    /**
+     * The ISR to ask for without the followers that have not been caught up for longer than {@code maxLagMs}. Empty
+     * if none lags or another change is in flight.
+     */
+    Optional<List<Integer>> shrinkAt(final long nowMs, final long maxLagMs) {
+        if (pending != null) {
+            return Optional.empty();
+        }
+        final List<Integer> kept = new ArrayList<>(isr.size());
+        for (final int member : isr) {
+            final ReplicaProgress progress = followers.get(member);
+            if (member == localId || progress == null || nowMs - progress.lastCaughtUpTimeMs() <= maxLagMs) {
+                kept.add(member);
+            }
+        }
+        return kept.size() == isr.size() ? Optional.empty() : Optional.of(List.copyOf(kept));
+    }
+
+    /** {@code requested} was sent to the quorum; nothing else is asked for until it is answered. */
+    void changeSent(final List<Integer> requested) {
+        pending = List.copyOf(requested);
+    }
+
+    /** The quorum answered the change in flight (or refused it): it is no longer pending. */
+    void changeAnswered() {
+        pending = null;
+    }
+
+    /**
+     * The ISR and partition epoch the cluster agreed on, from an answer or from its metadata; an older partition epoch
+     * than the one known changes nothing. Returns whether anything changed.
+     */
+    boolean agreed(final List<Integer> agreedIsr, final int agreedPartitionEpoch) {
+        if (agreedPartitionEpoch < partitionEpoch
+                || (agreedPartitionEpoch == partitionEpoch && agreedIsr.equals(isr))) {
+            return false;
+        }
+        isr = List.copyOf(agreedIsr);
+        partitionEpoch = agreedPartitionEpoch;
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "InSyncReplicas{leaderEpoch=" + leaderEpoch + ", partitionEpoch=" + partitionEpoch + ", isr=" + isr
+                + ", pending=" + pending + ", followers=" + followers.values() + '}';
+    }
+}
