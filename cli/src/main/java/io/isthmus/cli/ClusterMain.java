@@ -50,7 +50,8 @@ public final class ClusterMain implements Callable<Integer> {
             return 2;
         }
         // Replicated unless told otherwise: three copies of each partition where there are three brokers, and acks=all
-        // answered once two hold a record, as Kafka's usual production settings.
+        // refused while fewer than two are in sync (it is answered once every in-sync replica holds the record), as
+        // Kafka's usual production settings.
         final Map<String, String> withDefaults = new java.util.HashMap<>();
         withDefaults.put(BrokerConfig.DEFAULT_REPLICATION_FACTOR, Integer.toString(Math.min(3, brokers)));
         withDefaults.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(Math.min(2, brokers)));

@@ -239,6 +239,13 @@ public final class FetchHandler implements ApiHandler {
                 return false;
             }
         }
+        if (fetchPartition.fetchOffset() > partition.logEndOffset()
+                || fetchPartition.fetchOffset() < partition.logStartOffset()) {
+            // Out of range: not the follower's progress, which is recorded only for an offset this log has.
+            response.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
+            setOffsets(response, partition);
+            return false;
+        }
         if (!partition.onFollowerFetch(replicaId, fetchPartition.fetchOffset(), nowMs)) {
             response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
                     .setHighWatermark(-1)

@@ -118,14 +118,16 @@ public final class ListOffsetsHandler implements ApiHandler {
             return answer(Errors.UNSUPPORTED_VERSION, -1, -1, -1);
         }
         final OptionalLong batchOffset = partition.log().offsetForTimestamp(timestamp);
-        if (batchOffset.isEmpty()) {
+        // Only what a consumer may fetch: below the high watermark (the last stable offset for read_committed).
+        final long fetchable = committedOnly ? partition.lastStableOffset() : partition.highWatermark();
+        if (batchOffset.isEmpty() || batchOffset.getAsLong() >= fetchable) {
             return answer(Errors.NONE, -1, -1, -1);
         }
         try (LogReadResult result = partition.read(batchOffset.getAsLong(), TIMESTAMP_LOOKUP_BYTES)) {
             final RecordBatch batch = new RecordBatch().wrap(result.records(), 0);
             final RecordCursor cursor = batch.cursor();
             while (cursor.next()) {
-                if (cursor.record().timestamp() >= timestamp) {
+                if (cursor.record().timestamp() >= timestamp && cursor.record().offset() < fetchable) {
                     return answer(
                             Errors.NONE,
                             cursor.record().timestamp(),

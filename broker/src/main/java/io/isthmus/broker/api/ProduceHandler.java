@@ -170,7 +170,8 @@ public final class ProduceHandler implements ApiHandler {
             return CompletableFuture.completedFuture(appended);
         }
         return partition
-                .awaitReplication(appended.lastOffset(), minInsyncReplicas, Math.max(0, timeoutMs))
+                .awaitReplication(
+                        appended.lastOffset(), appended.leaderEpoch(), minInsyncReplicas, Math.max(0, timeoutMs))
                 .thenApply(error -> error == Errors.NONE
                         ? appended
                         : new ProduceOutcome(

@@ -710,22 +710,7 @@ public final class BrokerConfig extends AbstractConfig {
      *     SASL settings
      */
     public Map<String, ListenerSecurity> listenerSecurity(final ScramCredentialStore credentials) {
-        final Map<String, SecurityProtocol> protocols = new HashMap<>();
-        for (final String entry : getList(LISTENER_SECURITY_PROTOCOL_MAP)) {
-            final int colon = entry.indexOf(':');
-            if (colon <= 0) {
-                throw new ConfigException(LISTENER_SECURITY_PROTOCOL_MAP, entry, "expected NAME:PROTOCOL");
-            }
-            final String protocol = entry.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
-            if (!SecurityProtocol.names().contains(protocol)) {
-                throw new ConfigException(
-                        LISTENER_SECURITY_PROTOCOL_MAP,
-                        entry,
-                        "unknown security protocol " + protocol + " (known: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)");
-            }
-            protocols.put(
-                    entry.substring(0, colon).trim().toUpperCase(Locale.ROOT), SecurityProtocol.forName(protocol));
-        }
+        final Map<String, SecurityProtocol> protocols = listenerProtocols();
         SslContext tls = null;
         final Map<String, ListenerSecurity> security = new HashMap<>();
         for (final Endpoint listener : listeners()) {
@@ -756,6 +741,31 @@ public final class BrokerConfig extends AbstractConfig {
                                     : null));
         }
         return security;
+    }
+
+    /**
+     * The security protocol of each listener name in {@code listener.security.protocol.map}.
+     *
+     * @throws ConfigException for an entry that is not NAME:PROTOCOL or a protocol that is not one
+     */
+    public Map<String, SecurityProtocol> listenerProtocols() {
+        final Map<String, SecurityProtocol> protocols = new HashMap<>();
+        for (final String entry : getList(LISTENER_SECURITY_PROTOCOL_MAP)) {
+            final int colon = entry.indexOf(':');
+            if (colon <= 0) {
+                throw new ConfigException(LISTENER_SECURITY_PROTOCOL_MAP, entry, "expected NAME:PROTOCOL");
+            }
+            final String protocol = entry.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
+            if (!SecurityProtocol.names().contains(protocol)) {
+                throw new ConfigException(
+                        LISTENER_SECURITY_PROTOCOL_MAP,
+                        entry,
+                        "unknown security protocol " + protocol + " (known: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)");
+            }
+            protocols.put(
+                    entry.substring(0, colon).trim().toUpperCase(Locale.ROOT), SecurityProtocol.forName(protocol));
+        }
+        return protocols;
     }
 
     /**

@@ -98,6 +98,24 @@ public record ClusterSettings(
         final Path directory = dir == null || dir.isBlank()
                 ? config.logDirs().getFirst().resolve(DEFAULT_METADATA_DIRECTORY)
                 : Path.of(dir);
+        // Followers fetch from their leaders over a PLAINTEXT listener, as ANONYMOUS: an authorizer would refuse them
+        // (or have to let any client act as a replica), and without such a listener nothing would be replicated.
+        if (!config.getString(BrokerConfig.AUTHORIZER_CLASS_NAME).isBlank()) {
+            throw new ConfigException(
+                    BrokerConfig.AUTHORIZER_CLASS_NAME,
+                    config.getString(BrokerConfig.AUTHORIZER_CLASS_NAME),
+                    "a node of a cluster takes no authorizer yet: replication between brokers does not authenticate,"
+                            + " so every follower's fetch would be refused");
+        }
+        final var protocols = config.listenerProtocols();
+        if (config.listeners().stream()
+                .noneMatch(l -> protocols.get(l.listenerName())
+                        == org.apache.kafka.common.security.auth.SecurityProtocol.PLAINTEXT)) {
+            throw new ConfigException(
+                    BrokerConfig.LISTENERS,
+                    config.getList(BrokerConfig.LISTENERS).toString(),
+                    "a node of a cluster needs a PLAINTEXT listener: followers fetch from their leaders over it");
+        }
         if (config.getBoolean(BrokerConfig.UNCLEAN_LEADER_ELECTION_ENABLE)) {
             throw new ConfigException(
                     BrokerConfig.UNCLEAN_LEADER_ELECTION_ENABLE,

@@ -282,7 +282,9 @@ public final class PartitionLog implements AutoCloseable {
 
     /** The partition has one replica again: the high watermark is the log end offset. */
     public void highWatermarkFollowsLogEnd() {
-        trackedHighWatermark = FOLLOWS_LOG_END;
+        synchronized (this) {
+            trackedHighWatermark = FOLLOWS_LOG_END;
+        }
     }
 
     /** Whether the high watermark is tracked apart from the log end ({@link #trackHighWatermark}). */
@@ -1652,7 +1654,8 @@ public final class PartitionLog implements AutoCloseable {
             long size = sizeInBytes();
             final List<LogSegment> doomed = new ArrayList<>();
             for (final LogSegment segment : segments.values()) {
-                if (segment == active) {
+                if (segment == active || segment.nextOffset() > highWatermark()) {
+                    // Never past the high watermark: what every replica does not hold yet is not the leader's to drop.
                     break;
                 }
                 final boolean expired =

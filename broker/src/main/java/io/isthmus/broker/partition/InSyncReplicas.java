@@ -17,9 +17,17 @@ import java.util.Optional;
  * watermark wait longer. A shrink counts only once agreed, so the high watermark never moves on the word of a
  * follower the quorum may still consider in sync.
  *
+ * <p><b>Unknown outcomes.</b> A change whose answer never came (a timeout, a quorum leader lost meanwhile) may still
+ * be committed: it stays pending, its new members counted, until the cluster's metadata shows a partition epoch newer
+ * than the one it was based on, or {@link #UNKNOWN_OUTCOME_MILLIS} have passed (longer than the quorum client retries
+ * a command). Dropping it at once let a leader advance the high watermark past a member the quorum had just added.
+ *
  * <p>Not thread-safe: the owning {@link Partition} guards it with its replication lock.
  */
 final class InSyncReplicas {
+    /** How long a change whose answer never came stays pending, at most. */
+    static final long UNKNOWN_OUTCOME_MILLIS = 60_000;
+
     private final int localId;
     private final int leaderEpoch;
     private final long leaderEpochStartOffset;
@@ -29,6 +37,10 @@ final class InSyncReplicas {
     private int partitionEpoch;
     /** The ISR asked for and not answered yet, or null. */
     private List<Integer> pending;
+    /** The partition epoch {@link #pending} was based on. */
+    private int pendingBase;
+    /** Until when a pending change whose answer never came is kept; -1 while its answer may still come. */
+    private long pendingUnknownUntilMs = -1;
 
     InSyncReplicas(
             final int localId,
@@ -82,6 +94,14 @@ final class InSyncReplicas {
         return pending != null;
     }
 
+    /** Forgets a change of unknown outcome kept for longer than {@link #UNKNOWN_OUTCOME_MILLIS}. */
+    private void expireUnknown(final long nowMs) {
+        if (pending != null && pendingUnknownUntilMs >= 0 && nowMs > pendingUnknownUntilMs) {
+            pending = null;
+            pendingUnknownUntilMs = -1;
+        }
+    }
+
     boolean isReplica(final int brokerId) {
         return followers.containsKey(brokerId);
     }
@@ -117,7 +137,11 @@ final class InSyncReplicas {
      * the quorum would take it. Empty while another change is in flight.
      */
     Optional<List<Integer>> expansionFor(
-            final int brokerId, final long highWatermark, final java.util.function.IntPredicate mayJoin) {
+            final int brokerId,
+            final long highWatermark,
+            final java.util.function.IntPredicate mayJoin,
+            final long nowMs) {
+        expireUnknown(nowMs);
         final ReplicaProgress progress = followers.get(brokerId);
         if (pending != null || progress == null || isr.contains(brokerId) || !mayJoin.test(brokerId)) {
             return Optional.empty();
@@ -136,6 +160,7 @@ final class InSyncReplicas {
      * if none lags or another change is in flight.
      */
     Optional<List<Integer>> shrinkAt(final long nowMs, final long maxLagMs) {
+        expireUnknown(nowMs);
         if (pending != null) {
             return Optional.empty();
         }
@@ -152,11 +177,21 @@ final class InSyncReplicas {
     /** {@code requested} was sent to the quorum; nothing else is asked for until it is answered. */
     void changeSent(final List<Integer> requested) {
         pending = List.copyOf(requested);
+        pendingBase = partitionEpoch;
+        pendingUnknownUntilMs = -1;
     }
 
-    /** The quorum answered the change in flight (or refused it): it is no longer pending. */
+    /** The quorum answered the change in flight, taking or refusing it: it is no longer pending. */
     void changeAnswered() {
         pending = null;
+        pendingUnknownUntilMs = -1;
+    }
+
+    /** The change in flight got no answer: it may yet be committed, so it stays pending for a while. */
+    void changeOutcomeUnknown(final long nowMs) {
+        if (pending != null) {
+            pendingUnknownUntilMs = nowMs + UNKNOWN_OUTCOME_MILLIS;
+        }
     }
 
     /**
@@ -164,6 +199,11 @@ final class InSyncReplicas {
      * than the one known changes nothing. Returns whether anything changed.
      */
     boolean agreed(final List<Integer> agreedIsr, final int agreedPartitionEpoch) {
+        if (pending != null && pendingUnknownUntilMs >= 0 && agreedPartitionEpoch > pendingBase) {
+            // The metadata moved past the state the unanswered change was based on: it is decided either way.
+            pending = null;
+            pendingUnknownUntilMs = -1;
+        }
         if (agreedPartitionEpoch < partitionEpoch
                 || (agreedPartitionEpoch == partitionEpoch && agreedIsr.equals(isr))) {
             return false;

@@ -233,7 +233,7 @@ public final class Partition implements AutoCloseable {
         }
         maybeAdvanceHighWatermark();
         synchronized (replicationLock) {
-            expansion = current.expansionFor(replicaId, log.highWatermark(), isrChanges::mayJoin);
+            expansion = current.expansionFor(replicaId, log.highWatermark(), isrChanges::mayJoin, nowMs);
             expansion.ifPresent(current::changeSent);
         }
         expansion.ifPresent(isr -> sendIsrChange(current, isr));
@@ -266,9 +266,13 @@ public final class Partition implements AutoCloseable {
         }
         isrChanges.alter(this, current.leaderEpoch(), partitionEpoch, isr).whenComplete((answer, failure) -> {
             synchronized (replicationLock) {
-                current.changeAnswered();
-                if (failure == null && answer.error() == Errors.NONE) {
-                    current.agreed(answer.isr(), answer.partitionEpoch());
+                if (failure != null) {
+                    current.changeOutcomeUnknown(System.currentTimeMillis());
+                } else {
+                    current.changeAnswered();
+                    if (answer.error() == Errors.NONE) {
+                        current.agreed(answer.isr(), answer.partitionEpoch());
+                    }
                 }
             }
             if (failure == null && answer.error() == Errors.NONE) {
@@ -323,15 +327,25 @@ public final class Partition implements AutoCloseable {
     private record ReplicationWaiter(long lastOffset, int minInsyncReplicas, CompletableFuture<Errors> future) {}
 
     /**
-     * Completes once every in-sync replica holds the append that ended at {@code lastOffset} (the high watermark is
-     * past it): NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below {@code minInsyncReplicas} meanwhile,
-     * REQUEST_TIMED_OUT after {@code timeoutMs}, NOT_LEADER_OR_FOLLOWER if leadership moves first. At once for a
-     * partition without followers.
+     * Completes once every in-sync replica holds the append that ended at {@code lastOffset}, made in {@code
+     * appendEpoch} (the high watermark is past it): NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below
+     * {@code minInsyncReplicas} meanwhile, REQUEST_TIMED_OUT after {@code timeoutMs}, NOT_LEADER_OR_FOLLOWER if
+     * leadership moved since the append (even before this is called: the append may be truncated, or its offsets
+     * reused by a later leadership). At once for a partition without followers.
      */
     public CompletableFuture<Errors> awaitReplication(
-            final long lastOffset, final int minInsyncReplicas, final long timeoutMs) {
+            final long lastOffset, final int appendEpoch, final int minInsyncReplicas, final long timeoutMs) {
         final InSyncReplicas current = replication;
-        if (current == null || lastOffset < log.highWatermark()) {
+        if (current == null) {
+            // No followers now: none at the append either (a single replica never tracks a high watermark), or the
+            // leadership has moved away since.
+            return CompletableFuture.completedFuture(
+                    log.tracksHighWatermark() ? Errors.NOT_LEADER_OR_FOLLOWER : Errors.NONE);
+        }
+        if (current.leaderEpoch() != appendEpoch) {
+            return CompletableFuture.completedFuture(Errors.NOT_LEADER_OR_FOLLOWER);
+        }
+        if (lastOffset < log.highWatermark()) {
             return CompletableFuture.completedFuture(Errors.NONE);
         }
         final ReplicationWaiter waiter =
@@ -403,15 +417,15 @@ public final class Partition implements AutoCloseable {
 
     /**
      * The outcome of a produce to this partition: the error, and for an append the offsets of its first and last
-     * record (-1 where unknown).
+     * record and the leader epoch it was appended in (-1 where unknown), which acks=all checks leadership against.
      */
-    public record ProduceOutcome(Errors error, long baseOffset, long lastOffset, String message) {
+    public record ProduceOutcome(Errors error, long baseOffset, long lastOffset, int leaderEpoch, String message) {
         public ProduceOutcome(final Errors error, final long baseOffset, final String message) {
-            this(error, baseOffset, -1, message);
+            this(error, baseOffset, -1, -1, message);
         }
 
-        static ProduceOutcome appended(final long baseOffset, final long lastOffset) {
-            return new ProduceOutcome(Errors.NONE, baseOffset, lastOffset, null);
+        static ProduceOutcome appended(final long baseOffset, final long lastOffset, final int leaderEpoch) {
+            return new ProduceOutcome(Errors.NONE, baseOffset, lastOffset, leaderEpoch, null);
         }
     }
 
@@ -531,7 +545,7 @@ public final class Partition implements AutoCloseable {
         if (!info.duplicate()) {
             notifyAppendListeners();
         }
-        return ProduceOutcome.appended(info.firstOffset(), info.lastOffset());
+        return ProduceOutcome.appended(info.firstOffset(), info.lastOffset(), leaderEpoch);
     }
 
     /**

@@ -98,10 +98,10 @@ final class ReplicaFetcher implements AutoCloseable {
         return followed.isEmpty();
     }
 
-    /** The leader epoch this thread follows {@code partition} in, or -1. */
-    int followedEpoch(final TopicPartition partition) {
-        final Followed f = followed.get(partition);
-        return f == null ? -1 : f.leaderEpoch();
+    /** Whether this thread fetches this very {@code partition} (not one of a topic since re-created) in {@code epoch}. */
+    boolean follows(final Partition partition, final int leaderEpoch) {
+        final Followed f = followed.get(partition.topicPartition());
+        return f != null && f.partition() == partition && f.leaderEpoch() == leaderEpoch;
     }
 
     private void run() {
@@ -115,7 +115,7 @@ final class ReplicaFetcher implements AutoCloseable {
                 fetchOnce(round);
             } catch (final RuntimeException e) {
                 if (!running) {
-                    return;
+                    break;
                 }
                 LOG.warn(
                         "broker {}: fetch from leader {} failed ({}); retrying in {} ms",
@@ -128,6 +128,7 @@ final class ReplicaFetcher implements AutoCloseable {
             }
         }
         closeConnection();
+        buffers.close();
     }
 
     /** The partitions not paused now. */
@@ -175,7 +176,20 @@ final class ReplicaFetcher implements AutoCloseable {
                     final Followed f = round.get(tp);
                     // A partition whose role changed during the round is left to its new state.
                     if (f != null && followed.get(tp) == f) {
-                        process(f, data);
+                        try {
+                            process(f, data);
+                        } catch (final RuntimeException e) {
+                            // One partition's fault (a log taken offline, a batch refused) pauses that partition
+                            // only; the others of this leader go on.
+                            LOG.warn(
+                                    "broker {}: replicating {} from leader {} failed; retrying it in {} ms",
+                                    localId,
+                                    tp,
+                                    leaderId,
+                                    TimeUnit.NANOSECONDS.toMillis(RETRY_NANOS),
+                                    e);
+                            pause(f);
+                        }
                     }
                 }
             }
@@ -269,6 +283,16 @@ final class ReplicaFetcher implements AutoCloseable {
                             leaderId,
                             data.logStartOffset());
                     partition.truncateFullyAndStartAt(data.logStartOffset());
+                } else if (data.highWatermark() >= 0 && partition.logEndOffset() > data.highWatermark()) {
+                    // Past the leader's log end with no epoch to tell where it diverged (its epochs went with a full
+                    // truncation): keep only what the leader has committed.
+                    LOG.info(
+                            "broker {}: {} ends past leader {}'s log; truncating to its high watermark {}",
+                            localId,
+                            partition.topicPartition(),
+                            leaderId,
+                            data.highWatermark());
+                    partition.truncateTo(data.highWatermark());
                 } else {
                     pause(f, error);
                 }
@@ -279,12 +303,25 @@ final class ReplicaFetcher implements AutoCloseable {
 
     /** Leaves {@code f} alone for a moment: its leader cannot serve it now (metadata on its way, or a fault). */
     private void pause(final Followed f, final Errors error) {
-        LOG.debug(
-                "broker {}: leader {} answered {} for {}; pausing it",
-                localId,
-                leaderId,
-                error,
-                f.partition().topicPartition());
+        if (error == Errors.TOPIC_AUTHORIZATION_FAILED || error == Errors.CLUSTER_AUTHORIZATION_FAILED) {
+            LOG.warn(
+                    "broker {}: leader {} refuses to replicate {}: {}",
+                    localId,
+                    leaderId,
+                    f.partition().topicPartition(),
+                    error);
+        } else {
+            LOG.debug(
+                    "broker {}: leader {} answered {} for {}; pausing it",
+                    localId,
+                    leaderId,
+                    error,
+                    f.partition().topicPartition());
+        }
+        pause(f);
+    }
+
+    private void pause(final Followed f) {
         followed.replace(
                 f.partition().topicPartition(),
                 f,
@@ -317,14 +354,22 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
-    /** Stops the thread; a fetch in flight is abandoned. */
-    @Override
-    public void close() throws InterruptedException {
+    /**
+     * Tells the thread to stop and returns: a fetch in flight is abandoned, and the thread closes its connection and
+     * buffers on its way out (a connect in progress first runs out its timeout). Never blocks a role change.
+     */
+    void stop() {
         running = false;
         final KafkaConnection current = connection;
         if (current != null) {
             current.wakeup();
         }
+    }
+
+    /** {@link #stop}, then waits for the thread to end (at most 10 s). */
+    @Override
+    public void close() throws InterruptedException {
+        stop();
         thread.join(TimeUnit.SECONDS.toMillis(10));
     }
 }

@@ -47,7 +47,7 @@ public final class ReplicaFetchers implements AutoCloseable {
         }
         final TopicPartition tp = partition.topicPartition();
         final Integer previous = leaderOf.get(tp);
-        if (previous != null && previous == leaderId && byLeader.get(leaderId).followedEpoch(tp) == leaderEpoch) {
+        if (previous != null && previous == leaderId && byLeader.get(leaderId).follows(partition, leaderEpoch)) {
             return;
         }
         if (previous != null && previous != leaderId) {
@@ -86,8 +86,9 @@ public final class ReplicaFetchers implements AutoCloseable {
         final ReplicaFetcher fetcher = byLeader.get(leader);
         fetcher.unfollow(partition);
         if (fetcher.isIdle()) {
+            // Stopped, not waited for: the hosting thread that calls this must not hang on a dead leader's connect.
             byLeader.remove(leader);
-            closeQuietly(fetcher);
+            fetcher.stop();
         }
     }
 

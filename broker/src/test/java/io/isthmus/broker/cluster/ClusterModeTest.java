@@ -247,6 +247,18 @@ class ClusterModeTest {
                 .hasMessageContaining("broker,controller");
         assertThatThrownBy(() -> Broker.start(config(1, Map.of(BrokerConfig.RDMA_ENABLED, "true"))))
                 .hasMessageContaining("rdma.enabled");
+        assertThatThrownBy(() -> Broker.start(config(
+                        1,
+                        Map.of(
+                                BrokerConfig.AUTHORIZER_CLASS_NAME,
+                                io.isthmus.broker.security.AclAuthorizer.CLASS_NAME))))
+                .hasMessageContaining("authorizer");
+        assertThatThrownBy(() -> Broker.start(config(
+                        1,
+                        Map.of(
+                                BrokerConfig.LISTENERS, "SECURE://127.0.0.1:0",
+                                BrokerConfig.LISTENER_SECURITY_PROTOCOL_MAP, "SECURE:SASL_PLAINTEXT"))))
+                .hasMessageContaining("PLAINTEXT listener");
         assertThatThrownBy(() -> Broker.start(config(1, Map.of())))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("format");

@@ -114,7 +114,8 @@ class PartitionReplicationTest {
     @Test
     void acksAllIsAnsweredOnceTheHighWatermarkPassesTheAppend() {
         final Partition.ProduceOutcome appended = append(4);
-        final CompletableFuture<Errors> replicated = partition.awaitReplication(appended.lastOffset(), 2, 10_000);
+        final CompletableFuture<Errors> replicated =
+                partition.awaitReplication(appended.lastOffset(), appended.leaderEpoch(), 2, 10_000);
         assertThat(replicated).isNotDone();
 
         partition.onFollowerFetch(2, 4, System.currentTimeMillis());
@@ -127,16 +128,52 @@ class PartitionReplicationTest {
     @Test
     void acksAllTimesOutAndFailsWhenLeadershipMoves() throws Exception {
         final Partition.ProduceOutcome first = append(1);
-        final CompletableFuture<Errors> timesOut = partition.awaitReplication(first.lastOffset(), 2, 50);
+        final CompletableFuture<Errors> timesOut =
+                partition.awaitReplication(first.lastOffset(), first.leaderEpoch(), 2, 50);
         assertThat(timesOut.get(5, TimeUnit.SECONDS)).isEqualTo(Errors.REQUEST_TIMED_OUT);
 
         final Partition.ProduceOutcome second = append(1);
-        final CompletableFuture<Errors> moved = partition.awaitReplication(second.lastOffset(), 2, 10_000);
+        final CompletableFuture<Errors> moved =
+                partition.awaitReplication(second.lastOffset(), second.leaderEpoch(), 2, 10_000);
         partition.becomeFollower(5);
 
         assertThat(moved).isCompletedWithValue(Errors.NOT_LEADER_OR_FOLLOWER);
         assertThat(append(1).error()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
         assertThat(partition.logEndOffset()).isEqualTo(2);
+    }
+
+    @Test
+    void anAppendWhoseLeadershipMovedBeforeItWaitedIsNotAcknowledged() {
+        final Partition.ProduceOutcome appended = append(2);
+        partition.becomeFollower(5);
+
+        assertThat(partition.awaitReplication(appended.lastOffset(), appended.leaderEpoch(), 2, 10_000))
+                .isCompletedWithValue(Errors.NOT_LEADER_OR_FOLLOWER);
+        // Leader again in a newer epoch: the offsets may have been truncated and reused meanwhile.
+        partition.becomeReplicatedLeader(ME, 6, 9, REPLICAS, REPLICAS, quorum, System.currentTimeMillis());
+        assertThat(partition.awaitReplication(appended.lastOffset(), appended.leaderEpoch(), 2, 10_000))
+                .isCompletedWithValue(Errors.NOT_LEADER_OR_FOLLOWER);
+    }
+
+    @Test
+    void anExpansionWhoseAnswerNeverCameKeepsCountingItsMemberUntilTheMetadataMovesOn() {
+        partition.becomeReplicatedLeader(ME, 5, 8, REPLICAS, List.of(1, 2), quorum, System.currentTimeMillis());
+        append(3);
+        partition.onFollowerFetch(2, 3, System.currentTimeMillis());
+        partition.onFollowerFetch(3, 3, System.currentTimeMillis());
+        assertThat(quorum.asked).containsExactly(List.of(1, 2, 3));
+
+        quorum.answers.getFirst().completeExceptionally(new java.util.concurrent.TimeoutException("no answer"));
+        append(2);
+        partition.onFollowerFetch(2, 5, System.currentTimeMillis());
+
+        assertThat(partition.inSyncReplicas()).as("it may have been committed").containsExactly(1, 2, 3);
+        assertThat(partition.highWatermark())
+                .as("so broker 3 still holds the high watermark back")
+                .isEqualTo(3);
+        // The metadata shows a newer partition epoch without broker 3: the change was not made after all.
+        partition.becomeReplicatedLeader(ME, 5, 9, REPLICAS, List.of(1, 2), quorum, System.currentTimeMillis());
+        assertThat(partition.inSyncReplicas()).containsExactly(1, 2);
     }
 
     @Test

@@ -120,7 +120,7 @@ class PartitionTest {
 
         final ProduceOutcome outcome = append(concat(plain("a", 3, 1L), plain("b", 2, 1L)));
 
-        assertThat(outcome).isEqualTo(new ProduceOutcome(Errors.NONE, 2, 6, null));
+        assertThat(outcome).isEqualTo(new ProduceOutcome(Errors.NONE, 2, 6, 0, null));
         assertThat(partition.logEndOffset()).isEqualTo(7);
         assertThat(values()).containsExactly("first-0", "first-1", "a-0", "a-1", "a-2", "b-0", "b-1");
     }
@@ -132,7 +132,7 @@ class PartitionTest {
 
         final ProduceOutcome retried = append(idempotent(PID, EPOCH, 0, 3));
 
-        assertThat(retried).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, null));
+        assertThat(retried).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, 0, null));
         assertThat(partition.logEndOffset()).isEqualTo(5);
     }
 
@@ -142,7 +142,7 @@ class PartitionTest {
 
         final ProduceOutcome outcome = append(concat(idempotent(PID, EPOCH, 0, 3), idempotent(PID, EPOCH, 3, 2)));
 
-        assertThat(outcome).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 4, null));
+        assertThat(outcome).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 4, 0, null));
         assertThat(partition.logEndOffset()).isEqualTo(5);
         assertThat(values()).containsExactly("seq-0-0", "seq-0-1", "seq-0-2", "seq-3-0", "seq-3-1");
     }
@@ -191,7 +191,7 @@ class PartitionTest {
         assertThat(outcome.error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
         assertThat(partition.logEndOffset()).isZero();
         // The first batch was never written, so its retry is new, not a duplicate answered with a made-up offset.
-        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, null));
+        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, 0, null));
         assertThat(values()).containsExactly("seq-0-0", "seq-0-1", "seq-0-2");
     }
 
@@ -211,7 +211,7 @@ class PartitionTest {
             assertThat(info.duplicate()).isFalse();
         }
 
-        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, null));
+        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, 0, null));
         assertThat(partition.logEndOffset()).isEqualTo(3);
     }
 
@@ -224,7 +224,7 @@ class PartitionTest {
 
         partition.releaseSequences(PID, EPOCH, 0);
 
-        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, null));
+        assertThat(append(idempotent(PID, EPOCH, 0, 3))).isEqualTo(new ProduceOutcome(Errors.NONE, 0, 2, 0, null));
     }
 
     @Test
@@ -235,7 +235,7 @@ class PartitionTest {
 
         reopen();
 
-        assertThat(append(idempotent(PID, EPOCH, 3, 2))).isEqualTo(new ProduceOutcome(Errors.NONE, 3, 4, null));
+        assertThat(append(idempotent(PID, EPOCH, 3, 2))).isEqualTo(new ProduceOutcome(Errors.NONE, 3, 4, 0, null));
         assertThat(partition.logEndOffset()).isEqualTo(6);
         assertThat(append(idempotent(PID, EPOCH, 9, 1)).error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
         assertThat(append(idempotent(PID, EPOCH, 5, 1)).baseOffset()).isEqualTo(6);
