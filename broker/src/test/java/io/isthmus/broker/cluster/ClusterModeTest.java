@@ -420,7 +420,8 @@ class ClusterModeTest {
         values.addAll(batch);
     }
 
-    private int leaderOf(final String topic, final int partition) {
+    /** {@code topic} as a running broker's metadata has it. */
+    private io.isthmus.metadata.image.TopicImage topicImage(final String topic) {
         return brokers.values()
                 .iterator()
                 .next()
@@ -428,23 +429,16 @@ class ClusterModeTest {
                 .orElseThrow()
                 .image()
                 .topic(topic)
-                .orElseThrow()
-                .partition(partition)
-                .leader();
+                .orElseThrow();
+    }
+
+    private int leaderOf(final String topic, final int partition) {
+        return topicImage(topic).partition(partition).leader();
     }
 
     /** Waits until every replica of every partition of {@code topic} holds the leader's log byte for byte. */
     private void assertReplicasIdentical(final String topic, final int replicas) throws InterruptedException {
-        final int partitions = brokers.values()
-                .iterator()
-                .next()
-                .cluster()
-                .orElseThrow()
-                .image()
-                .topic(topic)
-                .orElseThrow()
-                .partitions()
-                .size();
+        final int partitions = topicImage(topic).partitions().size();
         for (int p = 0; p < partitions; p++) {
             final TopicPartition tp = new TopicPartition(topic, p);
             awaitCondition(

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.broker.log.LogManager;
 import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.broker.testkit.Await;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
@@ -124,13 +125,13 @@ class PartitionManagerTest {
             assertThat(manager.topics().byName("orders")).isEmpty();
             // A segment a reader still holds (the pre-toucher warming a new one, say) is deleted when it lets go, and
             // the directory then by the next retention pass: the files go, just not always at once.
-            final long deadline =
-                    System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
-            while ((Files.exists(tmp.resolve("orders-0")) || Files.exists(tmp.resolve("orders-1")))
-                    && System.nanoTime() < deadline) {
-                logs.runRetention();
-                Thread.sleep(20);
-            }
+            Await.until(
+                    () -> {
+                        logs.runRetention();
+                        return !Files.exists(tmp.resolve("orders-0")) && !Files.exists(tmp.resolve("orders-1"));
+                    },
+                    java.time.Duration.ofSeconds(10),
+                    "the deleted topic's directories are gone after retention passes");
             assertThat(tmp.resolve("orders-0")).doesNotExist();
             assertThat(tmp.resolve("orders-1")).doesNotExist();
             assertThatThrownBy(() -> manager.deleteTopic("orders"))
