@@ -66,7 +66,7 @@ public final class BrokerProcess implements AutoCloseable {
                     synchronized (seen) {
                         seen.append(line).append('\n');
                     }
-                    if (line.startsWith("isthmus broker listening on")) {
+                    if (line.startsWith(BrokerMain.LISTENING)) {
                         listening.complete(null);
                     }
                 }

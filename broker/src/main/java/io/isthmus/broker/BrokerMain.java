@@ -20,6 +20,9 @@ import picocli.CommandLine.Parameters;
         description = "Runs an isthmus broker speaking the Kafka protocol. Settings use Kafka's names.",
         footer = "Example: ./isthmus broker listeners=PLAINTEXT://127.0.0.1:9092 log.dirs=/tmp/isthmus")
 public final class BrokerMain implements Callable<Integer> {
+    /** What the broker prints, followed by the endpoint, for each listener once it is bound: launchers wait for it. */
+    public static final String LISTENING = "isthmus broker listening on ";
+
     @Option(names = "--config", paramLabel = "FILE", description = "A properties file, as Kafka's server.properties.")
     private Path configFile;
 
@@ -81,7 +84,7 @@ public final class BrokerMain implements Callable<Integer> {
                         },
                         "isthmus-shutdown"));
         for (final Endpoint endpoint : broker.endpoints()) {
-            System.out.println("isthmus broker listening on " + endpoint);
+            System.out.println(LISTENING + endpoint);
         }
         System.out.println("log.dirs=" + String.join(",", config.getList(BrokerConfig.LOG_DIRS)));
         stopped.await();

@@ -20,6 +20,7 @@ import java.util.Map;
  * @param preloadRecords records a kafka-clients produce run writes into the topic first (consume cases), 0 for none
  * @param timeout how long the client may take
  * @param pairings the client libraries and brokers it runs on, in report order
+ * @param brokers how many brokers of each kind it runs on, as one cluster: its topic has a replica on each
  */
 public record BenchCase(
         String id,
@@ -30,9 +31,13 @@ public record BenchCase(
         List<String> clientArgs,
         long preloadRecords,
         Duration timeout,
-        List<Pairing> pairings) {
+        List<Pairing> pairings,
+        int brokers) {
 
     public BenchCase {
+        if (brokers < 1) {
+            throw new IllegalArgumentException("case " + id + " needs at least one broker, got " + brokers);
+        }
         params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
         clientArgs = List.copyOf(clientArgs);
         pairings = List.copyOf(pairings);

@@ -14,8 +14,8 @@ import java.util.Set;
  * The cases of a run: {@code --quick} (a smoke run under three minutes on two cores: fewer records, fewer
  * configurations) or the full run the README reports. Groups, as {@code --only} names them: {@value #PRODUCE},
  * {@value #CONSUME}, {@value #PRODUCE_LATENCY}, {@value #E2E_LATENCY}, {@value #IDLE_FETCH}, {@value #FAN_OUT},
- * {@value #FLINK}, {@value #SPARK}, {@value #TRANSACTIONS}, and {@value #LIMITS} (the physical probes, which run in the harness
- * itself).
+ * {@value #FLINK}, {@value #SPARK}, {@value #TRANSACTIONS}, {@value #REPLICATED} (three brokers of each kind,
+ * replication factor 3, acks=all), and {@value #LIMITS} (the physical probes, which run in the harness itself).
  */
 public final class BenchPlan {
     public static final String PRODUCE = "produce";
@@ -28,8 +28,22 @@ public final class BenchPlan {
     public static final String FLINK = "flink";
     public static final String SPARK = "spark";
     public static final String TRANSACTIONS = "transactions";
+    public static final String REPLICATED = "replicated";
     public static final List<String> GROUPS = List.of(
-            PRODUCE, CONSUME, PRODUCE_LATENCY, E2E_LATENCY, IDLE_FETCH, FAN_OUT, FLINK, SPARK, TRANSACTIONS, LIMITS);
+            PRODUCE,
+            CONSUME,
+            PRODUCE_LATENCY,
+            E2E_LATENCY,
+            IDLE_FETCH,
+            FAN_OUT,
+            FLINK,
+            SPARK,
+            TRANSACTIONS,
+            REPLICATED,
+            LIMITS);
+
+    /** Brokers of each kind in the {@value #REPLICATED} group's clusters, and replicas of its topics. */
+    public static final int REPLICATED_BROKERS = 3;
 
     /** Records per transaction in the {@value #TRANSACTIONS} group: a commit (and its markers) per 1,000 records. */
     public static final int TRANSACTION_RECORDS = 1_000;
@@ -107,6 +121,11 @@ public final class BenchPlan {
         }
         map.put("idempotence", "on exactly with acks=all, for both client libraries");
         map.put("latency_producer", "linger.ms=0 max.in.flight.requests.per.connection=1 acks=1");
+        map.put(
+                "replicated",
+                REPLICATED_BROKERS + " brokers of each kind, every one also a metadata voter, replication factor "
+                        + REPLICATED_BROKERS + ", min.insync.replicas=" + BrokerUnderTest.CLUSTER_MIN_INSYNC
+                        + ", acks=all");
         map.put("consumer", "assign() all partitions from the beginning, no group, check.crcs=true");
         map.put(
                 "transactions",
@@ -185,33 +204,14 @@ public final class BenchPlan {
             all.add(transactionCase("txn-consume", "consume", 1, throughputRecords(100)));
         }
         if (groups.contains(PRODUCE_LATENCY)) {
-            final int records = quick ? 2_000 : 20_000;
-            final double seconds = quick ? 4 : 60;
             for (final String acks : acksValues) {
-                final Map<String, Object> params = new LinkedHashMap<>();
-                params.put("record_bytes", 100);
-                params.put("acks", acks);
-                params.put("records", records);
-                params.put("max_seconds", seconds);
-                all.add(new BenchCase(
-                        "produce-latency-100B-acks" + acks,
-                        PRODUCE_LATENCY,
-                        "produce-latency",
-                        params,
-                        1,
-                        List.of(
-                                "--records",
-                                Integer.toString(records),
-                                "--record-bytes",
-                                "100",
-                                "--acks",
-                                acks,
-                                "--duration-s",
-                                Double.toString(seconds)),
-                        0,
-                        Duration.ofSeconds(180),
-                        throughputPairings()));
+                all.add(produceLatencyCase(PRODUCE_LATENCY, "produce-latency-100B-acks" + acks, acks));
             }
+        }
+        if (groups.contains(REPLICATED)) {
+            // Three brokers of each kind, a replica of the topic on every one, acks=all with two in sync.
+            all.add(replicatedProduceCase());
+            all.add(produceLatencyCase(REPLICATED, "replicated-produce-latency-100B-acksall", "all"));
         }
         if (groups.contains(E2E_LATENCY)) {
             final int[] rates = quick ? new int[] {1_000} : new int[] {1_000, 10_000};
@@ -235,7 +235,8 @@ public final class BenchPlan {
                                 "--fetch-max-wait-ms", "500"),
                         0,
                         Duration.ofSeconds(180),
-                        STACKS_AND_BROKER_ONLY));
+                        STACKS_AND_BROKER_ONLY,
+                        1));
             }
         }
         if (groups.contains(IDLE_FETCH)) {
@@ -260,7 +261,8 @@ public final class BenchPlan {
                                 "--duration-s", Double.toString(seconds)),
                         0,
                         Duration.ofSeconds(180),
-                        BROKER_ONLY));
+                        BROKER_ONLY,
+                        1));
             }
         }
         if (groups.contains(FAN_OUT)) {
@@ -288,10 +290,79 @@ public final class BenchPlan {
                                 "1"),
                         0,
                         Duration.ofSeconds(300),
-                        STACKS_AND_BROKER_ONLY));
+                        STACKS_AND_BROKER_ONLY,
+                        1));
             }
         }
         return List.copyOf(all);
+    }
+
+    /**
+     * Unbatched produce latency, 100 B records, one partition: on one broker for {@value #PRODUCE_LATENCY}, on three
+     * with a replica each for {@value #REPLICATED}.
+     */
+    private BenchCase produceLatencyCase(final String group, final String id, final String acks) {
+        final boolean replicated = group.equals(REPLICATED);
+        final int records = quick ? 2_000 : 20_000;
+        final double seconds = quick ? 4 : replicated ? 30 : 60;
+        final Map<String, Object> params = new LinkedHashMap<>();
+        params.put("record_bytes", 100);
+        if (replicated) {
+            params.put("brokers", REPLICATED_BROKERS);
+        }
+        params.put("acks", acks);
+        params.put("records", records);
+        params.put("max_seconds", seconds);
+        return new BenchCase(
+                id,
+                group,
+                "produce-latency",
+                params,
+                1,
+                List.of(
+                        "--records",
+                        Integer.toString(records),
+                        "--record-bytes",
+                        "100",
+                        "--acks",
+                        acks,
+                        "--duration-s",
+                        Double.toString(seconds)),
+                0,
+                Duration.ofSeconds(180),
+                replicated ? STACKS_AND_BROKER_ONLY : throughputPairings(),
+                replicated ? REPLICATED_BROKERS : 1);
+    }
+
+    /**
+     * The {@value #REPLICATED} throughput case: 1 KiB records into three partitions (a leader on each broker once
+     * the cluster spreads them), acks=all, each client's recommended batching.
+     */
+    private BenchCase replicatedProduceCase() {
+        final int size = 1024;
+        final int partitions = REPLICATED_BROKERS;
+        final long records = throughputRecords(size);
+        final Map<String, Object> params = new LinkedHashMap<>();
+        params.put("record_bytes", size);
+        params.put("partitions", partitions);
+        params.put("brokers", REPLICATED_BROKERS);
+        params.put("acks", "all");
+        params.put("records", records);
+        return new BenchCase(
+                REPLICATED + "-produce-" + sizeLabel(size) + "-p" + partitions + "-acksall",
+                REPLICATED,
+                "produce",
+                params,
+                partitions,
+                List.of(
+                        "--record-bytes", Integer.toString(size),
+                        "--partitions", Integer.toString(partitions),
+                        "--acks", "all",
+                        "--records", Long.toString(records)),
+                0,
+                Duration.ofSeconds(300),
+                STACKS_AND_BROKER_ONLY,
+                REPLICATED_BROKERS);
     }
 
     private BenchCase throughputCase(
@@ -328,7 +399,8 @@ public final class BenchPlan {
                 args,
                 preload,
                 Duration.ofSeconds(300),
-                withSharedMemoryPairings());
+                withSharedMemoryPairings(),
+                1);
     }
 
     /**
@@ -368,7 +440,8 @@ public final class BenchPlan {
                 args,
                 preload,
                 Duration.ofSeconds(300),
-                TRANSACTION_PAIRINGS);
+                TRANSACTION_PAIRINGS,
+                1);
     }
 
     /**
@@ -394,7 +467,8 @@ public final class BenchPlan {
                 args,
                 records,
                 Duration.ofSeconds(quick ? 300 : 900),
-                STACKS_AND_BROKER_ONLY);
+                STACKS_AND_BROKER_ONLY,
+                1);
     }
 
     /** About 20-64 MB per case in a quick run, 200-650 MB in a full one. */

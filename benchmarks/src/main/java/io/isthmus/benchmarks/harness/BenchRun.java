@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One harness run: probes the limits, starts both brokers, runs every case of the plan against each, as many times as
@@ -89,7 +90,34 @@ public final class BenchRun {
         return new Outcome(markdown, report.summaryLine(resultsPath), outcomes);
     }
 
+    /**
+     * The cases on one broker of each kind first, then those on a cluster of each kind: the brokers of one size run
+     * while their cases do, and are stopped before the next size starts, so that idle brokers never share the machine
+     * with a measurement.
+     */
     private void runCases(
+            final Path dataRoot,
+            final Path logs,
+            final List<CaseOutcome> outcomes,
+            final Map<String, Object> brokerTotals)
+            throws IOException, InterruptedException {
+        final Map<Integer, List<BenchCase>> bySize = new TreeMap<>();
+        for (final BenchCase benchCase : plan.cases()) {
+            bySize.computeIfAbsent(benchCase.brokers(), size -> new ArrayList<>())
+                    .add(benchCase);
+        }
+        int index = 0;
+        for (final Map.Entry<Integer, List<BenchCase>> setup : bySize.entrySet()) {
+            runOnBrokers(setup.getKey(), setup.getValue(), index, dataRoot, logs, outcomes, brokerTotals);
+            index += setup.getValue().size();
+        }
+    }
+
+    /** Starts {@code size} brokers of each kind, warms them up, runs {@code cases} on them and stops them. */
+    private void runOnBrokers(
+            final int size,
+            final List<BenchCase> cases,
+            final int firstIndex,
             final Path dataRoot,
             final Path logs,
             final List<CaseOutcome> outcomes,
@@ -97,34 +125,37 @@ public final class BenchRun {
             throws IOException, InterruptedException {
         final Map<BrokerKind, BrokerUnderTest> brokers = new EnumMap<>(BrokerKind.class);
         final Map<BrokerKind, CaseRunner> runners = new EnumMap<>(BrokerKind.class);
+        final String what = size == 1 ? "broker" : "cluster of " + size + " brokers";
         try {
             for (final BrokerKind kind : BrokerKind.values()) {
-                progress.note("starting " + kind.label() + " broker");
+                progress.note("starting " + kind.label() + " " + what);
                 final long start = System.nanoTime();
-                final BrokerUnderTest broker = BrokerUnderTest.start(kind, dataRoot, logs);
+                final BrokerUnderTest broker = BrokerUnderTest.start(kind, size, dataRoot, logs);
                 brokers.put(kind, broker);
                 runners.put(kind, new CaseRunner(broker, logs));
                 final Map<String, Object> totals = new LinkedHashMap<>();
+                totals.put("brokers", size);
                 totals.put("startup_s", (System.nanoTime() - start) / 1e9);
-                totals.put("pid", broker.pid());
-                totals.put("log_dir", broker.logDir().toString());
-                brokerTotals.put(kind.label(), totals);
+                totals.put("pids", broker.pids());
+                totals.put("data_dir", broker.dataDir().toString());
+                brokerTotals.put(totalsKey(kind, size), totals);
                 progress.note(String.format(
                         Locale.ROOT,
-                        "%s broker up on %s in %.1f s",
+                        "%s %s up on %s in %.1f s",
                         kind.label(),
+                        what,
                         broker.bootstrap(),
                         (System.nanoTime() - start) / 1e9));
             }
             for (final BrokerKind kind : BrokerKind.values()) {
-                progress.note("warming up the " + kind.label() + " broker (kafka-clients, results discarded)");
+                progress.note("warming up the " + kind.label() + " " + what + " (kafka-clients, results discarded)");
                 final String failure = runners.get(kind).warmUp(plan.quick() ? 200_000 : 2_000_000);
                 if (failure != null) {
-                    progress.note(kind.label() + " broker warmup failed: " + failure);
+                    progress.note(kind.label() + " " + what + " warmup failed: " + failure);
                 }
             }
-            int index = 0;
-            for (final BenchCase benchCase : plan.cases()) {
+            int index = firstIndex;
+            for (final BenchCase benchCase : cases) {
                 final List<Map<Pairing, Map<String, Object>>> repetitions = new ArrayList<>();
                 for (int repetition = 0; repetition < plan.repetitions(); repetition++) {
                     final List<BrokerKind> order = (index + repetition) % 2 == 0
@@ -144,12 +175,17 @@ public final class BenchRun {
                 final BrokerUnderTest broker = brokers.get(kind);
                 if (broker != null) {
                     @SuppressWarnings("unchecked")
-                    final Map<String, Object> totals = (Map<String, Object>) brokerTotals.get(kind.label());
+                    final Map<String, Object> totals = (Map<String, Object>) brokerTotals.get(totalsKey(kind, size));
                     totals.put("cpu_s_total", broker.cpuTime().toMillis() / 1000.0);
                     broker.close();
                 }
             }
         }
+    }
+
+    /** The key of a broker setup in results.json: {@code isthmus}, {@code kafka}; {@code isthmus-x3} for a cluster. */
+    private static String totalsKey(final BrokerKind kind, final int size) {
+        return size == 1 ? kind.label() : kind.label() + "-x" + size;
     }
 
     /** One repetition of {@code benchCase}: every pairing, brokers in {@code order}. */
@@ -235,6 +271,15 @@ public final class BenchRun {
                         + " produces records of 100 B to a topic of its own and reads them back, figures discarded.",
                 "One broker each on 127.0.0.1, replication factor 1 for every topic (Kafka's internal topics"
                         + " included), a fresh topic per case, deleted after it.",
+                "Replicated cases (the " + BenchPlan.REPLICATED + " group) run last, on " + BenchPlan.REPLICATED_BROKERS
+                        + " brokers of each kind started once the single brokers have stopped: each broker its own JVM"
+                        + " with the options below, every one also a voter of the metadata quorum (isthmus:"
+                        + " process.roles=broker,controller on Apache Ratis, as `./isthmus cluster` runs it; Kafka:"
+                        + " KRaft combined mode), default.replication.factor=" + BenchPlan.REPLICATED_BROKERS
+                        + " and min.insync.replicas=" + BrokerUnderTest.CLUSTER_MIN_INSYNC + " on every broker, each"
+                        + " topic with a replica on every broker, producers acks=all. Each cluster is warmed up as a"
+                        + " single broker is; broker CPU there is the sum over its " + BenchPlan.REPLICATED_BROKERS
+                        + " brokers. Replication over TCP on both (isthmus followers fetch as Kafka's do).",
                 "Log directories on the same file system for both: " + dataRoot.getParent()
                         + (dataRoot.startsWith("/dev/shm") ? " (tmpfs)" : " (no tmpfs here)") + ".",
                 "Flush: neither broker forces writes (isthmus: flush.messages/flush.ms unset; Kafka:"

@@ -251,6 +251,7 @@ public final class CaseOutcome {
             case BenchPlan.FAN_OUT -> new String[] {"aggregate_mb_per_s", "broker_cpu_s_per_gb"};
             case BenchPlan.FLINK -> new String[] {"records_per_s", "broker_cpu_s_per_gb"};
             case BenchPlan.SPARK -> new String[] {"records_per_s", "batch_latency_p50_ms", "broker_cpu_s_per_gb"};
+            case BenchPlan.REPLICATED -> new String[] {"mb_per_s", "p50_us", "p99_us", "broker_cpu_s_per_gb"};
             case BenchPlan.TRANSACTIONS ->
                 new String[] {"records_per_s", "mb_per_s", "broker_cpu_s_per_gb", "commit_p50_us"};
             default -> new String[0];

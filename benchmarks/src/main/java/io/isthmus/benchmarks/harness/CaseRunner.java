@@ -206,7 +206,8 @@ final class CaseRunner implements AutoCloseable {
 
     private void createTopic(final String topic, final int partitions) throws IOException, InterruptedException {
         try {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+            // A replica on every broker: replication factor 1 alone, and the cluster's size on a cluster.
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) broker.brokers())))
                     .all()
                     .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (final ExecutionException | TimeoutException e) {

@@ -18,10 +18,15 @@ import org.apache.kafka.server.common.MetadataVersion;
  * #READY_PREFIX} and the listener, and runs until SIGTERM.
  *
  * <p>Usage: {@code KafkaBrokerMain PORT CONTROLLER_PORT LOG_DIR [key=value ...]}; the extra settings override the
- * defaults below. Every internal topic has replication factor 1 and groups start without the initial rebalance delay.
+ * defaults below. Alone, every internal topic has replication factor 1 and groups start without the initial rebalance
+ * delay. A node of a cluster gets {@code node.id}, the cluster's {@code controller.quorum.voters} and the cluster's id
+ * as {@value #CLUSTER_ID} (the id every node's directory is formatted with; not a broker setting, so it is taken out).
  */
 public final class KafkaBrokerMain {
     public static final String READY_PREFIX = "kafka broker listening on ";
+
+    /** The argument naming the cluster id to format with; absent, a random one (a cluster of this node alone). */
+    public static final String CLUSTER_ID = "bench.cluster.id";
 
     private KafkaBrokerMain() {}
 
@@ -39,10 +44,11 @@ public final class KafkaBrokerMain {
             final int eq = override.indexOf('=');
             props.put(override.substring(0, eq), override.substring(eq + 1));
         }
+        final Object clusterId = props.remove(CLUSTER_ID);
         new Formatter()
                 .setPrintStream(System.out)
-                .setClusterId(Uuid.randomUuid().toString())
-                .setNodeId(1)
+                .setClusterId(clusterId == null ? Uuid.randomUuid().toString() : clusterId.toString())
+                .setNodeId(Integer.parseInt(props.getProperty("node.id")))
                 .setControllerListenerName("CONTROLLER")
                 .setMetadataLogDirectory(logDir.toString())
                 .setDirectories(List.of(logDir.toString()))

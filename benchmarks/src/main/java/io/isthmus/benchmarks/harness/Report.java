@@ -42,8 +42,14 @@ public final class Report {
      * (IsthmusSource over Flink's KafkaSource, both on the isthmus broker), {@code spark_source_vs_kafka_source} and
      * {@code spark_batch_latency_ratio} (the same Spark query with format("isthmus") over format("kafka"), both on the
      * isthmus broker: records/s, and the median micro-batch time) and the {@code txn_*_broker_ratio}s
-     * (transactions, kafka-clients on both brokers: the isthmus broker over Kafka's).
+     * (transactions, kafka-clients on both brokers: the isthmus broker over Kafka's). The {@code replicated_*} ratios
+     * are measured on three brokers of each kind with replication factor 3 and acks=all: produce throughput of 1 KiB
+     * records into three partitions, and unbatched produce latency of 100 B records.
      */
+    private static final String REPLICATED_PRODUCE = "replicated-produce-1KiB-p3-acksall";
+
+    private static final String REPLICATED_LATENCY = "replicated-produce-latency-100B-acksall";
+
     public Map<String, Double> summary() {
         final Map<String, Double> summary = new LinkedHashMap<>();
         summary.put("produce_ratio", ratio("produce-100B-p1-acks1", "mb_per_s"));
@@ -98,6 +104,12 @@ public final class Report {
         // The same, isthmus client on the isthmus broker over kafka-clients on Kafka.
         summary.put("txn_produce_ratio", ratio("txn-produce-100B-p1", "mb_per_s"));
         summary.put("txn_consume_ratio", ratio("txn-consume-100B-p1", "mb_per_s"));
+        // Three brokers of each kind, replication factor 3, acks=all: the isthmus stack over the Kafka stack, and
+        // kafka-clients on both clusters.
+        summary.put("replicated_produce_ratio", ratio(REPLICATED_PRODUCE, "mb_per_s"));
+        summary.put("replicated_produce_broker_ratio", brokerRatio(REPLICATED_PRODUCE, "mb_per_s"));
+        summary.put("replicated_p50_latency_ratio", ratio(REPLICATED_LATENCY, "p50_us"));
+        summary.put("replicated_p99_latency_ratio", ratio(REPLICATED_LATENCY, "p99_us"));
         return summary;
     }
 
@@ -146,7 +158,11 @@ public final class Report {
                 + " over Spark's format(\"kafka\") on the isthmus broker, `spark_batch_latency_ratio` its median"
                 + " micro-batch time's; `txn_produce_broker_ratio` and `txn_consume_broker_ratio` are broker-only ratios"
                 + " (kafka-clients on both) of transactional produce and read_committed consume, `txn_produce_ratio`"
-                + " and `txn_consume_ratio` their stack ratios. `shm_*` are the isthmus consumer reading the isthmus"
+                + " and `txn_consume_ratio` their stack ratios. `replicated_*` are measured on three brokers of each"
+                + " kind with replication factor 3 and acks=all: `replicated_produce_ratio` (stack) and"
+                + " `replicated_produce_broker_ratio` (broker only) of 1 KiB produce throughput into three partitions,"
+                + " `replicated_p50_latency_ratio` and `replicated_p99_latency_ratio` (stack) of unbatched 100 B"
+                + " produce latency. `shm_*` are the isthmus consumer reading the isthmus"
                 + " broker's log through shared memory (`transport=shm`, the same preloaded topic): over kafka-clients"
                 + " on Kafka (`shm_consume_ratio`), over the isthmus consumer over TCP (`shm_consume_vs_tcp`, 100 B;"
                 + " `shm_consume_1k_vs_tcp`, 1 KiB), its 1 KiB bandwidth over memcpy (`shm_consume_1k_vs_memcpy`),"
@@ -276,6 +292,26 @@ public final class Report {
                     new Column("broker CPU s/GB", "broker_cpu_s_per_gb", 2, true),
                     new Column("client heap B/record (poll thread)", "heap_bytes_per_record_poll_thread", 1, true)
                 });
+        section(
+                md,
+                BenchPlan.REPLICATED,
+                "produce",
+                "Replicated produce throughput: three brokers of each kind, replication factor 3, min.insync.replicas=2,"
+                        + " acks=all (1 producer, each client's recommended batching)",
+                new String[] {"record_bytes", "partitions", "brokers"},
+                new Column[] {
+                    new Column("MB/s", "mb_per_s", 1, true),
+                    new Column("records/s", "records_per_s", 0, true),
+                    new Column("broker CPU s/GB (3 brokers)", "broker_cpu_s_per_gb", 2, true)
+                });
+        section(
+                md,
+                BenchPlan.REPLICATED,
+                "produce-latency",
+                "Replicated produce latency, unbatched (linger.ms=0, 1 in flight): three brokers of each kind,"
+                        + " replication factor 3, acks=all",
+                new String[] {"record_bytes", "brokers", "acks"},
+                latencyColumns());
         failures(md);
         if (!plots.isEmpty()) {
             md.append("## Plots\n\n");

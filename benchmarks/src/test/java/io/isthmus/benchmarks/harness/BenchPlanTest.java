@@ -95,6 +95,25 @@ class BenchPlanTest {
     }
 
     @Test
+    void replicatedCasesRunBothStacksOnThreeBrokersWithAcksAllAndEveryOtherCaseOnOne() {
+        final List<BenchCase> replicated =
+                BenchPlan.of(true, List.of(BenchPlan.REPLICATED)).cases();
+        assertThat(replicated)
+                .extracting(BenchCase::id)
+                .containsExactly("replicated-produce-1KiB-p3-acksall", "replicated-produce-latency-100B-acksall");
+        for (final BenchCase benchCase : replicated) {
+            assertThat(benchCase.brokers()).isEqualTo(BenchPlan.REPLICATED_BROKERS);
+            assertThat(benchCase.clientArgs()).containsSubsequence("--acks", "all");
+            assertThat(benchCase.pairings())
+                    .containsExactly(Pairing.ISTHMUS_STACK, Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Pairing.KAFKA_STACK);
+        }
+        assertThat(replicated.get(0).partitions()).isEqualTo(BenchPlan.REPLICATED_BROKERS);
+        assertThat(BenchPlan.of(false, List.of()).cases().stream()
+                        .filter(c -> !c.group().equals(BenchPlan.REPLICATED)))
+                .allSatisfy(c -> assertThat(c.brokers()).as(c.id()).isEqualTo(1));
+    }
+
+    @Test
     void fullRunsRepeatEveryPairingThreeTimesAndQuickRunsOnce() {
         assertThat(BenchPlan.of(false, List.of()).repetitions()).isEqualTo(3);
         assertThat(BenchPlan.of(true, List.of()).repetitions()).isEqualTo(1);

@@ -21,7 +21,8 @@ class ReportTest {
         assertThat(summary.get("produce_ratio")).isNull();
         assertThat(report.summaryLine("/tmp/x"))
                 .contains(" txn_produce_broker_ratio=2.000 txn_consume_broker_ratio=0.500 txn_produce_ratio=n/a"
-                        + " txn_consume_ratio=n/a results=/tmp/x")
+                        + " txn_consume_ratio=n/a ")
+                .endsWith(" replicated_p99_latency_ratio=n/a results=/tmp/x")
                 .contains("produce_ratio=n/a");
     }
 
@@ -122,6 +123,42 @@ class ReportTest {
         assertThat(report.markdown("/tmp/x")).contains("| isthmus log append, one thread, 64 KiB batches");
         assertThat(new Report(true, "now", MACHINE, Map.of(), List.of(), List.of(), List.of()).summaryLine("/x"))
                 .contains(" log_append_64k_vs_memcpy=n/a ");
+    }
+
+    @Test
+    void replicatedRatiosComeFromTheThreeBrokerCasesAndHaveTheirOwnSections() {
+        final List<BenchCase> cases =
+                BenchPlan.of(true, List.of(BenchPlan.REPLICATED)).cases();
+        final Map<Pairing, Map<String, Object>> produce = new LinkedHashMap<>();
+        produce.put(Pairing.ISTHMUS_STACK, Map.of("mb_per_s", 300.0));
+        produce.put(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Map.of("mb_per_s", 200.0));
+        produce.put(Pairing.KAFKA_STACK, Map.of("mb_per_s", 100.0));
+        final Map<Pairing, Map<String, Object>> latency = new LinkedHashMap<>();
+        latency.put(Pairing.ISTHMUS_STACK, Map.of("p50_us", 500.0, "p99_us", 900.0));
+        latency.put(Pairing.KAFKA_CLIENTS_ON_ISTHMUS, Map.of("p50_us", 700.0, "p99_us", 1200.0));
+        latency.put(Pairing.KAFKA_STACK, Map.of("p50_us", 1000.0, "p99_us", 3600.0));
+        final Report report = new Report(
+                true,
+                "now",
+                MACHINE,
+                Map.of(),
+                List.of(new CaseOutcome(cases.get(0), produce), new CaseOutcome(cases.get(1), latency)),
+                List.of(),
+                List.of());
+
+        final Map<String, Double> summary = report.summary();
+        assertThat(summary.get("replicated_produce_ratio")).isCloseTo(3.0, within(1e-9));
+        assertThat(summary.get("replicated_produce_broker_ratio")).isCloseTo(2.0, within(1e-9));
+        assertThat(summary.get("replicated_p50_latency_ratio")).isCloseTo(0.5, within(1e-9));
+        assertThat(summary.get("replicated_p99_latency_ratio")).isCloseTo(0.25, within(1e-9));
+        assertThat(summary.get("produce_ratio"))
+                .as("the single-broker produce case did not run")
+                .isNull();
+        final String md = report.markdown("/tmp/x");
+        assertThat(md)
+                .contains("## Replicated produce throughput: three brokers of each kind")
+                .contains("## Replicated produce latency, unbatched")
+                .doesNotContain("## Produce throughput (1 producer");
     }
 
     @Test
