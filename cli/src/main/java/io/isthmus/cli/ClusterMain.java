@@ -20,13 +20,20 @@ import picocli.CommandLine.Parameters;
         name = "isthmus cluster",
         mixinStandardHelpOptions = true,
         description = "Starts a cluster of isthmus brokers on this host, each its own process, directory and ports, and"
-                + " prints the bootstrap servers. Every broker is also a voter of the metadata quorum. Topics get"
+                + " prints the bootstrap servers. Brokers 1 to --voters are also voters of the metadata quorum, the"
+                + " others broker-only nodes. Topics get"
                 + " default.replication.factor=min(3, brokers) and min.insync.replicas=min(2, brokers) unless given."
                 + " Ctrl-C stops them.",
         footer = "Example: ./isthmus cluster --brokers 3, then ./isthmus topics --bootstrap <printed> --describe")
 public final class ClusterMain implements Callable<Integer> {
     @Option(names = "--brokers", defaultValue = "3", description = "How many brokers (default ${DEFAULT-VALUE}).")
     int brokers;
+
+    @Option(
+            names = "--voters",
+            description = "How many of the brokers also vote in the metadata quorum (default: all of them; an odd"
+                    + " number, since a majority of voters must be up for any metadata to change).")
+    Integer voters;
 
     @Option(
             names = "--dir",
@@ -57,7 +64,13 @@ public final class ClusterMain implements Callable<Integer> {
         withDefaults.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(Math.min(2, brokers)));
         withDefaults.putAll(extra);
         final Path dir = directory != null ? directory : Files.createTempDirectory("isthmus-cluster-");
-        final LocalCluster cluster = LocalCluster.plan(brokers, dir, withDefaults);
+        final int voterCount = voters == null ? brokers : voters;
+        if (voterCount < 1 || voterCount > brokers) {
+            System.err.println(
+                    "isthmus cluster: --voters must be between 1 and --brokers (" + brokers + "), got " + voterCount);
+            return 2;
+        }
+        final LocalCluster cluster = LocalCluster.plan(brokers, voterCount, dir, withDefaults);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -72,9 +85,11 @@ public final class ClusterMain implements Callable<Integer> {
                         },
                         "isthmus-cluster-shutdown"));
         cluster.startAll(Duration.ofSeconds(120));
-        System.out.println("isthmus cluster: " + brokers + " brokers, directory " + dir);
+        System.out.println("isthmus cluster: " + brokers + " brokers (" + voterCount + " voting in the metadata"
+                + " quorum), directory " + dir);
         for (final int id : cluster.brokerIds()) {
-            System.out.println("  broker " + id + ": " + cluster.address(id) + " (pid " + cluster.pid(id) + ", output "
+            System.out.println("  broker " + id + (id <= voterCount ? " (voter)" : "") + ": " + cluster.address(id)
+                    + " (pid " + cluster.pid(id) + ", output "
                     + dir.resolve("broker-" + id + ".log") + ")");
         }
         System.out.println("bootstrap.servers=" + cluster.bootstrapServers());

@@ -26,8 +26,9 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * A cluster of isthmus brokers on this host, each its own process with its own directory, listener port and metadata
- * quorum port, every one broker and voter ({@code process.roles=broker,controller}). {@code ./isthmus cluster} runs
- * one for trying a cluster out; the end-to-end tests kill, pause and restart its brokers.
+ * quorum port. Brokers 1 to {@code voters} are also voters of the metadata quorum ({@code
+ * process.roles=broker,controller}), the rest broker-only nodes that follow them ({@code process.roles=broker}).
+ * {@code ./isthmus cluster} runs one for trying a cluster out; the end-to-end tests kill, pause and restart its brokers.
  *
  * <p>Each broker's output goes to {@code broker-N.log} in the cluster's directory; a restarted broker appends to it.
  * The ports are chosen once and kept in {@code cluster.properties} there, since the metadata quorum remembers its
@@ -37,7 +38,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  */
 public final class LocalCluster implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-    private static final String LISTENING = "isthmus broker listening on";
     private static final String PLAN_FILE = "cluster.properties";
     /** Ports are drawn from here: below Linux's default ephemeral range (32768-60999). */
     private static final int LOWEST_PORT = 20_000;
@@ -47,6 +47,7 @@ public final class LocalCluster implements AutoCloseable {
     private final Path directory;
     private final Map<Integer, Integer> listenerPorts;
     private final String voters;
+    private final int voterCount;
     private final Map<String, String> settings;
     private final Map<Integer, Process> running = new TreeMap<>();
     private final Thread exitHook = new Thread(this::destroyAll, "isthmus-local-cluster-exit");
@@ -55,10 +56,12 @@ public final class LocalCluster implements AutoCloseable {
             final Path directory,
             final Map<Integer, Integer> listenerPorts,
             final String voters,
+            final int voterCount,
             final Map<String, String> settings) {
         this.directory = directory;
         this.listenerPorts = listenerPorts;
         this.voters = voters;
+        this.voterCount = voterCount;
         this.settings = settings;
         Runtime.getRuntime().addShutdownHook(exitHook);
     }
@@ -72,8 +75,25 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster plan(final int brokers, final Path directory, final Map<String, String> settings)
             throws IOException {
+        return plan(brokers, brokers, directory, settings);
+    }
+
+    /**
+     * As {@link #plan(int, Path, Map)}, with only brokers 1 to {@code voters} voting in the metadata quorum and the
+     * others broker-only nodes.
+     *
+     * @throws IllegalArgumentException if {@code voters} is not between 1 and {@code brokers}, or the directory holds
+     *     a cluster of another size or another quorum
+     */
+    public static LocalCluster plan(
+            final int brokers, final int voters, final Path directory, final Map<String, String> settings)
+            throws IOException {
         if (brokers < 1) {
             throw new IllegalArgumentException("a cluster needs at least one broker, got " + brokers);
+        }
+        if (voters < 1 || voters > brokers) {
+            throw new IllegalArgumentException(
+                    "a cluster of " + brokers + " brokers has 1 to " + brokers + " voters, not " + voters);
         }
         Files.createDirectories(directory);
         final Path planFile = directory.resolve(PLAN_FILE);
@@ -86,9 +106,16 @@ public final class LocalCluster implements AutoCloseable {
                 throw new IllegalArgumentException(
                         directory + " holds a cluster of " + plan.getProperty("brokers") + " brokers, not " + brokers);
             }
+            // Written by this class before it knew broker-only nodes: every broker a voter.
+            final int planned = Integer.parseInt(plan.getProperty("voters", Integer.toString(brokers)));
+            if (planned != voters) {
+                throw new IllegalArgumentException(
+                        directory + " holds a cluster with " + planned + " voters, not " + voters);
+            }
         } else {
             final List<Integer> ports = freePorts(2 * brokers);
             plan.setProperty("brokers", Integer.toString(brokers));
+            plan.setProperty("voters", Integer.toString(voters));
             for (int id = 1; id <= brokers; id++) {
                 plan.setProperty("broker." + id + ".port", Integer.toString(ports.get(2 * (id - 1))));
                 plan.setProperty("broker." + id + ".quorum.port", Integer.toString(ports.get(2 * (id - 1) + 1)));
@@ -98,12 +125,14 @@ public final class LocalCluster implements AutoCloseable {
             }
         }
         final Map<Integer, Integer> listenerPorts = new LinkedHashMap<>();
-        final List<String> voters = new ArrayList<>();
+        final List<String> quorum = new ArrayList<>();
         for (int id = 1; id <= brokers; id++) {
             listenerPorts.put(id, Integer.parseInt(plan.getProperty("broker." + id + ".port")));
-            voters.add(id + "@127.0.0.1:" + plan.getProperty("broker." + id + ".quorum.port"));
+            if (id <= voters) {
+                quorum.add(id + "@127.0.0.1:" + plan.getProperty("broker." + id + ".quorum.port"));
+            }
         }
-        return new LocalCluster(directory, listenerPorts, String.join(",", voters), Map.copyOf(settings));
+        return new LocalCluster(directory, listenerPorts, String.join(",", quorum), voters, Map.copyOf(settings));
     }
 
     /** Starts every broker not running, then waits until each is registered and unfenced. */
@@ -135,7 +164,7 @@ public final class LocalCluster implements AutoCloseable {
                 "--format"));
         final Map<String, String> broker = new TreeMap<>(settings);
         broker.put("node.id", Integer.toString(id));
-        broker.put("process.roles", "broker,controller");
+        broker.put("process.roles", id <= voterCount ? "broker,controller" : "broker");
         broker.put("controller.quorum.voters", voters);
         broker.putIfAbsent("cluster.id", "isthmus-local-cluster");
         broker.put("listeners", "PLAINTEXT://127.0.0.1:" + listenerPorts.get(id));
@@ -149,9 +178,9 @@ public final class LocalCluster implements AutoCloseable {
         final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         final StringBuilder output = new StringBuilder();
         long position = from;
-        while (output.indexOf(LISTENING) < 0) {
+        while (output.indexOf(BrokerMain.LISTENING) < 0) {
             position = readFrom(log, position, output);
-            if (output.indexOf(LISTENING) >= 0) {
+            if (output.indexOf(BrokerMain.LISTENING) >= 0) {
                 break;
             }
             if (!process.isAlive() || System.nanoTime() > deadline) {

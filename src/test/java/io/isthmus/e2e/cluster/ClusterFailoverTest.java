@@ -1,6 +1,7 @@
 package io.isthmus.e2e.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.isthmus.broker.log.FetchIsolation;
 import io.isthmus.broker.log.LogConfig;
@@ -47,6 +48,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -65,12 +67,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three broker processes on loopback forming one cluster, every broker a voter of the metadata quorum. With three
- * replicas per partition a killed leader's partitions fail over to an in-sync follower, and the killed broker comes
- * back as a follower that truncates to its new leader's history, catches up and rejoins the ISR; with one replica a
- * killed broker's partitions wait for it. What these tests hold the cluster to is that clients ride through either
+ * Three broker processes on loopback forming one cluster, every broker a voter of the metadata quorum unless a test
+ * says otherwise. With three replicas per partition a killed leader's partitions fail over to an in-sync follower,
+ * and the killed broker comes back as a follower that truncates to its new leader's history, catches up and rejoins
+ * the ISR; with one replica a killed broker's partitions wait for it. What these tests hold the cluster to is that clients ride through either
  * without losing or duplicating an acknowledged record, that every in-sync replica ends up with the same log byte for
- * byte, and that a broker cut off from the quorum stops acting as leader.
+ * byte, that a partition with too few replicas left refuses acks=all rather than acknowledge what it cannot keep, and
+ * that a broker cut off from the quorum stops acting as leader.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES) // five kills, each waiting out a broker JVM's restart
 class ClusterFailoverTest {
@@ -222,6 +225,83 @@ class ClusterFailoverTest {
                 "every partition of " + topic + " has " + size + " in-sync replicas",
                 () -> describe(topic).partitions().stream()
                         .allMatch(p -> hasLeader(p) && p.isr().size() == size));
+    }
+
+    @Test
+    void withTwoOfItsThreeReplicasDownAPartitionRefusesAcksAllWithNotEnoughReplicasAndLosesNothing() throws Exception {
+        // One voter and two broker-only nodes: the two can die without taking the metadata quorum with them, so what
+        // refuses the writes is the partition's own min.insync.replicas rule, not a lost quorum.
+        cluster = LocalCluster.plan(3, 1, dir, REPLICATED);
+        cluster.startAll(FORMED_WITHIN);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("minority", Map.of(0, List.of(1, 2, 3)))))
+                    .all()
+                    .get();
+        }
+        awaitIsr("minority", 3);
+        assertThat(leaderOf("minority", 0))
+                .as("the preferred leader, the voter")
+                .isEqualTo(1);
+        final List<String> acknowledged = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> all = producer("all")) {
+            acknowledged.addAll(send(all, "before", 100));
+
+            cluster.kill9(2);
+            cluster.kill9(3);
+            awaitTrue(
+                    Duration.ofSeconds(60),
+                    "the ISR of minority-0 shrinks to its leader",
+                    () -> describe("minority").partitions().getFirst().isr().stream()
+                            .map(org.apache.kafka.common.Node::id)
+                            .toList()
+                            .equals(List.of(1)));
+            // Refused before anything is appended: this record must not show up in the log below.
+            assertThatThrownBy(() -> all.send(record("refused")).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(NotEnoughReplicasException.class);
+            try (KafkaProducer<byte[], byte[]> one = producer("1")) {
+                acknowledged.addAll(send(one, "alone", 50));
+            }
+
+            cluster.start(2);
+            cluster.start(3);
+            awaitIsr("minority", 3);
+            acknowledged.addAll(send(all, "after", 100));
+        }
+        assertThat(readAll("minority", 1).get(0))
+                .as("minority-0: every acknowledged record once, in order, and nothing refused")
+                .isEqualTo(acknowledged);
+
+        cluster.close();
+        final byte[] leader = replicaBytes(1, "minority", 0);
+        assertThat(replicaBytes(2, "minority", 0)).as("broker 2 caught up").isEqualTo(leader);
+        assertThat(replicaBytes(3, "minority", 0)).as("broker 3 caught up").isEqualTo(leader);
+    }
+
+    /** A producer with {@code acks} that reports the first error it gets instead of retrying. */
+    private KafkaProducer<byte[], byte[]> producer(final String acks) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, acks);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        p.put(ProducerConfig.RETRIES_CONFIG, "0");
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static ProducerRecord<byte[], byte[]> record(final String value) {
+        return new ProducerRecord<>("minority", 0, null, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Sends {@code count} records {@code stem-i} one at a time, each acknowledged before the next; returns them. */
+    private static List<String> send(final KafkaProducer<byte[], byte[]> producer, final String stem, final int count)
+            throws Exception {
+        final List<String> sent = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            final String value = stem + "-" + i;
+            producer.send(record(value)).get(30, TimeUnit.SECONDS);
+            sent.add(value);
+        }
+        return sent;
     }
 
     @Test

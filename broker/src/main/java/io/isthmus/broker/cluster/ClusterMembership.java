@@ -15,7 +15,8 @@ import io.isthmus.metadata.broker.BrokerIdentity;
 import io.isthmus.metadata.broker.BrokerLifecycle;
 import io.isthmus.metadata.image.BrokerEndpoint;
 import io.isthmus.metadata.image.ClusterImage;
-import io.isthmus.metadata.quorum.MetadataQuorum;
+import io.isthmus.metadata.quorum.MetadataNode;
+import io.isthmus.metadata.quorum.QuorumClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -28,13 +29,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This broker as a node of a cluster: its voter of the metadata quorum, its registration and heartbeats
- * ({@link BrokerLifecycle}), and the partitions it holds, kept in line with the metadata ({@link PartitionHosting}).
+ * This broker as a node of a cluster: its part in the metadata quorum ({@link MetadataNode}: a voter, or a broker-only
+ * observer), its registration and heartbeats ({@link BrokerLifecycle}), and the partitions it holds, kept in line with
+ * the metadata ({@link PartitionHosting}).
  *
  * <p>Started in two steps, because a broker registers the endpoints its listeners are bound to: {@link #start} runs
- * the voter and the hosting before the listeners open, {@link #join} registers once they have. Closed in reverse: a
- * controlled shutdown first (the quorum moves this broker's leaderships away at once), then the hosting, then the
- * voter.
+ * the metadata node and the hosting before the listeners open, {@link #join} registers once they have. Closed in
+ * reverse: a controlled shutdown first (the quorum moves this broker's leaderships away at once), then the hosting,
+ * then the metadata node.
  */
 public final class ClusterMembership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterMembership.class);
@@ -42,7 +44,7 @@ public final class ClusterMembership implements AutoCloseable {
     private static final int REPLICA_REQUEST_TIMEOUT_MS = 30_000;
 
     private final ClusterSettings settings;
-    private final MetadataQuorum quorum;
+    private final MetadataNode metadata;
     private final PartitionHosting hosting;
     private final QuorumProducerIds producerIds = new QuorumProducerIds(this);
     private volatile BrokerLifecycle lifecycle;
@@ -50,11 +52,11 @@ public final class ClusterMembership implements AutoCloseable {
 
     private ClusterMembership(
             final ClusterSettings settings,
-            final MetadataQuorum quorum,
+            final MetadataNode metadata,
             final PartitionManager partitions,
             final OffsetStore offsets) {
         this.settings = settings;
-        this.quorum = quorum;
+        this.metadata = metadata;
         // The broker's own registration is the first log entry known to be newer than this process: its partitions
         // follow the metadata only once the voter has applied that far.
         this.hosting = new PartitionHosting(
@@ -90,29 +92,30 @@ public final class ClusterMembership implements AutoCloseable {
      * @throws IllegalStateException if the directory was formatted for another cluster or node
      */
     public static void format(final ClusterSettings settings) throws IOException {
-        MetadataQuorum.format(settings.quorum());
+        MetadataNode.format(settings.quorum());
     }
 
     /**
-     * Starts this node's voter and begins applying the cluster's metadata to {@code partitions}.
+     * Starts this node's part in the metadata quorum (a voter, or an observer for {@code process.roles=broker}) and
+     * begins applying the cluster's metadata to {@code partitions}.
      *
      * @throws IllegalStateException if the metadata directory is not formatted (see {@link #format}), or if this node
-     *     was never started as a voter but its log directories hold topics: those are a single broker's, whose ids the
+     *     never started in a cluster but its log directories hold topics: those are a single broker's, whose ids the
      *     cluster does not know, and following the cluster's metadata would delete them
      */
     public static ClusterMembership start(
             final ClusterSettings settings, final PartitionManager partitions, final OffsetStore offsets)
             throws IOException {
-        if (!MetadataQuorum.startedBefore(settings.quorum())
+        if (!MetadataNode.startedBefore(settings.quorum())
                 && !partitions.topics().topics().isEmpty()) {
             throw new IllegalStateException(
                     "log.dirs hold " + partitions.topics().topics().size() + " topics of a"
                             + " single broker; a node joining a cluster for the first time starts on empty log directories"
                             + " (it would delete these, which the cluster does not know)");
         }
-        final MetadataQuorum quorum = MetadataQuorum.start(settings.quorum());
-        final ClusterMembership membership = new ClusterMembership(settings, quorum, partitions, offsets);
-        quorum.addListener(membership.hosting::offer);
+        final MetadataNode metadata = MetadataNode.start(settings.quorum());
+        final ClusterMembership membership = new ClusterMembership(settings, metadata, partitions, offsets);
+        metadata.addListener(membership.hosting::offer);
         return membership;
     }
 
@@ -122,7 +125,7 @@ public final class ClusterMembership implements AutoCloseable {
             throw new IllegalStateException("broker " + settings.nodeId() + " has joined its cluster already");
         }
         final BrokerLifecycle joining = new BrokerLifecycle(
-                quorum,
+                metadata.controller(),
                 new BrokerIdentity(settings.nodeId(), settings.clusterId(), endpoints, null),
                 settings.heartbeatInterval(),
                 settings.sessionTimeout(),
@@ -140,14 +143,14 @@ public final class ClusterMembership implements AutoCloseable {
         return settings;
     }
 
-    /** The newest metadata this node's voter has applied. */
+    /** The newest metadata this node has. */
     public ClusterImage image() {
-        return quorum.image();
+        return metadata.image();
     }
 
     /** The voter that leads the quorum, as this node knows it: Kafka's "controller". */
     public OptionalInt controllerId() {
-        return quorum.leaderId();
+        return metadata.leaderId();
     }
 
     /** Who leads each partition: the metadata's leader, while this broker's session is alive. */
@@ -175,9 +178,9 @@ public final class ClusterMembership implements AutoCloseable {
         return new ClusterTopicAdminHandler(this, defaultPartitions, access);
     }
 
-    /** The quorum, for the controller requests brokers forward to it. */
-    public MetadataQuorum quorum() {
-        return quorum;
+    /** The way to the quorum's leader, for the controller requests brokers forward to it. */
+    public QuorumClient controller() {
+        return metadata.controller();
     }
 
     /**
@@ -216,9 +219,9 @@ public final class ClusterMembership implements AutoCloseable {
     }
 
     /**
-     * Shuts down under control if that has not happened, then stops applying metadata and closes the voter. Closes
-     * once; a second call (a failed start closing what it started) does nothing. The voter is closed even if the
-     * steps before it are interrupted.
+     * Shuts down under control if that has not happened, then stops applying metadata and closes the metadata node.
+     * Closes once; a second call (a failed start closing what it started) does nothing. The metadata node is closed
+     * even if the steps before it are interrupted.
      */
     @Override
     public synchronized void close() throws IOException, InterruptedException {
@@ -230,7 +233,7 @@ public final class ClusterMembership implements AutoCloseable {
             shutDown();
             hosting.close();
         } finally {
-            quorum.close();
+            metadata.close();
             LOG.info("broker {} left its cluster", settings.nodeId());
         }
     }

@@ -121,7 +121,7 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                         .topics()
                         .isEmpty()
                 ? CompletableFuture.completedFuture(new CreateTopicsResponseData())
-                : membership.quorum().createTopics(forwarded).orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
+                : membership.controller().createTopics(forwarded).orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
         return answered.handle((answer, failure) -> {
             final CreateTopicsResponseData response = new CreateTopicsResponseData();
             for (final CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
@@ -157,11 +157,13 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                 forwarded.topics().add(topic.duplicate());
             }
         }
-        final CompletableFuture<CreatePartitionsResponseData> answered = forwarded
-                        .topics()
-                        .isEmpty()
-                ? CompletableFuture.completedFuture(new CreatePartitionsResponseData())
-                : membership.quorum().createPartitions(forwarded).orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
+        final CompletableFuture<CreatePartitionsResponseData> answered =
+                forwarded.topics().isEmpty()
+                        ? CompletableFuture.completedFuture(new CreatePartitionsResponseData())
+                        : membership
+                                .controller()
+                                .createPartitions(forwarded)
+                                .orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
         return answered.handle((answer, failure) -> {
             final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
             for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
@@ -235,7 +237,7 @@ final class ClusterTopicAdminHandler implements ApiHandler {
             return CompletableFuture.completedFuture(response);
         }
         return membership
-                .quorum()
+                .controller()
                 .deleteTopics(forwarded)
                 .orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS)
                 .handle((answer, failure) -> {

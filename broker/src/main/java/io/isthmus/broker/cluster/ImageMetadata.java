@@ -149,7 +149,7 @@ final class ImageMetadata implements MetadataView {
                         .setReplicationFactor(defaultReplicationFactor));
         final CompletableFuture<CreateTopicsResponseData> sent;
         try {
-            sent = membership.quorum().createTopics(request);
+            sent = membership.controller().createTopics(request);
         } catch (final RuntimeException e) {
             creating.remove(name);
             return CompletableFuture.failedFuture(e);

@@ -50,7 +50,7 @@ final class QuorumIsrChanges implements IsrChanges {
                         .setTopicId(partition.topicId())
                         .setPartitions(List.of(change)));
         return membership
-                .quorum()
+                .controller()
                 .alterPartition(request)
                 .orTimeout(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .thenApply(QuorumIsrChanges::answerOf);

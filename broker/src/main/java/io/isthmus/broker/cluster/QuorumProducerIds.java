@@ -82,7 +82,7 @@ final class QuorumProducerIds implements ProducerIds {
         }
         try {
             return membership
-                    .quorum()
+                    .controller()
                     .allocateProducerIds(new AllocateProducerIdsRequestData()
                             .setBrokerId(membership.nodeId())
                             .setBrokerEpoch(epoch))

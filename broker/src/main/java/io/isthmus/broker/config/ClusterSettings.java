@@ -9,14 +9,15 @@ import java.util.Optional;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * How a broker takes part in a cluster: the metadata quorum it votes in and how often it heartbeats to the quorum's
- * leader. Absent ({@link #from} returns empty) for a single broker, {@code process.roles} unset.
+ * How a broker takes part in a cluster: the metadata quorum it votes in or follows, and how often it heartbeats to
+ * the quorum's leader. Absent ({@link #from} returns empty) for a single broker, {@code process.roles} unset.
  *
- * <p>Every node of a cluster is a broker and a voter ({@code process.roles=broker,controller}, Kafka's combined mode):
- * a broker learns the cluster's metadata by applying the quorum's log, which only a member of the Ratis group
- * receives. A broker-only or controller-only node is refused with the reason.
+ * <p>A node of a cluster is a broker and a voter ({@code process.roles=broker,controller}, Kafka's combined mode), or
+ * a broker only ({@code process.roles=broker}), which follows the voters' metadata without a vote; as in Kafka, a
+ * node's id is among {@code controller.quorum.voters} exactly when it has the controller role. A controller-only node
+ * is refused with the reason: every isthmus node holds partitions.
  *
- * @param quorum this node's voter settings
+ * @param quorum this node's part in the metadata quorum: a voter's settings, or an observer's
  * @param heartbeatInterval {@code broker.heartbeat.interval.ms}
  * @param defaultReplicationFactor {@code default.replication.factor}
  * @param replicaLagTimeMax {@code replica.lag.time.max.ms}: how long a follower may go without catching up and stay
@@ -35,6 +36,7 @@ public record ClusterSettings(
     public static final String DEFAULT_METADATA_DIRECTORY = "__cluster_metadata";
 
     private static final List<String> COMBINED = List.of("broker", "controller");
+    private static final List<String> BROKER_ONLY = List.of("broker");
 
     public int nodeId() {
         return quorum.nodeId();
@@ -62,13 +64,13 @@ public record ClusterSettings(
         if (roles.isEmpty()) {
             return Optional.empty();
         }
-        if (!roles.equals(COMBINED)) {
+        if (!roles.equals(COMBINED) && !roles.equals(BROKER_ONLY)) {
             throw new ConfigException(
                     BrokerConfig.PROCESS_ROLES,
                     String.join(",", config.getList(BrokerConfig.PROCESS_ROLES)),
-                    "every node of an isthmus cluster is both broker and controller ('broker,controller'): a broker"
-                            + " follows the metadata log as a voter, and broker-only or controller-only nodes are not"
-                            + " built");
+                    "an isthmus node is 'broker,controller' (a broker and a voter of the metadata quorum) or 'broker'"
+                            + " (a broker that follows the voters): controller-only nodes are not built, every node"
+                            + " holds partitions");
         }
         // Grants of direct access to a partition's log are not yet taken back when its leadership moves.
         if (config.rdmaEnabled()) {
@@ -93,6 +95,18 @@ public record ClusterSettings(
                     BrokerConfig.CONTROLLER_QUORUM_VOTERS,
                     config.getString(BrokerConfig.CONTROLLER_QUORUM_VOTERS),
                     e.getMessage());
+        }
+        final boolean voter = voters.stream().anyMatch(v -> v.id() == config.nodeId());
+        if (voter != roles.equals(COMBINED)) {
+            throw new ConfigException(
+                    BrokerConfig.NODE_ID,
+                    config.nodeId(),
+                    voter
+                            ? "node " + config.nodeId() + " is among " + BrokerConfig.CONTROLLER_QUORUM_VOTERS + " but"
+                                    + " has no controller role: set process.roles=broker,controller"
+                            : "node " + config.nodeId() + " has the controller role but is not among "
+                                    + BrokerConfig.CONTROLLER_QUORUM_VOTERS + " " + voters
+                                    + ": add it there, or set process.roles=broker");
         }
         final String dir = config.getString(BrokerConfig.METADATA_LOG_DIR);
         final Path directory = dir == null || dir.isBlank()

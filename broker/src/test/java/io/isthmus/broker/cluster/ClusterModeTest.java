@@ -50,7 +50,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three brokers in one JVM forming one cluster over its metadata quorum (every node broker and voter), driven by the
+ * Three brokers in one JVM forming one cluster over its metadata quorum (every node broker and voter, unless a test
+ * makes some broker-only), driven by the
  * real kafka-clients 4.4: topics spread over the brokers, clients route to each partition's leader, producers that
  * bootstrapped from different brokers never share a producer id, consumer groups find one coordinator, and a broker
  * that leaves hands its partitions back on return with every record.
@@ -65,6 +66,8 @@ class ClusterModeTest {
     private final Map<Integer, Broker> brokers = new HashMap<>();
     private final Map<String, String> extra = new HashMap<>();
     private String voters;
+    /** Brokers 1 to this vote in the metadata quorum; the others are broker-only nodes. */
+    private int voterCount = BROKERS;
 
     @AfterEach
     void stopAll() throws Exception {
@@ -240,11 +243,17 @@ class ClusterModeTest {
     }
 
     @Test
-    void aNodeWithOnlyOneRoleOrWithoutAFormattedDirectoryIsRefusedWithTheReason() throws Exception {
+    void aNodeWhoseRolesDisagreeWithTheVotersOrWithoutAFormattedDirectoryIsRefusedWithTheReason() throws Exception {
         voters = "1@127.0.0.1:" + freePort();
         assertThatThrownBy(() -> Broker.start(config(1, Map.of(BrokerConfig.PROCESS_ROLES, "broker"))))
                 .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
-                .hasMessageContaining("broker,controller");
+                .hasMessageContaining("no controller role");
+        assertThatThrownBy(() -> Broker.start(config(1, Map.of(BrokerConfig.PROCESS_ROLES, "controller"))))
+                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+                .hasMessageContaining("controller-only");
+        assertThatThrownBy(() -> Broker.start(config(2, Map.of(BrokerConfig.PROCESS_ROLES, "broker,controller"))))
+                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+                .hasMessageContaining("not among controller.quorum.voters");
         assertThatThrownBy(() -> Broker.start(config(1, Map.of(BrokerConfig.RDMA_ENABLED, "true"))))
                 .hasMessageContaining("rdma.enabled");
         assertThatThrownBy(() -> Broker.start(config(
@@ -325,6 +334,40 @@ class ClusterModeTest {
         }
         final Map<TopicPartition, List<String>> received =
                 consumeAll("replicated-readers", "replicated", bootstrap(survivor), 3_600);
+        for (final Map.Entry<TopicPartition, List<String>> partition : sent.entrySet()) {
+            assertThat(received.get(partition.getKey()))
+                    .as("partition %s: every acknowledged record once, in order", partition.getKey())
+                    .containsExactlyElementsOf(partition.getValue());
+        }
+    }
+
+    @Test
+    void brokerOnlyNodesFollowAQuorumOfOneVoterAndHoldReplicasLikeVoters() throws Exception {
+        extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, "2");
+        extra.put(BrokerConfig.REPLICA_LAG_TIME_MAX_MS, "2000");
+        extra.put(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS, "200");
+        startCluster(1);
+        final Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(3));
+        // Through a broker-only node: it forwards the topic to the quorum and answers from the image it was sent.
+        try (Admin admin = Admin.create(p)) {
+            assertThat(admin.describeCluster().nodes().get()).hasSize(BROKERS);
+            assertThat(admin.describeCluster().controller().get().id()).isEqualTo(1);
+            admin.createTopics(List.of(new NewTopic("observed", 3, (short) 3)))
+                    .all()
+                    .get();
+            final TopicDescription described = awaitLeaders(admin, "observed");
+            assertThat(described.partitions().stream().map(info -> info.leader().id()))
+                    .as("leaders spread over the voter and the broker-only nodes")
+                    .containsExactlyInAnyOrder(1, 2, 3);
+            awaitIsr(admin, "observed", 3);
+        }
+        final List<String> values = new ArrayList<>();
+        final Map<TopicPartition, List<String>> sent = new HashMap<>();
+        produce(bootstrap(2), "observed", 0, 900, values, sent);
+        assertReplicasIdentical("observed", 3);
+        final Map<TopicPartition, List<String>> received =
+                consumeAll("observed-readers", "observed", bootstrap(3), 900);
         for (final Map.Entry<TopicPartition, List<String>> partition : sent.entrySet()) {
             assertThat(received.get(partition.getKey()))
                     .as("partition %s: every acknowledged record once, in order", partition.getKey())
@@ -490,8 +533,14 @@ class ClusterModeTest {
     }
 
     private void startCluster() throws Exception {
+        startCluster(BROKERS);
+    }
+
+    /** Starts {@value #BROKERS} brokers, 1 to {@code voterCount} of them voters, and waits until all are active. */
+    private void startCluster(final int voterCount) throws Exception {
+        this.voterCount = voterCount;
         final List<String> entries = new ArrayList<>();
-        for (int id = 1; id <= BROKERS; id++) {
+        for (int id = 1; id <= voterCount; id++) {
             entries.add(id + "@127.0.0.1:" + freePort());
         }
         voters = String.join(",", entries);
@@ -511,7 +560,7 @@ class ClusterModeTest {
     private BrokerConfig config(final int id, final Map<String, String> overrides) {
         final Map<String, String> settings = new HashMap<>();
         settings.put(BrokerConfig.NODE_ID, Integer.toString(id));
-        settings.put(BrokerConfig.PROCESS_ROLES, "broker,controller");
+        settings.put(BrokerConfig.PROCESS_ROLES, id <= voterCount ? "broker,controller" : "broker");
         settings.put(BrokerConfig.CONTROLLER_QUORUM_VOTERS, voters);
         settings.put(BrokerConfig.CLUSTER_ID, "cluster-mode-test");
         settings.put(BrokerConfig.LISTENERS, "PLAINTEXT://127.0.0.1:0");

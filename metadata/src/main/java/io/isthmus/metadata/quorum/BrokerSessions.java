@@ -62,8 +62,11 @@ final class BrokerSessions {
 
     CompletableFuture<BrokerHeartbeatResponseData> onHeartbeat(BrokerHeartbeatRequestData h, ClusterImage image) {
         if (!leader) {
-            return CompletableFuture.failedFuture(new IllegalStateException("this voter does not lead the quorum"
-                    + " (yet); heartbeat of broker " + h.brokerId() + " not taken"));
+            // Answered rather than failed: Ratis serves reads on followers too and would not redirect a failure, so the
+            // broker's client asks the next voter on this answer, as a Kafka broker does on NOT_CONTROLLER.
+            return CompletableFuture.completedFuture(new BrokerHeartbeatResponseData()
+                    .setErrorCode(Errors.NOT_CONTROLLER.code())
+                    .setIsFenced(true));
         }
         Optional<BrokerRegistration> registration = image.broker(h.brokerId());
         if (registration.isEmpty()) {

@@ -5,8 +5,8 @@ import io.isthmus.metadata.image.BrokerRegistration;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
 import io.isthmus.metadata.image.TopicImage;
-import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -23,8 +23,8 @@ import java.util.zip.CheckedOutputStream;
 import org.apache.kafka.common.Uuid;
 
 /**
- * A cluster image on disk: what a quorum snapshot holds, so a voter restarts (or a lagging one catches up) without
- * replaying the whole log.
+ * A cluster image in bytes: what a quorum snapshot holds, so a voter restarts (or a lagging one catches up) without
+ * replaying the whole log, and what a broker-only node is sent ({@link ImageFetch}).
  *
  * <p>Big-endian throughout ({@link DataOutputStream}); a string is its UTF-8 bytes after an unsigned 2-byte length,
  * and a null string is the length 0xFFFF alone:
@@ -56,44 +56,56 @@ final class ImageSnapshot {
     private ImageSnapshot() {}
 
     static void write(ClusterImage image, Path file) throws IOException {
+        byte[] bytes = encode(image);
         // Durable before Ratis may purge the log the snapshot replaces.
-        DurableFile.replace(file, fileOut -> {
-            CRC32C crc = new CRC32C();
-            DataOutputStream out =
-                    new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(fileOut), crc));
-            writeImage(image, out);
-            out.flush();
-            new DataOutputStream(fileOut).writeInt((int) crc.getValue());
-        });
+        DurableFile.replace(file, out -> out.write(bytes));
     }
 
     static ClusterImage read(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
+        return decode(Files.readAllBytes(file), "metadata snapshot " + file);
+    }
+
+    /** The image in the layout above, checksum included: what a snapshot file holds and an observer is sent. */
+    static byte[] encode(ClusterImage image) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CRC32C crc = new CRC32C();
+        DataOutputStream out = new DataOutputStream(new CheckedOutputStream(bytes, crc));
+        writeImage(image, out);
+        out.flush();
+        new DataOutputStream(bytes).writeInt((int) crc.getValue());
+        return bytes.toByteArray();
+    }
+
+    /**
+     * Reads an image {@link #encode} wrote, checking the CRC before anything is parsed.
+     *
+     * @param source what the bytes are, for the messages: a snapshot file, an answer from a voter
+     * @throws IOException naming {@code source} if the bytes are torn, altered or not an image this build reads
+     */
+    static ClusterImage decode(byte[] bytes, String source) throws IOException {
         if (bytes.length < Integer.BYTES) {
-            throw new IOException("metadata snapshot " + file + " has " + bytes.length
-                    + " bytes, too few for its checksum: torn or truncated");
+            throw new IOException(
+                    source + " has " + bytes.length + " bytes, too few for its checksum: torn or" + " truncated");
         }
         int bodyLength = bytes.length - Integer.BYTES;
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, bodyLength);
         int stored = ByteBuffer.wrap(bytes, bodyLength, Integer.BYTES).getInt();
         if (stored != (int) crc.getValue()) {
-            throw new IOException("metadata snapshot " + file + " fails its CRC32C (stored "
-                    + Integer.toHexString(stored) + ", computed " + Integer.toHexString((int) crc.getValue())
-                    + "): torn, truncated or altered");
+            throw new IOException(source + " fails its CRC32C (stored " + Integer.toHexString(stored) + ", computed "
+                    + Integer.toHexString((int) crc.getValue()) + "): torn, truncated or altered");
         }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 0, bodyLength));
         try {
-            ClusterImage image = readImage(in, file);
+            ClusterImage image = readImage(in, source);
             if (in.available() != 0) {
-                throw new IOException(
-                        "metadata snapshot " + file + " has " + in.available() + " bytes after its image");
+                throw new IOException(source + " has " + in.available() + " bytes after its image");
             }
             return image;
         } catch (EOFException e) {
-            throw new IOException("metadata snapshot " + file + " ends inside its image", e);
+            throw new IOException(source + " ends inside its image", e);
         } catch (IllegalArgumentException e) {
-            throw new IOException("metadata snapshot " + file + " holds an impossible image: " + e.getMessage(), e);
+            throw new IOException(source + " holds an impossible image: " + e.getMessage(), e);
         }
     }
 
@@ -134,32 +146,30 @@ final class ImageSnapshot {
         }
     }
 
-    private static ClusterImage readImage(DataInputStream in, Path file) throws IOException {
+    private static ClusterImage readImage(DataInputStream in, String source) throws IOException {
         int magic = in.readInt();
         if (magic != MAGIC) {
-            throw new IOException(file + " is not a metadata snapshot: magic " + Integer.toHexString(magic)
+            throw new IOException(source + " is not a metadata image: magic " + Integer.toHexString(magic)
                     + ", expected " + Integer.toHexString(MAGIC));
         }
         short version = in.readShort();
         if (version != VERSION) {
-            throw new IOException(
-                    "metadata snapshot " + file + " has version " + version + "; this build reads " + VERSION);
+            throw new IOException(source + " has version " + version + "; this build reads " + VERSION);
         }
         long applied = in.readLong();
         TreeMap<Integer, BrokerRegistration> brokers = new TreeMap<>();
-        for (int i = count(in, file); i > 0; i--) {
+        for (int i = count(in, source); i > 0; i--) {
             int id = in.readInt();
             long epoch = in.readLong();
             Uuid incarnation = readUuid(in);
             byte fencing = in.readByte();
             if (fencing < 0 || fencing > 2) {
-                throw new IOException(
-                        "metadata snapshot " + file + " holds fencing state " + fencing + " for broker " + id);
+                throw new IOException(source + " holds fencing state " + fencing + " for broker " + id);
             }
             long fencedAt = in.readLong();
             String rack = readString(in);
             List<BrokerEndpoint> endpoints = new ArrayList<>();
-            for (int e = count(in, file); e > 0; e--) {
+            for (int e = count(in, source); e > 0; e--) {
                 endpoints.add(new BrokerEndpoint(readString(in), readString(in), in.readInt(), in.readShort()));
             }
             brokers.put(
@@ -168,22 +178,22 @@ final class ImageSnapshot {
                             id, epoch, incarnation, endpoints, rack, fencing > 0, fencing == 2, fencedAt));
         }
         TreeMap<String, TopicImage> topics = new TreeMap<>();
-        for (int i = count(in, file); i > 0; i--) {
+        for (int i = count(in, source); i > 0; i--) {
             String name = readString(in);
             Uuid id = readUuid(in);
             List<PartitionState> partitions = new ArrayList<>();
-            for (int p = count(in, file); p > 0; p--) {
+            for (int p = count(in, source); p > 0; p--) {
                 int leader = in.readInt();
                 int leaderEpoch = in.readInt();
                 int partitionEpoch = in.readInt();
                 partitions.add(new PartitionState(
-                        readInts(in, file),
-                        readInts(in, file),
+                        readInts(in, source),
+                        readInts(in, source),
                         leader,
                         leaderEpoch,
                         partitionEpoch,
-                        readInts(in, file),
-                        readInts(in, file)));
+                        readInts(in, source),
+                        readInts(in, source)));
             }
             topics.put(name, new TopicImage(name, id, partitions));
         }
@@ -191,10 +201,10 @@ final class ImageSnapshot {
     }
 
     /** A count; the CRC was checked before parsing, so only a writer's bug could make one negative. */
-    private static int count(DataInputStream in, Path file) throws IOException {
+    private static int count(DataInputStream in, String source) throws IOException {
         int n = in.readInt();
         if (n < 0) {
-            throw new IOException("metadata snapshot " + file + " holds a negative count " + n);
+            throw new IOException(source + " holds a negative count " + n);
         }
         return n;
     }
@@ -206,8 +216,8 @@ final class ImageSnapshot {
         }
     }
 
-    private static List<Integer> readInts(DataInputStream in, Path file) throws IOException {
-        int n = count(in, file);
+    private static List<Integer> readInts(DataInputStream in, String source) throws IOException {
+        int n = count(in, source);
         List<Integer> values = new ArrayList<>(Math.min(n, 1024));
         for (int i = 0; i < n; i++) {
             values.add(in.readInt());

@@ -1,6 +1,5 @@
 package io.isthmus.metadata.quorum;
 
-import io.isthmus.metadata.broker.ControllerChannel;
 import io.isthmus.metadata.image.ClusterImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -10,49 +9,26 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
-import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
-import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
-import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
-import org.apache.kafka.common.message.AlterPartitionRequestData;
-import org.apache.kafka.common.message.AlterPartitionResponseData;
-import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
-import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
-import org.apache.kafka.common.message.BrokerRegistrationRequestData;
-import org.apache.kafka.common.message.BrokerRegistrationResponseData;
-import org.apache.kafka.common.message.CreatePartitionsRequestData;
-import org.apache.kafka.common.message.CreatePartitionsResponseData;
-import org.apache.kafka.common.message.CreateTopicsRequestData;
-import org.apache.kafka.common.message.CreateTopicsResponseData;
-import org.apache.kafka.common.message.DeleteTopicsRequestData;
-import org.apache.kafka.common.message.DeleteTopicsResponseData;
-import org.apache.kafka.common.message.ElectLeadersRequestData;
-import org.apache.kafka.common.message.ElectLeadersResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.ratis.RaftConfigKeys;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -60,28 +36,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One voter of the cluster's metadata quorum: a Ratis server holding the replicated log of controller commands, the
- * state machine applying them, and a client that sends this node's commands to whichever voter leads.
+ * state machine applying them, and a {@link QuorumClient} that sends this node's commands to whichever voter leads.
  *
- * <p>Every method that changes metadata is a Kafka controller request answered with Kafka's response, once the
- * command is committed on a majority and applied; it works on any voter (the client finds the leader). Reads are
- * local: {@link #image()} is what this voter has applied, which may trail the leader by the entries in flight.
+ * <p>Metadata changes go through {@link #controller()}: each is a Kafka controller request answered with Kafka's
+ * response once the command is committed on a majority and applied, sent from any voter (the client finds the
+ * leader). Reads are local: {@link #image()} is what this voter has applied, which may trail the leader by the
+ * entries in flight.
  *
  * <p>Closing stops, in reverse order of starting, the session timer, the client and the server; the log and
  * snapshots stay on disk and a voter started again on the same directory recovers from them.
  */
-public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
+public final class MetadataQuorum implements MetadataNode {
     private static final Logger LOG = LoggerFactory.getLogger(MetadataQuorum.class);
-
-    /** How long a command may take to commit, through elections included, before its future fails. */
-    private static final Duration COMMAND_RETRY_SPAN = Duration.ofSeconds(30);
-
-    private static final Duration COMMAND_RETRY_SLEEP = Duration.ofMillis(100);
 
     private final QuorumSettings settings;
     private final RaftGroup group;
     private final MetadataStateMachine stateMachine;
     private final RaftServer server;
-    private final RaftClient client;
+    private final QuorumClient client;
     private final ClientId sessionClientId = ClientId.randomId();
     private final AtomicLong sessionCallId = new AtomicLong();
     private final ScheduledExecutorService sessionTimer;
@@ -92,7 +64,8 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
         BrokerSessions sessions = new BrokerSessions(settings.brokerSessionTimeout(), System::nanoTime);
         this.stateMachine = new MetadataStateMachine(settings.clusterId(), sessions);
         RaftProperties properties = propertiesOf(settings);
-        boolean startedBefore = VoterDirectory.check(settings);
+        NodeDirectory.check(settings);
+        boolean startedBefore = NodeDirectory.startedAsVoter(settings);
         boolean started = Files.isDirectory(
                 settings.directory().resolve(group.getGroupId().getUuid().toString()));
         if (startedBefore && !started) {
@@ -108,7 +81,7 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
                 // FORMAT only on the first start after formatting, when Ratis has written nothing yet.
                 .setOption(started ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
-        this.client = clientOf(properties);
+        this.client = QuorumClient.connect(group, properties);
         sessions.logThrough(this::submitHere);
         this.sessionTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "metadata-sessions-" + settings.nodeId());
@@ -135,34 +108,19 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
     }
 
     /**
-     * Formats a voter's directory for its cluster and node (Kafka's {@code kafka-storage format}); a voter starts only
-     * on a formatted directory. Formatting one already formatted for the same cluster and node changes nothing.
-     *
-     * @throws IllegalStateException if the directory was formatted for another cluster or node
-     */
-    public static void format(QuorumSettings settings) throws IOException {
-        VoterDirectory.format(settings);
-    }
-
-    /**
-     * Whether a voter has started on this directory before, as opposed to one formatted and never started.
-     *
-     * @throws IllegalStateException if the directory is not formatted, or formatted for another cluster or node
-     */
-    public static boolean startedBefore(QuorumSettings settings) throws IOException {
-        return VoterDirectory.check(settings);
-    }
-
-    /**
      * Starts this voter; it joins (or, with its peers, elects) the quorum's leader in the background.
      *
      * @throws IllegalStateException if its directory is not formatted, or formatted for another cluster or node
      */
     public static MetadataQuorum start(QuorumSettings settings) throws IOException {
+        if (!settings.isVoter()) {
+            throw new IllegalArgumentException("node.id " + settings.nodeId() + " is not among " + QuorumVoter.SETTING
+                    + " " + settings.voters() + "; only a voter runs the metadata quorum");
+        }
         MetadataQuorum quorum = new MetadataQuorum(settings);
         try {
             quorum.server.start();
-            VoterDirectory.markStarted(settings);
+            NodeDirectory.markStarted(settings);
         } catch (IOException | RuntimeException e) {
             quorum.close();
             throw e;
@@ -170,21 +128,25 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
         return quorum;
     }
 
+    @Override
     public int nodeId() {
         return settings.nodeId();
     }
 
     /** The metadata this voter has applied. */
+    @Override
     public ClusterImage image() {
         return stateMachine.image();
     }
 
     /** Calls {@code listener} with the current image now and with each new image after a command is applied. */
+    @Override
     public void addListener(Consumer<ClusterImage> listener) {
         stateMachine.addListener(listener);
     }
 
     /** The voter this one believes leads, if it knows of one. */
+    @Override
     public OptionalInt leaderId() {
         try {
             RaftPeerId leader = server.getDivision(group.getGroupId()).getInfo().getLeaderId();
@@ -202,62 +164,10 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
         }
     }
 
+    /** The way to the quorum's leader for this node's commands, heartbeats included. */
     @Override
-    public CompletableFuture<BrokerRegistrationResponseData> registerBroker(BrokerRegistrationRequestData r) {
-        return submit(r).thenApply(BrokerRegistrationResponseData.class::cast);
-    }
-
-    /**
-     * A broker's heartbeat, answered by the quorum leader without a log entry unless the broker's fencing changes.
-     * A broker that stops sending them is fenced after {@code broker.session.timeout.ms}.
-     */
-    @Override
-    public CompletableFuture<BrokerHeartbeatResponseData> heartbeat(BrokerHeartbeatRequestData h) {
-        return client.async()
-                .sendReadOnly(message(h))
-                .thenApply(MetadataQuorum::answerOf)
-                .thenApply(BrokerHeartbeatResponseData.class::cast);
-    }
-
-    /**
-     * Creates topics. Partition counts and replication factors must be settled (not -1) unless a topic gives its
-     * assignments: every voter must compute the same placement, so no voter's local defaults may enter it.
-     */
-    public CompletableFuture<CreateTopicsResponseData> createTopics(CreateTopicsRequestData c) {
-        return submit(c).thenApply(CreateTopicsResponseData.class::cast);
-    }
-
-    public CompletableFuture<DeleteTopicsResponseData> deleteTopics(DeleteTopicsRequestData d) {
-        return submit(d).thenApply(DeleteTopicsResponseData.class::cast);
-    }
-
-    /** A partition leader's change of its ISR, checked against the leader and partition epochs it was built on. */
-    public CompletableFuture<AlterPartitionResponseData> alterPartition(AlterPartitionRequestData a) {
-        return submit(a).thenApply(AlterPartitionResponseData.class::cast);
-    }
-
-    /** Adds partitions to topics; their replication factor is the topic's. */
-    public CompletableFuture<CreatePartitionsResponseData> createPartitions(CreatePartitionsRequestData c) {
-        return submit(c).thenApply(CreatePartitionsResponseData.class::cast);
-    }
-
-    /**
-     * Starts, replaces or cancels partition reassignments; a reassignment completes when its partition's leader has
-     * brought every target replica into the ISR.
-     */
-    public CompletableFuture<AlterPartitionReassignmentsResponseData> alterPartitionReassignments(
-            AlterPartitionReassignmentsRequestData a) {
-        return submit(a).thenApply(AlterPartitionReassignmentsResponseData.class::cast);
-    }
-
-    /** Preferred-leader election; an unclean election is refused. */
-    public CompletableFuture<ElectLeadersResponseData> electLeaders(ElectLeadersRequestData e) {
-        return submit(e).thenApply(ElectLeadersResponseData.class::cast);
-    }
-
-    /** A block of producer ids for a registered broker; no two blocks the quorum hands out overlap. */
-    public CompletableFuture<AllocateProducerIdsResponseData> allocateProducerIds(AllocateProducerIdsRequestData a) {
-        return submit(a).thenApply(AllocateProducerIdsResponseData.class::cast);
+    public QuorumClient controller() {
+        return client;
     }
 
     /** How many snapshots this voter installed from a leader, having fallen behind its log (for tests). */
@@ -267,16 +177,13 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
 
     /** Writes a snapshot now on this voter (they are also taken every {@code snapshotEveryEntries} entries). */
     public long takeSnapshot(Duration timeout) throws IOException {
-        RaftClientReply reply =
-                client.getSnapshotManagementApi(peerId(settings.nodeId())).create(timeout.toMillis());
+        RaftClientReply reply = client.raft()
+                .getSnapshotManagementApi(peerId(settings.nodeId()))
+                .create(timeout.toMillis());
         if (!reply.isSuccess()) {
             throw new IOException("metadata snapshot on voter " + settings.nodeId() + " failed", reply.getException());
         }
         return reply.getLogIndex();
-    }
-
-    private CompletableFuture<ApiMessage> submit(ApiMessage command) {
-        return client.async().send(message(command)).thenApply(MetadataQuorum::answerOf);
     }
 
     /**
@@ -291,36 +198,14 @@ public final class MetadataQuorum implements ControllerChannel, AutoCloseable {
                 .setServerId(peerId(settings.nodeId()))
                 .setGroupId(group.getGroupId())
                 .setCallId(sessionCallId.incrementAndGet())
-                .setMessage(message(command))
+                .setMessage(QuorumClient.message(command))
                 .setType(RaftClientRequest.writeRequestType())
                 .build();
         try {
-            return server.submitClientRequestAsync(request).thenApply(MetadataQuorum::answerOf);
+            return server.submitClientRequestAsync(request).thenApply(QuorumClient::answerOf);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    /** A client that finds the leader and retries through elections for {@link #COMMAND_RETRY_SPAN}. */
-    private RaftClient clientOf(RaftProperties properties) {
-        int retries = (int) (COMMAND_RETRY_SPAN.toMillis() / COMMAND_RETRY_SLEEP.toMillis());
-        return RaftClient.newBuilder()
-                .setProperties(properties)
-                .setRaftGroup(group)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                        retries, TimeDuration.valueOf(COMMAND_RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)))
-                .build();
-    }
-
-    private static Message message(ApiMessage command) {
-        return Message.valueOf(ByteString.copyFrom(MetadataCommands.encode(command)));
-    }
-
-    private static ApiMessage answerOf(RaftClientReply reply) {
-        if (!reply.isSuccess()) {
-            throw new CompletionException(reply.getException());
-        }
-        return MetadataCommands.decodeAnswer(reply.getMessage().getContent().asReadOnlyByteBuffer());
     }
 
     @Override

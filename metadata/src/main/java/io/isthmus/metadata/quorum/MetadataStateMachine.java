@@ -4,11 +4,18 @@ import io.isthmus.metadata.controller.ClusterController;
 import io.isthmus.metadata.image.ClusterImage;
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
@@ -44,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * the quorum port is refused there and never enters the log.
  *
  * <p>Heartbeats are read-only requests ({@link #query}): most change nothing and must not cost a log entry. The
- * leader's {@link BrokerSessions} answers them and logs one only when a broker's fencing changes.
+ * leader's {@link BrokerSessions} answers them and logs one only when a broker's fencing changes. Broker-only nodes
+ * follow the image through read-only requests too ({@link ImageFetch}).
  */
 final class MetadataStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(MetadataStateMachine.class);
@@ -55,6 +63,13 @@ final class MetadataStateMachine extends BaseStateMachine {
     private final BrokerSessions sessions;
     private final AtomicInteger snapshotsInstalled = new AtomicInteger();
     private volatile ClusterImage image = ClusterImage.EMPTY;
+    private final Set<ImageWait> imageWaits = ConcurrentHashMap.newKeySet();
+    private final ExecutorService imageAnswers = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "metadata-image-answers");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile EncodedImage lastEncoded;
 
     MetadataStateMachine(String clusterId, BrokerSessions sessions) {
         this.controller = new ClusterController(clusterId);
@@ -150,6 +165,10 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     @Override
     public CompletableFuture<Message> query(Message request) {
+        ByteBuffer content = request.getContent().asReadOnlyByteBuffer();
+        if (ImageFetch.isImageFetch(content)) {
+            return imageFetch(content);
+        }
         ApiMessage message;
         try {
             message = MetadataCommands.decodeCommand(request.getContent().asReadOnlyByteBuffer());
@@ -163,6 +182,67 @@ final class MetadataStateMachine extends BaseStateMachine {
         }
         return sessions.onHeartbeat(heartbeat, image)
                 .thenApply(answer -> Message.valueOf(ByteString.copyFrom(MetadataCommands.encode(answer))));
+    }
+
+    /**
+     * A broker-only node's long poll: answered at once if this voter has applied past what the node holds, otherwise
+     * when it does ({@link #publish}) or when the node's wait is over, whichever comes first. Answers are built on a
+     * thread of their own, neither the apply thread that completes a wait nor the JVM's shared timer thread that ends
+     * one, and an image is encoded once however many nodes ask for it.
+     */
+    private CompletableFuture<Message> imageFetch(ByteBuffer content) {
+        ImageFetch.Query query;
+        try {
+            query = ImageFetch.decodeQuery(content);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(
+                    new IOException("refused a malformed image fetch: " + e.getMessage(), e));
+        }
+        CompletableFuture<Void> newer = new CompletableFuture<>();
+        ImageWait wait = new ImageWait(query.have(), newer);
+        imageWaits.add(wait);
+        // Checked after joining the waits, so an image published in between is not missed.
+        if (image.appliedIndex() > query.have()) {
+            newer.complete(null);
+        }
+        newer.completeOnTimeout(null, query.waitMs(), TimeUnit.MILLISECONDS);
+        return newer.handleAsync(
+                (done, failure) -> {
+                    imageWaits.remove(wait);
+                    ClusterImage now = image;
+                    if (now.appliedIndex() <= query.have()) {
+                        return Message.valueOf(ByteString.copyFrom(ImageFetch.NOTHING_NEWER));
+                    }
+                    try {
+                        return Message.valueOf(ByteString.copyFrom(ImageFetch.newerAnswer(encoded(now))));
+                    } catch (IOException e) {
+                        throw new CompletionException(e);
+                    }
+                },
+                imageAnswers);
+    }
+
+    /** {@code now} encoded, from the last encoding if that was of the same image. */
+    private byte[] encoded(ClusterImage now) throws IOException {
+        EncodedImage last = lastEncoded;
+        if (last == null || last.appliedIndex() != now.appliedIndex()) {
+            last = new EncodedImage(now.appliedIndex(), ImageSnapshot.encode(now));
+            lastEncoded = last;
+        }
+        return last.bytes();
+    }
+
+    /** A broker-only node waiting for an image newer than {@code have}. */
+    private record ImageWait(long have, CompletableFuture<Void> newer) {}
+
+    /** An image as {@link ImageSnapshot} encodes it; the applied index names the image. */
+    private record EncodedImage(long appliedIndex, byte[] bytes) {}
+
+    /** Stops answering image fetches, then closes as every state machine does. */
+    @Override
+    public void close() throws IOException {
+        imageAnswers.shutdownNow();
+        super.close();
     }
 
     @Override
@@ -217,6 +297,11 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     private void publish() {
         ClusterImage now = image;
+        for (ImageWait wait : imageWaits) {
+            if (now.appliedIndex() > wait.have()) {
+                wait.newer().complete(null);
+            }
+        }
         for (Consumer<ClusterImage> listener : listeners) {
             try {
                 listener.accept(now);

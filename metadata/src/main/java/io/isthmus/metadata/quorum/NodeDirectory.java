@@ -10,21 +10,28 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 /**
- * A voter's directory and the file that says it was formatted for this cluster and node, as Kafka's
+ * A node's metadata directory and the file that says it was formatted for this cluster and node, as Kafka's
  * {@code kafka-storage format} writes {@code meta.properties}.
  *
- * <p>A voter only starts on a formatted directory. Without that rule a voter whose disk was lost (or whose path was
- * mistyped) would come back with an empty log and no memory of the votes it cast, and could vote twice in one term
- * or help elect a leader that lacks committed entries. Formatting is an operator's (or a launcher's) deliberate step;
- * formatting an already formatted directory for the same cluster and node changes nothing.
+ * <p>A node only starts on a formatted directory. For a voter this keeps the quorum safe: without the rule, a voter
+ * whose disk was lost (or whose path was mistyped) would come back with an empty log and no memory of the votes it
+ * cast, and could vote twice in one term or help elect a leader that lacks committed entries. Formatting is an operator's (or a launcher's) deliberate step;
+ * formatting an already formatted directory for the same cluster and node changes nothing. A broker-only node holds
+ * no quorum log, but is held to the same rule, so that one started with another cluster's settings is refused before
+ * it follows that cluster's metadata (which would delete the partitions it holds).
  */
-final class VoterDirectory {
+final class NodeDirectory {
     static final String FILE_NAME = "quorum.properties";
     private static final String CLUSTER_ID = "cluster.id";
     private static final String NODE_ID = "node.id";
     private static final String STARTED = "started";
+    /** The role of the node's last start; absent in directories of voters written before broker-only nodes existed. */
+    private static final String ROLE = "role";
 
-    private VoterDirectory() {}
+    private static final String VOTER = "voter";
+    private static final String OBSERVER = "observer";
+
+    private NodeDirectory() {}
 
     /** Formats {@code settings.directory()} for its cluster and node, if it is not already. */
     static void format(QuorumSettings settings) throws IOException {
@@ -61,21 +68,32 @@ final class VoterDirectory {
         return Boolean.parseBoolean(properties.getProperty(STARTED));
     }
 
-    /** Records that the voter has started here: from now on a missing quorum log is a lost one. */
+    /**
+     * Records that the node has started here, and in which role: from now on a missing quorum log of a voter is a lost
+     * one. A node that followed as an observer and is then made a voter starts its quorum log afresh.
+     */
     static void markStarted(QuorumSettings settings) throws IOException {
         Properties properties = read(settings);
-        if (!Boolean.parseBoolean(properties.getProperty(STARTED))) {
+        String role = settings.isVoter() ? VOTER : OBSERVER;
+        if (!Boolean.parseBoolean(properties.getProperty(STARTED)) || !role.equals(properties.getProperty(ROLE))) {
             properties.setProperty(STARTED, "true");
+            properties.setProperty(ROLE, role);
             write(settings.directory(), properties);
         }
+    }
+
+    /** Whether the node last started here as a voter, so that its quorum log must exist (see {@link #check}). */
+    static boolean startedAsVoter(QuorumSettings settings) throws IOException {
+        Properties properties = read(settings);
+        return Boolean.parseBoolean(properties.getProperty(STARTED)) && !OBSERVER.equals(properties.getProperty(ROLE));
     }
 
     private static Properties read(QuorumSettings settings) throws IOException {
         Path file = settings.directory().resolve(FILE_NAME);
         if (!Files.exists(file)) {
             throw new IllegalStateException("metadata directory " + settings.directory() + " is not formatted (no "
-                    + FILE_NAME + "): format it first; a voter never starts on an empty directory by itself, since"
-                    + " one that lost its disk must not rejoin the quorum as if new");
+                    + FILE_NAME + "): format it first; a node never starts on an empty directory by itself, since a"
+                    + " voter that lost its disk must not rejoin the quorum as if new");
         }
         Properties properties = new Properties();
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -87,7 +105,7 @@ final class VoterDirectory {
     private static void write(Path directory, Properties properties) throws IOException {
         DurableFile.replace(directory.resolve(FILE_NAME), out -> {
             Writer writer = new OutputStreamWriter(out, StandardCharsets.UTF_8);
-            properties.store(writer, "isthmus metadata quorum voter");
+            properties.store(writer, "isthmus metadata directory");
             writer.flush();
         });
     }

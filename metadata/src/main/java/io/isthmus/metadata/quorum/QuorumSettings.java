@@ -6,14 +6,16 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What one voter of the metadata quorum needs to start. The names in the comments are the Kafka settings each comes
+ * What one node needs to take its part in the metadata quorum, as a voter or as a broker-only observer. The names in the comments are the Kafka settings each comes
  * from.
  *
- * @param nodeId this voter's id ({@code node.id}); must be one of {@code voters}
+ * @param nodeId this node's id ({@code node.id}): a voter if it is one of {@code voters}, a broker-only observer
+ *     otherwise
  * @param clusterId the cluster's id ({@code cluster.id}); voters of different clusters never form one quorum, and a
  *     broker of another cluster is refused with {@code INCONSISTENT_CLUSTER_ID}
  * @param voters every voter ({@code controller.quorum.voters})
- * @param directory where this voter keeps its quorum log and snapshots ({@code metadata.log.dir})
+ * @param directory where this node keeps its metadata ({@code metadata.log.dir}): a voter's quorum log and
+ *     snapshots, or the file that says an observer was formatted for this cluster
  * @param electionTimeout how long a follower waits for its leader before it stands for election
  *     ({@code controller.quorum.election.timeout.ms}; an election waits a random time between this and twice it)
  * @param brokerSessionTimeout how long the quorum leader waits for a broker's heartbeat before it fences the broker
@@ -42,9 +44,8 @@ public record QuorumSettings(
         Objects.requireNonNull(clusterId, "clusterId");
         Objects.requireNonNull(directory, "directory");
         voters = List.copyOf(voters);
-        if (voters.stream().noneMatch(v -> v.id() == nodeId)) {
-            throw new IllegalArgumentException("node.id " + nodeId + " is not among " + QuorumVoter.SETTING + " "
-                    + voters + "; only a voter runs the metadata quorum");
+        if (voters.isEmpty()) {
+            throw new IllegalArgumentException(QuorumVoter.SETTING + " names no voter");
         }
         if (electionTimeout.isNegative() || electionTimeout.isZero()) {
             throw new IllegalArgumentException("controller.quorum.election.timeout.ms must be positive");
@@ -75,6 +76,12 @@ public record QuorumSettings(
                 DEFAULT_LOG_SEGMENT_BYTES);
     }
 
+    /** Whether this node is one of the voters. */
+    public boolean isVoter() {
+        return voters.stream().anyMatch(v -> v.id() == nodeId);
+    }
+
+    /** This voter's own entry among the voters. */
     public QuorumVoter self() {
         return voters.stream().filter(v -> v.id() == nodeId).findFirst().orElseThrow();
     }

@@ -84,7 +84,8 @@ class BrokerLifecycleTest {
                         .setName(name)
                         .setNumPartitions(partitions)
                         .setReplicationFactor((short) rf));
-        assertThat(via.createTopics(request)
+        assertThat(via.controller()
+                        .createTopics(request)
                         .get(WAIT.toSeconds(), TimeUnit.SECONDS)
                         .topics()
                         .find(name)
@@ -95,7 +96,7 @@ class BrokerLifecycleTest {
     @Test
     void aBrokerRegistersAndItsHeartbeatsMakeItActiveAndUnfenced() throws Exception {
         MetadataQuorum leader = startQuorum();
-        BrokerLifecycle one = broker(quorum.voter(1), 1);
+        BrokerLifecycle one = broker(quorum.voter(1).controller(), 1);
 
         one.awaitActive(WAIT);
 
@@ -110,9 +111,9 @@ class BrokerLifecycleTest {
         MetadataQuorum leader = startQuorum();
         // Answers arrive late, as from a slow network: the lease must count from when a heartbeat was sent, not
         // from when its answer came, or it would outlast the fence.
-        SeveringChannel severable = new SeveringChannel(quorum.voter(1), Duration.ofMillis(800));
+        SeveringChannel severable = new SeveringChannel(quorum.voter(1).controller(), Duration.ofMillis(800));
         BrokerLifecycle one = broker(severable, 1);
-        BrokerLifecycle two = broker(quorum.voter(2), 2);
+        BrokerLifecycle two = broker(quorum.voter(2).controller(), 2);
         one.awaitActive(WAIT);
         two.awaitActive(WAIT);
         createTopic(leader, "t", 4, 2);
@@ -134,8 +135,8 @@ class BrokerLifecycleTest {
     @Test
     void aControlledShutdownMovesLeadershipAwayWithoutWaitingForTheSession() throws Exception {
         MetadataQuorum leader = startQuorum();
-        BrokerLifecycle one = broker(quorum.voter(1), 1);
-        BrokerLifecycle two = broker(quorum.voter(2), 2);
+        BrokerLifecycle one = broker(quorum.voter(1).controller(), 1);
+        BrokerLifecycle two = broker(quorum.voter(2).controller(), 2);
         one.awaitActive(WAIT);
         two.awaitActive(WAIT);
         createTopic(leader, "t", 4, 2);
@@ -157,10 +158,10 @@ class BrokerLifecycleTest {
     @Test
     void aSecondProcessWithTheSameIdSupersedesTheFirst() throws Exception {
         startQuorum();
-        BrokerLifecycle first = broker(quorum.voter(1), 1);
+        BrokerLifecycle first = broker(quorum.voter(1).controller(), 1);
         first.awaitActive(WAIT);
 
-        BrokerLifecycle second = broker(quorum.voter(2), 1, quorum.voter(2));
+        BrokerLifecycle second = broker(quorum.voter(2).controller(), 1, quorum.voter(2));
         second.awaitActive(WAIT);
 
         LocalQuorum.await(WAIT, () -> first.state() == BrokerLifecycle.State.SUPERSEDED, "the first superseded");

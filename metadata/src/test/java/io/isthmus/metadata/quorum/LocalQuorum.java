@@ -48,7 +48,7 @@ public final class LocalQuorum implements AutoCloseable {
                     sessionTimeout,
                     snapshotEvery,
                     logSegmentBytes));
-            MetadataQuorum.format(settings.getLast());
+            MetadataNode.format(settings.getLast());
         }
         running = new MetadataQuorum[voters + 1];
     }

@@ -73,19 +73,20 @@ class MetadataQuorumTest {
                         .setName("PLAINTEXT")
                         .setHost("127.0.0.1")
                         .setPort(9090 + broker));
-        long epoch = get(via.registerBroker(r)).brokerEpoch();
+        long epoch = get(via.controller().registerBroker(r)).brokerEpoch();
         brokerEpochs.put(broker, epoch);
         BrokerHeartbeatResponseData answer = heartbeat(via, broker);
         assertThat(answer.isFenced()).isFalse();
     }
 
     private BrokerHeartbeatResponseData heartbeat(MetadataQuorum via, int broker) throws Exception {
-        return get(via.heartbeat(new BrokerHeartbeatRequestData()
-                .setBrokerId(broker)
-                .setBrokerEpoch(brokerEpochs.get(broker))
-                // A broker whose metadata is as new as the voter's: past its registration and any fence of it.
-                .setCurrentMetadataOffset(
-                        Math.max(brokerEpochs.get(broker), via.image().appliedIndex()))));
+        return get(via.controller()
+                .heartbeat(new BrokerHeartbeatRequestData()
+                        .setBrokerId(broker)
+                        .setBrokerEpoch(brokerEpochs.get(broker))
+                        // A broker whose metadata is as new as the voter's: past its registration and any fence of it.
+                        .setCurrentMetadataOffset(
+                                Math.max(brokerEpochs.get(broker), via.image().appliedIndex()))));
     }
 
     private static CreateTopicsResponseData create(MetadataQuorum via, String topic, int partitions, int rf)
@@ -96,7 +97,7 @@ class MetadataQuorumTest {
                         .setName(topic)
                         .setNumPartitions(partitions)
                         .setReplicationFactor((short) rf));
-        return get(via.createTopics(request));
+        return get(via.controller().createTopics(request));
     }
 
     @Test
@@ -168,7 +169,7 @@ class MetadataQuorumTest {
                         .setNumPartitions(1)
                         .setReplicationFactor((short) 1));
         CompletableFuture<CreateTopicsResponseData> pending =
-                quorum.voter(survivor).createTopics(request);
+                quorum.voter(survivor).controller().createTopics(request);
 
         assertThatThrownBy(() -> pending.get(3, TimeUnit.SECONDS)).isInstanceOf(TimeoutException.class);
         assertThat(quorum.voter(survivor).image().topics()).doesNotContainKey("needs-a-majority");
@@ -216,7 +217,7 @@ class MetadataQuorumTest {
             for (int broker = 1; broker <= 2; broker++) {
                 MetadataQuorum via = quorum.voter(broker);
                 BrokerLifecycle lifecycle = new BrokerLifecycle(
-                        via,
+                        via.controller(),
                         new BrokerIdentity(broker, LocalQuorum.CLUSTER_ID, List.of(), null),
                         Duration.ofMillis(200),
                         session,
@@ -275,21 +276,23 @@ class MetadataQuorumTest {
                 .setBrokerId(1)
                 .setClusterId(LocalQuorum.CLUSTER_ID)
                 .setIncarnationId(Uuid.randomUuid());
-        long epoch = get(leader.registerBroker(r)).brokerEpoch();
+        long epoch = get(leader.controller().registerBroker(r)).brokerEpoch();
 
-        BrokerHeartbeatResponseData behind = get(leader.heartbeat(new BrokerHeartbeatRequestData()
-                .setBrokerId(1)
-                .setBrokerEpoch(epoch)
-                .setCurrentMetadataOffset(epoch - 1)));
+        BrokerHeartbeatResponseData behind = get(leader.controller()
+                .heartbeat(new BrokerHeartbeatRequestData()
+                        .setBrokerId(1)
+                        .setBrokerEpoch(epoch)
+                        .setCurrentMetadataOffset(epoch - 1)));
 
         assertThat(behind.isFenced()).isTrue();
         assertThat(behind.isCaughtUp()).isFalse();
         assertThat(leader.image().broker(1).orElseThrow().fenced()).isTrue();
 
-        BrokerHeartbeatResponseData caughtUp = get(leader.heartbeat(new BrokerHeartbeatRequestData()
-                .setBrokerId(1)
-                .setBrokerEpoch(epoch)
-                .setCurrentMetadataOffset(epoch)));
+        BrokerHeartbeatResponseData caughtUp = get(leader.controller()
+                .heartbeat(new BrokerHeartbeatRequestData()
+                        .setBrokerId(1)
+                        .setBrokerEpoch(epoch)
+                        .setCurrentMetadataOffset(epoch)));
         assertThat(caughtUp.isFenced()).isFalse();
     }
 
@@ -337,20 +340,20 @@ class MetadataQuorumTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("is not formatted");
 
-        MetadataQuorum.format(settings);
-        MetadataQuorum.format(settings); // again: nothing changes
+        MetadataNode.format(settings);
+        MetadataNode.format(settings); // again: nothing changes
         QuorumSettings otherCluster = QuorumSettings.of(1, "cluster-b", voters, dir.resolve("lost-disk"));
         assertThatThrownBy(() -> MetadataQuorum.start(otherCluster))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("cluster.id=cluster-a");
-        assertThatThrownBy(() -> MetadataQuorum.format(otherCluster)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> MetadataNode.format(otherCluster)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void aVoterThatLostItsQuorumLogButKeptItsFormatDoesNotRejoinAsNew() throws Exception {
         List<QuorumVoter> alone = List.of(new QuorumVoter(1, "127.0.0.1", LocalQuorum.freePort()));
         QuorumSettings settings = QuorumSettings.of(1, "cluster-a", alone, dir.resolve("voter"));
-        MetadataQuorum.format(settings);
+        MetadataNode.format(settings);
         MetadataQuorum.start(settings).close();
         try (var groupDirs = java.nio.file.Files.list(settings.directory())) {
             for (Path p : groupDirs.filter(java.nio.file.Files::isDirectory).toList()) {

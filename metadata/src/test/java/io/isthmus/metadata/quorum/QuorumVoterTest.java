@@ -33,10 +33,14 @@ class QuorumVoterTest {
     }
 
     @Test
-    void aNodeThatIsNotAVoterCannotRunTheQuorum() {
+    void aNodeIsAVoterExactlyWhenItsIdIsAmongTheVoters() {
         List<QuorumVoter> voters = QuorumVoter.parseAll("1@localhost:9093");
 
-        assertThatThrownBy(() -> QuorumSettings.of(2, "c", voters, Path.of("/tmp/x")))
-                .hasMessageContaining("node.id 2 is not among controller.quorum.voters");
+        assertThat(QuorumSettings.of(1, "c", voters, Path.of("/tmp/x")).isVoter())
+                .isTrue();
+        assertThat(QuorumSettings.of(2, "c", voters, Path.of("/tmp/x")).isVoter())
+                .isFalse();
+        assertThatThrownBy(() -> QuorumSettings.of(1, "c", List.of(), Path.of("/tmp/x")))
+                .hasMessageContaining("names no voter");
     }
 }

@@ -33,7 +33,7 @@ public final class VoterProcess {
                 QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
         Path status = Path.of(args[4]);
         Path tmp = status.resolveSibling(status.getFileName() + ".tmp");
-        MetadataQuorum.format(settings);
+        MetadataNode.format(settings);
         try (MetadataQuorum quorum = MetadataQuorum.start(settings)) {
             while (true) {
                 Files.writeString(tmp, statusOf(quorum), StandardCharsets.UTF_8);
