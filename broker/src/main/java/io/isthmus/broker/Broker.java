@@ -212,7 +212,7 @@ public final class Broker implements AutoCloseable {
             final MetadataView metadata = cluster.map(c -> c.metadataView(config.numPartitions()))
                     .orElseGet(() -> new SingleBrokerMetadata(partitions, node, config.numPartitions()));
             final AtomicReference<RequestRouter> router = new AtomicReference<>();
-            final List<ApiHandler> handlers = List.of(
+            final List<ApiHandler> handlers = new ArrayList<>(List.of(
                     new ApiVersionsHandler(
                             () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
                     new MetadataHandler(metadata, config.autoCreateTopics(), access),
@@ -229,7 +229,9 @@ public final class Broker implements AutoCloseable {
                     new ClusterHandler(
                             node, metadata, partitions.topics(), brokerSettings(config), topicSettings(logs), access),
                     new ScramCredentialsHandler(scramCredentials, access),
-                    new AclsHandler(aclAuthorizer, access));
+                    new AclsHandler(aclAuthorizer, access)));
+            // Moving partitions and their leaders is a cluster's: a single broker does not answer those APIs.
+            cluster.ifPresent(c -> handlers.add(c.partitionAdminHandler(access)));
             router.set(new RequestRouter(handlers));
 
             final KafkaServer server = KafkaServer.start(

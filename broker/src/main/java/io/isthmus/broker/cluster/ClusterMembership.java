@@ -178,6 +178,11 @@ public final class ClusterMembership implements AutoCloseable {
         return new ClusterTopicAdminHandler(this, defaultPartitions, access);
     }
 
+    /** AlterPartitionReassignments, ListPartitionReassignments and ElectLeaders, forwarded to the quorum. */
+    public ApiHandler partitionAdminHandler(final AccessControl access) {
+        return new ClusterPartitionAdminHandler(this, access);
+    }
+
     /** The way to the quorum's leader, for the controller requests brokers forward to it. */
     public QuorumClient controller() {
         return metadata.controller();

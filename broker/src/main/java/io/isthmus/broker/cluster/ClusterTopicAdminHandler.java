@@ -13,10 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -40,8 +38,6 @@ import org.apache.kafka.common.resource.ResourceType;
  * replicas (and refuses a factor above the brokers it has). Per-topic configs are refused as on a single broker.
  */
 final class ClusterTopicAdminHandler implements ApiHandler {
-    private static final int DEFAULT_TIMEOUT_MS = 30_000;
-
     private final ClusterMembership membership;
     private final int defaultPartitions;
     private final AccessControl access;
@@ -117,11 +113,13 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                             .setErrorCode(error.code())
                             .setErrorMessage(refusal));
         }
-        final CompletableFuture<CreateTopicsResponseData> answered = forwarded
-                        .topics()
-                        .isEmpty()
-                ? CompletableFuture.completedFuture(new CreateTopicsResponseData())
-                : membership.controller().createTopics(forwarded).orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
+        final CompletableFuture<CreateTopicsResponseData> answered =
+                forwarded.topics().isEmpty()
+                        ? CompletableFuture.completedFuture(new CreateTopicsResponseData())
+                        : membership
+                                .controller()
+                                .createTopics(forwarded)
+                                .orTimeout(QuorumForwarding.timeoutOf(data.timeoutMs()), MILLISECONDS);
         return answered.handle((answer, failure) -> {
             final CreateTopicsResponseData response = new CreateTopicsResponseData();
             for (final CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
@@ -133,8 +131,9 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                             ? decided.duplicate()
                             : new CreateTopicsResponseData.CreatableTopicResult()
                                     .setName(topic.name())
-                                    .setErrorCode(errorOf(failure).code())
-                                    .setErrorMessage(quorumFailure(failure));
+                                    .setErrorCode(
+                                            QuorumForwarding.errorOf(failure).code())
+                                    .setErrorMessage(QuorumForwarding.reason(failure));
                 }
                 // A name given twice is answered once, as Kafka does.
                 if (response.topics().find(topic.name()) == null) {
@@ -163,7 +162,7 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                         : membership
                                 .controller()
                                 .createPartitions(forwarded)
-                                .orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS);
+                                .orTimeout(QuorumForwarding.timeoutOf(data.timeoutMs()), MILLISECONDS);
         return answered.handle((answer, failure) -> {
             final CreatePartitionsResponseData response = new CreatePartitionsResponseData();
             for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
@@ -183,7 +182,10 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                         .add(
                                 result != null
                                         ? result
-                                        : growResult(topic.name(), errorOf(failure), quorumFailure(failure)));
+                                        : growResult(
+                                                topic.name(),
+                                                QuorumForwarding.errorOf(failure),
+                                                QuorumForwarding.reason(failure)));
             }
             return response;
         });
@@ -239,7 +241,7 @@ final class ClusterTopicAdminHandler implements ApiHandler {
         return membership
                 .controller()
                 .deleteTopics(forwarded)
-                .orTimeout(timeoutOf(data.timeoutMs()), MILLISECONDS)
+                .orTimeout(QuorumForwarding.timeoutOf(data.timeoutMs()), MILLISECONDS)
                 .handle((answer, failure) -> {
                     if (answer != null) {
                         answer.responses().forEach(r -> response.responses().add(r.duplicate()));
@@ -249,8 +251,9 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                                     .add(new DeleteTopicsResponseData.DeletableTopicResult()
                                             .setName(target.name())
                                             .setTopicId(target.topicId())
-                                            .setErrorCode(errorOf(failure).code())
-                                            .setErrorMessage(quorumFailure(failure)));
+                                            .setErrorCode(QuorumForwarding.errorOf(failure)
+                                                    .code())
+                                            .setErrorMessage(QuorumForwarding.reason(failure)));
                         }
                     }
                     if (version < 6) {
@@ -259,24 +262,5 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                     }
                     return response;
                 });
-    }
-
-    /** The request's own timeout for the quorum's answer; Kafka's admin default where it gives none. */
-    private static long timeoutOf(final int timeoutMs) {
-        return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
-    }
-
-    /**
-     * A Kafka error the quorum's answer carried as it is; anything else (no answer in time, the quorum's client giving
-     * up through an election) REQUEST_TIMED_OUT, which admin clients retry.
-     */
-    private static Errors errorOf(final Throwable failure) {
-        final Throwable cause =
-                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        return cause instanceof ApiException ? Errors.forException(cause) : Errors.REQUEST_TIMED_OUT;
-    }
-
-    private static String quorumFailure(final Throwable failure) {
-        return "the metadata quorum did not decide: " + (failure == null ? "no answer" : failure.getMessage());
     }
 }

@@ -31,7 +31,7 @@ final class InSyncReplicas {
     private final int localId;
     private final int leaderEpoch;
     private final long leaderEpochStartOffset;
-    private final List<Integer> replicas;
+    private List<Integer> replicas;
     private final Map<Integer, ReplicaProgress> followers = new HashMap<>();
     private List<Integer> isr;
     private int partitionEpoch;
@@ -191,6 +191,24 @@ final class InSyncReplicas {
     void changeOutcomeUnknown(final long nowMs) {
         if (pending != null) {
             pendingUnknownUntilMs = nowMs + UNKNOWN_OUTCOME_MILLIS;
+        }
+    }
+
+    /**
+     * The replicas the cluster's metadata names at {@code metadataPartitionEpoch}: a reassignment adds replicas (and
+     * a cancelled one drops them) within a leader epoch, so the leader starts tracking a new replica here, as not
+     * caught up, and forgets one that left. Metadata older than the partition epoch known changes nothing.
+     */
+    void replicasAre(final List<Integer> current, final int metadataPartitionEpoch, final long nowMs) {
+        if (metadataPartitionEpoch < partitionEpoch || current.equals(replicas)) {
+            return;
+        }
+        replicas = List.copyOf(current);
+        followers.keySet().retainAll(replicas);
+        for (final int replica : replicas) {
+            if (replica != localId) {
+                followers.computeIfAbsent(replica, id -> new ReplicaProgress(id, isr.contains(id) ? nowMs : 0));
+            }
         }
     }
 

@@ -131,7 +131,8 @@ public final class Partition implements AutoCloseable {
     /**
      * This broker leads the partition, which has {@code replicas}, in {@code epoch} ({@link #becomeLeader}), with
      * {@code isr} agreed at {@code partitionEpoch}. A newer epoch starts the followers' progress afresh; the same
-     * epoch again only takes the ISR (the cluster's metadata confirming or overtaking a change this leader asked for).
+     * epoch again takes the ISR (the cluster's metadata confirming or overtaking a change this leader asked for) and
+     * the replicas (a reassignment adds and drops replicas without a new leader epoch).
      *
      * @param localId this broker's id
      * @param changes where ISR changes are asked for
@@ -149,6 +150,7 @@ public final class Partition implements AutoCloseable {
             final InSyncReplicas current = replication;
             if (current != null && current.leaderEpoch() == epoch && !follower) {
                 synchronized (replicationLock) {
+                    current.replicasAre(replicas, partitionEpoch, nowMs);
                     current.agreed(isr, partitionEpoch);
                 }
             } else if (epoch >= leaderEpoch) {
@@ -224,11 +226,15 @@ public final class Partition implements AutoCloseable {
      */
     public boolean onFollowerFetch(final int replicaId, final long fetchOffset, final long nowMs) {
         final InSyncReplicas current = replication;
-        if (current == null || !current.isReplica(replicaId)) {
+        if (current == null) {
             return false;
         }
         Optional<List<Integer>> expansion;
         synchronized (replicationLock) {
+            // Under the lock: a reassignment changes the replicas of a leader epoch (InSyncReplicas.replicasAre).
+            if (!current.isReplica(replicaId)) {
+                return false;
+            }
             current.onFollowerFetch(replicaId, fetchOffset, log.logEndOffset(), nowMs);
         }
         maybeAdvanceHighWatermark();

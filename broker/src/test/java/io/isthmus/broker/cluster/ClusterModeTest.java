@@ -29,7 +29,9 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.PartitionReassignment;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -373,6 +375,71 @@ class ClusterModeTest {
                     .as("partition %s: every acknowledged record once, in order", partition.getKey())
                     .containsExactlyElementsOf(partition.getValue());
         }
+    }
+
+    @Test
+    void aPartitionMovesToNewReplicasThroughAlterPartitionReassignmentsAndLosesNothing() throws Exception {
+        extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, "2");
+        extra.put(BrokerConfig.REPLICA_LAG_TIME_MAX_MS, "2000");
+        extra.put(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS, "200");
+        startCluster();
+        final TopicPartition moving = new TopicPartition("moving", 0);
+        final List<String> values = new ArrayList<>();
+        final Map<TopicPartition, List<String>> sent = new HashMap<>();
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("moving", Map.of(0, List.of(1, 2)))))
+                    .all()
+                    .get();
+            awaitLeaders(admin, "moving");
+            awaitIsr(admin, "moving", 2);
+            produce(bootstrap(2), "moving", 0, 500, values, sent);
+
+            // Broker 3 is down: the move to [2, 3] starts and stays in progress, 3 added and 1 leaving.
+            brokers.remove(3).close();
+            admin.alterPartitionReassignments(Map.of(moving, Optional.of(new NewPartitionReassignment(List.of(2, 3)))))
+                    .all()
+                    .get();
+            final Map<TopicPartition, PartitionReassignment> ongoing =
+                    admin.listPartitionReassignments().reassignments().get();
+            assertThat(ongoing).containsOnlyKeys(moving);
+            assertThat(ongoing.get(moving).addingReplicas()).containsExactly(3);
+            assertThat(ongoing.get(moving).removingReplicas()).containsExactly(1);
+            produce(bootstrap(2), "moving", 500, 700, values, sent);
+
+            // Back, broker 3 catches up, joins the ISR, and the move completes: broker 1 leaves the partition.
+            start(3);
+            brokers.get(3).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+            awaitCondition(
+                    () -> {
+                        try {
+                            return admin.listPartitionReassignments()
+                                    .reassignments()
+                                    .get()
+                                    .isEmpty();
+                        } catch (final Exception e) {
+                            return false;
+                        }
+                    },
+                    "the reassignment completes");
+            final TopicPartitionInfo moved =
+                    awaitLeaders(admin, "moving").partitions().getFirst();
+            assertThat(moved.replicas().stream().map(org.apache.kafka.common.Node::id))
+                    .containsExactly(2, 3);
+            awaitCondition(
+                    () -> brokers.get(1).partitions().partition(moving).isEmpty(),
+                    "broker 1 no longer holds a replica");
+
+            // The preferred leader (the first replica) is elected if it does not lead already.
+            admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(moving))
+                    .partitions()
+                    .get();
+            awaitCondition(() -> leaderOf("moving", 0) == 2, "broker 2, the preferred replica, leads");
+        }
+        produce(bootstrap(3), "moving", 700, 900, values, sent);
+        assertReplicasIdentical("moving", 2);
+        assertThat(consumeAll("moving-readers", "moving", bootstrap(1), 900).get(moving))
+                .as("every acknowledged record once, in order, through the move")
+                .containsExactlyElementsOf(sent.get(moving));
     }
 
     @Test

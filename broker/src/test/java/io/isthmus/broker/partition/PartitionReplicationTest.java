@@ -92,6 +92,33 @@ class PartitionReplicationTest {
     }
 
     @Test
+    void aReplicaAReassignmentAddsInTheSameLeaderEpochIsTrackedAndJoinsTheIsrOnceCaughtUp() {
+        append(5);
+        partition.onFollowerFetch(2, 5, System.currentTimeMillis());
+        partition.onFollowerFetch(3, 5, System.currentTimeMillis());
+        assertThat(partition.onFollowerFetch(4, 0, System.currentTimeMillis()))
+                .as("broker 4 is no replica yet")
+                .isFalse();
+
+        // The quorum starts moving the partition to [1, 2, 4]: 4 is added, 3 is leaving; same leader epoch.
+        partition.becomeReplicatedLeader(ME, 4, 8, List.of(1, 2, 4, 3), REPLICAS, quorum, System.currentTimeMillis());
+        assertThat(partition.onFollowerFetch(4, 0, System.currentTimeMillis()))
+                .as("the added replica's fetch is taken")
+                .isTrue();
+        assertThat(quorum.asked).as("behind: not asked in yet").isEmpty();
+        assertThat(partition.highWatermark())
+                .as("a replica outside the ISR holds nothing up")
+                .isEqualTo(5);
+
+        partition.onFollowerFetch(4, 5, System.currentTimeMillis());
+        assertThat(quorum.asked).containsExactly(List.of(1, 2, 3, 4));
+
+        // Metadata older than what the leader knows does not take the replica away again.
+        partition.becomeReplicatedLeader(ME, 4, 7, REPLICAS, REPLICAS, quorum, System.currentTimeMillis());
+        assertThat(partition.onFollowerFetch(4, 5, System.currentTimeMillis())).isTrue();
+    }
+
+    @Test
     void aConsumerReadsBelowTheHighWatermarkOnlyAndAFollowerToTheLogEnd() {
         append(2);
         append(3);
