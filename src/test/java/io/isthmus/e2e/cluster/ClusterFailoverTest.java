@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -46,6 +48,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
@@ -121,8 +124,9 @@ class ClusterFailoverTest {
         final Map<Integer, List<String>> consumed = new ConcurrentHashMap<>();
         final AtomicReference<Exception> consumerFailure = new AtomicReference<>();
         final AtomicBoolean consuming = new AtomicBoolean(true);
-        final Thread producer =
-                new Thread(() -> produceUntilStopped(producing, acked, sendErrors, producerFailure), "test-producer");
+        final Thread producer = new Thread(
+                () -> produceUntilStopped("failover", 3, producing, acked, sendErrors, producerFailure),
+                "test-producer");
         final Thread consumer =
                 new Thread(() -> consumeUntilStopped(consuming, consumed, consumerFailure), "test-group");
         producer.start();
@@ -277,6 +281,76 @@ class ClusterFailoverTest {
         assertThat(replicaBytes(3, "minority", 0)).as("broker 3 caught up").isEqualTo(leader);
     }
 
+    @Test
+    void aBrokerAddedToARunningClusterTakesOverAReplicaMovedToItWhileProducersGoOn() throws Exception {
+        // Three voters running; broker 4, a broker-only node, is added later, as an operator adds a machine.
+        cluster = LocalCluster.plan(4, 3, dir, REPLICATED);
+        for (int id = 1; id <= 3; id++) {
+            cluster.start(id);
+        }
+        cluster.awaitBrokers(3, FORMED_WITHIN);
+        final TopicPartition tp = new TopicPartition("grown", 0);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("grown", Map.of(0, List.of(1, 2, 3)))))
+                    .all()
+                    .get();
+        }
+        awaitIsr("grown", 3);
+        final Map<Integer, List<String>> acked = new ConcurrentHashMap<>();
+        final List<Exception> sendErrors = Collections.synchronizedList(new ArrayList<>());
+        final AtomicReference<Exception> producerFailure = new AtomicReference<>();
+        final AtomicBoolean producing = new AtomicBoolean(true);
+        final Thread producer = new Thread(
+                () -> produceUntilStopped("grown", 1, producing, acked, sendErrors, producerFailure), "test-producer");
+        producer.start();
+        try {
+            cluster.start(4);
+            cluster.awaitBrokers(4, FORMED_WITHIN);
+            try (Admin admin = admin()) {
+                admin.alterPartitionReassignments(
+                                Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(4, 2, 3)))))
+                        .all()
+                        .get();
+                awaitTrue(
+                        FORMED_WITHIN,
+                        "the move to brokers 4, 2, 3 completes",
+                        () -> admin.listPartitionReassignments()
+                                        .reassignments()
+                                        .get()
+                                        .isEmpty()
+                                && describe("grown")
+                                                .partitions()
+                                                .getFirst()
+                                                .isr()
+                                                .size()
+                                        == 3);
+                admin.electLeaders(ElectionType.PREFERRED, Set.of(tp))
+                        .partitions()
+                        .get();
+            }
+            awaitTrue(
+                    Duration.ofSeconds(60), "broker 4, the preferred replica, leads", () -> leaderOf("grown", 0) == 4);
+            Thread.sleep(1000);
+        } finally {
+            producing.set(false);
+            producer.join(120_000);
+        }
+        assertThat(producerFailure.get()).as("the producer's own failure").isNull();
+        assertThat(sendErrors).as("sends that failed after their retries").isEmpty();
+        assertThat(acked.get(0)).as("records acknowledged through the move").hasSizeGreaterThan(100);
+        assertThat(readAll("grown", 1).get(0))
+                .as("every acknowledged record once, in order")
+                .isEqualTo(acked.get(0));
+
+        cluster.close();
+        final byte[] moved = replicaBytes(4, "grown", 0);
+        assertThat(replicaBytes(2, "grown", 0)).isEqualTo(moved);
+        assertThat(replicaBytes(3, "grown", 0)).isEqualTo(moved);
+        assertThat(dir.resolve("broker-1").resolve("grown-0"))
+                .as("broker 1 left the partition and deleted its copy")
+                .doesNotExist();
+    }
+
     /** A producer with {@code acks} that reports the first error it gets instead of retrying. */
     private KafkaProducer<byte[], byte[]> producer(final String acks) {
         final Properties p = new Properties();
@@ -397,7 +471,10 @@ class ClusterFailoverTest {
         }
     }
 
+    /** Produces round robin over the first {@code partitions} partitions of {@code topic} until told to stop. */
     private void produceUntilStopped(
+            final String topic,
+            final int partitions,
             final AtomicBoolean producing,
             final Map<Integer, List<String>> acked,
             final List<Exception> sendErrors,
@@ -413,10 +490,10 @@ class ClusterFailoverTest {
                 new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             int i = 0;
             while (producing.get()) {
-                final int partition = i % 3;
+                final int partition = i % partitions;
                 final String value = "p" + partition + "-" + i;
                 producer.send(
-                        new ProducerRecord<>("failover", partition, null, value.getBytes(StandardCharsets.UTF_8)),
+                        new ProducerRecord<>(topic, partition, null, value.getBytes(StandardCharsets.UTF_8)),
                         (metadata, error) -> {
                             if (error == null) {
                                 acked.computeIfAbsent(partition, k -> Collections.synchronizedList(new ArrayList<>()))

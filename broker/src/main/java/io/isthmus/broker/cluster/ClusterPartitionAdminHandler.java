@@ -156,9 +156,10 @@ final class ClusterPartitionAdminHandler implements ApiHandler {
 
     private CompletableFuture<ElectLeadersResponseData> elect(
             final RequestContext context, final ElectLeadersRequestData data) {
+        final short version = context.apiVersion();
         if (!access.allowsOnCluster(context, AclOperation.ALTER)) {
             return CompletableFuture.completedFuture(
-                    new ElectLeadersResponseData().setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code()));
+                    electRefused(data, version, Errors.CLUSTER_AUTHORIZATION_FAILED, null));
         }
         return membership
                 .controller()
@@ -166,7 +167,34 @@ final class ClusterPartitionAdminHandler implements ApiHandler {
                 .orTimeout(QuorumForwarding.timeoutOf(data.timeoutMs()), MILLISECONDS)
                 .handle((answer, failure) -> answer != null
                         ? answer
-                        : new ElectLeadersResponseData()
-                                .setErrorCode(QuorumForwarding.errorOf(failure).code()));
+                        : electRefused(
+                                data, version, QuorumForwarding.errorOf(failure), QuorumForwarding.reason(failure)));
+    }
+
+    /**
+     * Every named partition answered {@code error}, as Kafka does; the request as a whole too from version 1, which
+     * has the field (version 0 cannot carry it, and a request for all partitions then gets no result).
+     */
+    private static ElectLeadersResponseData electRefused(
+            final ElectLeadersRequestData data, final short version, final Errors error, final String message) {
+        final ElectLeadersResponseData response = new ElectLeadersResponseData();
+        if (version >= 1) {
+            response.setErrorCode(error.code());
+        }
+        if (data.topicPartitions() != null) {
+            for (final ElectLeadersRequestData.TopicPartitions topic : data.topicPartitions()) {
+                final ElectLeadersResponseData.ReplicaElectionResult result =
+                        new ElectLeadersResponseData.ReplicaElectionResult().setTopic(topic.topic());
+                for (final int partition : topic.partitions()) {
+                    result.partitionResult()
+                            .add(new ElectLeadersResponseData.PartitionResult()
+                                    .setPartitionId(partition)
+                                    .setErrorCode(error.code())
+                                    .setErrorMessage(message == null ? error.message() : message));
+                }
+                response.replicaElectionResults().add(result);
+            }
+        }
+        return response;
     }
 }

@@ -42,7 +42,8 @@ public final class MetadataObserver implements MetadataNode {
         this.settings = settings;
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
-        this.client = QuorumClient.connect(MetadataQuorum.groupOf(settings), properties, commandRetrySpan);
+        this.client = QuorumClient.connect(
+                MetadataQuorum.groupOf(settings), properties, settings.brokerSessionTimeout(), commandRetrySpan);
         this.follower = new Thread(this::follow, "metadata-observer-" + settings.nodeId());
         follower.setDaemon(true);
     }

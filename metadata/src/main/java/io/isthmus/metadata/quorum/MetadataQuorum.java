@@ -81,7 +81,7 @@ public final class MetadataQuorum implements MetadataNode {
                 // FORMAT only on the first start after formatting, when Ratis has written nothing yet.
                 .setOption(started ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
-        this.client = QuorumClient.connect(group, properties);
+        this.client = QuorumClient.connect(group, properties, settings.brokerSessionTimeout());
         sessions.logThrough(this::submitHere);
         this.sessionTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "metadata-sessions-" + settings.nodeId());

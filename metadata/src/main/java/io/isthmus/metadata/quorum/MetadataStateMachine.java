@@ -241,7 +241,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** Stops answering image fetches, then closes as every state machine does. */
     @Override
     public void close() throws IOException {
-        imageAnswers.shutdownNow();
+        // Not shutdownNow: an answer already queued would be dropped with its future never completed.
+        imageAnswers.shutdown();
         super.close();
     }
 

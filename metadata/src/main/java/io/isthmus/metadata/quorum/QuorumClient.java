@@ -33,7 +33,9 @@ import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -44,6 +46,7 @@ import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -77,6 +80,9 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
 
     private static final Duration RETRY_SLEEP = Duration.ofMillis(100);
 
+    /** Ratis's default request timeout: a heartbeat never waits longer for one voter. */
+    private static final Duration HEARTBEAT_TIMEOUT_CAP = Duration.ofSeconds(3);
+
     private final RaftGroup group;
     private final RaftProperties properties;
     private final Duration retrySpan;
@@ -86,7 +92,7 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
     private RaftClient client;
     private boolean closed;
 
-    private QuorumClient(RaftGroup group, RaftProperties properties, Duration retrySpan) {
+    private QuorumClient(RaftGroup group, RaftProperties properties, Duration sessionTimeout, Duration retrySpan) {
         this.group = group;
         this.properties = properties;
         this.retrySpan = retrySpan;
@@ -94,30 +100,50 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
                 .map(RaftPeer::getId)
                 .sorted(Comparator.comparingInt(id -> Integer.parseInt(id.toString())))
                 .toList();
-        this.client = build(commandRetries());
-        this.heartbeats = build(RetryPolicies.noRetry());
+        this.client = build(properties, commandRetries());
+        this.heartbeats = build(heartbeatProperties(sessionTimeout, voters.size()), RetryPolicies.noRetry());
     }
 
-    /** A client of the quorum {@code group}, with the RPC settings in {@code properties}. */
-    static QuorumClient connect(RaftGroup group, RaftProperties properties) {
-        return connect(group, properties, DEFAULT_RETRY_SPAN);
+    /**
+     * A client of the quorum {@code group}, with the RPC settings in {@code properties}, for a broker whose session
+     * lasts {@code sessionTimeout} ({@code broker.session.timeout.ms}).
+     */
+    static QuorumClient connect(RaftGroup group, RaftProperties properties, Duration sessionTimeout) {
+        return connect(group, properties, sessionTimeout, DEFAULT_RETRY_SPAN);
     }
 
-    /** As {@link #connect(RaftGroup, RaftProperties)}, commands retried for {@code retrySpan} (tests shorten it). */
-    static QuorumClient connect(RaftGroup group, RaftProperties properties, Duration retrySpan) {
-        return new QuorumClient(group, properties, retrySpan);
+    /** As {@link #connect(RaftGroup, RaftProperties, Duration)}, commands retried for {@code retrySpan} (tests). */
+    static QuorumClient connect(
+            RaftGroup group, RaftProperties properties, Duration sessionTimeout, Duration retrySpan) {
+        return new QuorumClient(group, properties, sessionTimeout, retrySpan);
     }
 
-    /** Retries every {@link #RETRY_SLEEP} for {@link #retrySpan}: through elections and short outages. */
+    /**
+     * Heartbeats wait for each voter at most a share of the session, so that one voter that hangs (paused, cut off)
+     * ahead of the leader leaves time to reach the leader within the session; never longer than Ratis's own default.
+     */
+    private static RaftProperties heartbeatProperties(Duration sessionTimeout, int voters) {
+        RaftProperties heartbeat = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(heartbeat, SupportedRpcType.GRPC);
+        long perVoter = Math.min(HEARTBEAT_TIMEOUT_CAP.toMillis(), sessionTimeout.toMillis() / Math.max(1, voters));
+        RaftClientConfigKeys.Rpc.setRequestTimeout(
+                heartbeat, TimeDuration.valueOf(Math.max(100, perVoter), TimeUnit.MILLISECONDS));
+        return heartbeat;
+    }
+
+    /**
+     * Retries every {@link #RETRY_SLEEP}, {@link #retrySpan} worth of attempts: through elections and short outages
+     * (that long when voters refuse at once; longer when they hang, each attempt then waiting out its timeout).
+     */
     private RetryPolicy commandRetries() {
         return RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                 (int) (retrySpan.toMillis() / RETRY_SLEEP.toMillis()),
                 TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS));
     }
 
-    private RaftClient build(RetryPolicy retryPolicy) {
+    private RaftClient build(RaftProperties rpc, RetryPolicy retryPolicy) {
         return RaftClient.newBuilder()
-                .setProperties(properties)
+                .setProperties(rpc)
                 .setRaftGroup(group)
                 .setRetryPolicy(retryPolicy)
                 .build();
@@ -163,6 +189,10 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
                         why = Errors.NOT_CONTROLLER.exception("metadata voter " + voter + " does not lead the quorum");
                     } else if (failure == null) {
                         why = reply.getException();
+                    } else {
+                        // Without retries Ratis never reconnects to a voter on its own: a voter that restarted
+                        // would fail every later heartbeat at once on the stream that broke.
+                        heartbeats.getClientRpc().handleException(voter, failure, true);
                     }
                     return heartbeatFrom(heartbeat, first, tried + 1, why);
                 })
@@ -215,12 +245,10 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
      * ImageFetch#MAX_WAIT}) for it to; empty if it had nothing newer by then.
      */
     public CompletableFuture<Optional<ClusterImage>> fetchImage(long have, Duration wait) {
-        RaftClient current = current();
-        return watched(
-                        current,
-                        current.async()
-                                .sendReadOnlyUnordered(
-                                        Message.valueOf(ByteString.copyFrom(ImageFetch.encodeQuery(have, wait)))))
+        // Not watched: an unordered request that runs out of retries leaves the client usable.
+        return current()
+                .async()
+                .sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(ImageFetch.encodeQuery(have, wait))))
                 .thenApply(reply -> {
                     if (!reply.isSuccess()) {
                         throw new CompletionException(reply.getException());
@@ -277,7 +305,7 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
             if (closed || client != broken) {
                 return; // replaced already, or closing
             }
-            fresh = build(commandRetries());
+            fresh = build(properties, commandRetries());
             client = fresh;
         }
         LOG.warn("metadata quorum client replaced after {}; requests in flight on the old one fail", why.toString());

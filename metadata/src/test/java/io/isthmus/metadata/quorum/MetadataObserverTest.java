@@ -105,16 +105,16 @@ class MetadataObserverTest {
 
     @Test
     void anObserverComesBackFromAQuorumOutageLongerThanItsCommandsRetry() throws Exception {
-        quorum = new LocalQuorum(3, dir, Duration.ofMillis(500), Duration.ofSeconds(30), 10_000).startAll();
+        // One voter, so that the voter the observer heartbeats to after the outage is the one it had a connection to
+        // before: a heartbeat client that never reconnected would fail here every time, not by the luck of an election.
+        quorum = new LocalQuorum(1, dir, Duration.ofMillis(500), Duration.ofSeconds(30), 10_000).startAll();
         quorum.awaitLeader(WAIT);
         QuorumSettings settings = observerSettings();
         MetadataNode.format(settings);
         observer = MetadataObserver.start(settings, SHORT_RETRY);
         long epoch = registerAndUnfence(observer, 4);
 
-        for (int id = 1; id <= 3; id++) {
-            quorum.stop(id);
-        }
+        quorum.stop(1);
         // A command while no voter is up runs out of its retries; Ratis would fail every later command of that client.
         CreateTopicsRequestData during = new CreateTopicsRequestData();
         during.topics()
@@ -123,9 +123,7 @@ class MetadataObserverTest {
                 .isInstanceOf(java.util.concurrent.ExecutionException.class);
         Thread.sleep(SHORT_RETRY.toMillis());
 
-        for (int id = 1; id <= 3; id++) {
-            quorum.start(id);
-        }
+        quorum.start(1);
         quorum.awaitLeader(WAIT);
         LocalQuorum.await(
                 WAIT,
