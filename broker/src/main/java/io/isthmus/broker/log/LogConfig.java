@@ -28,6 +28,8 @@ import java.util.Map;
  * @param preallocate {@code log.preallocate}.
  * @param preTouchBytes {@code isthmus.log.pretouch.bytes}: how far ahead of an active segment's tail its pages are
  *     faulted in by a background thread (0: not at all); see {@link SegmentPreToucher}.
+ * @param highWatermarkCheckpointIntervalMs {@code replica.high.watermark.checkpoint.interval.ms}: how often {@link
+ *     LogManager} writes the high watermarks of replicated partitions to each log directory's checkpoint.
  * @param messageMaxBytes {@code message.max.bytes}: the largest record batch accepted, as sent (compressed or not), as
  *     in Kafka; isthmus also refuses a compressed batch whose records decompress to more (a decompression bomb
  *     costs at most this much memory, and the buffer is given back after the append).
@@ -45,6 +47,7 @@ public record LogConfig(
         long flushSchedulerIntervalMs,
         boolean preallocate,
         long preTouchBytes,
+        long highWatermarkCheckpointIntervalMs,
         int messageMaxBytes) {
 
     public static final String SEGMENT_BYTES = "log.segment.bytes";
@@ -63,6 +66,8 @@ public record LogConfig(
 
     public static final String MESSAGE_MAX_BYTES = "message.max.bytes";
 
+    public static final String HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = "replica.high.watermark.checkpoint.interval.ms";
+
     public static final int DEFAULT_SEGMENT_BYTES = 1 << 30;
     public static final long DEFAULT_ROLL_MS = 7L * 24 * 60 * 60 * 1000;
     public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
@@ -75,6 +80,7 @@ public record LogConfig(
     public static final long DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS = 1000L;
     public static final boolean DEFAULT_PREALLOCATE = true;
     public static final long DEFAULT_PRETOUCH_BYTES = 16L * 1024 * 1024;
+    public static final long DEFAULT_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5000L;
     /** Kafka's default: 1 MiB and the 12 bytes of a batch's offset and length fields. */
     public static final int DEFAULT_MESSAGE_MAX_BYTES = 1024 * 1024 + 12;
 
@@ -96,6 +102,7 @@ public record LogConfig(
         requireAtLeast(FLUSH_MS, flushMs, 0);
         requireAtLeast(FLUSH_SCHEDULER_INTERVAL_MS, flushSchedulerIntervalMs, 1);
         requireAtLeast(PRETOUCH_BYTES, preTouchBytes, 0);
+        requireAtLeast(HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, highWatermarkCheckpointIntervalMs, 1);
         requireAtLeast(MESSAGE_MAX_BYTES, messageMaxBytes, 1);
     }
 
@@ -123,6 +130,7 @@ public record LogConfig(
                 longValue(props, FLUSH_SCHEDULER_INTERVAL_MS, DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS),
                 booleanValue(props, PREALLOCATE, DEFAULT_PREALLOCATE),
                 longValue(props, PRETOUCH_BYTES, DEFAULT_PRETOUCH_BYTES),
+                longValue(props, HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, DEFAULT_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS),
                 intValue(props, MESSAGE_MAX_BYTES, DEFAULT_MESSAGE_MAX_BYTES));
     }
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,10 +24,13 @@ import org.slf4j.LoggerFactory;
 /**
  * All partition logs of a broker, spread over the directories of {@code log.dirs} (Kafka's {@code LogManager}).
  *
- * <p>{@link #startup()} opens (and, after a crash, recovers) every {@code <topic>-<partition>} directory and starts a
- * scheduler thread that runs retention every {@code log.retention.check.interval.ms} and, when {@code flush.ms} is
- * finite, time-based flushes every {@code log.flush.scheduler.interval.ms}. New partitions go to the directory with the
- * fewest. {@link #close()} stops the scheduler and closes every log cleanly, which leaves the clean-shutdown markers.
+ * <p>{@link #startup()} opens (and, after a crash, recovers) every {@code <topic>-<partition>} directory, hands each
+ * log the high watermark its directory's checkpoint kept ({@link HighWatermarkCheckpoint}), and starts a scheduler
+ * thread that runs retention every {@code log.retention.check.interval.ms}, checkpoints the high watermarks of
+ * replicated partitions every {@code replica.high.watermark.checkpoint.interval.ms} and, when {@code flush.ms} is
+ * finite, runs time-based flushes every {@code log.flush.scheduler.interval.ms}. New partitions go to the directory
+ * with the fewest. {@link #close()} stops the scheduler, checkpoints the high watermarks a last time and closes every
+ * log cleanly, which leaves the clean-shutdown markers.
  * One {@link SegmentIdAllocator} spans all partitions: segment ids are unique per broker.
  */
 public final class LogManager implements AutoCloseable {
@@ -80,6 +84,11 @@ public final class LogManager implements AutoCloseable {
                 config.retentionCheckIntervalMs(),
                 config.retentionCheckIntervalMs(),
                 TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(
+                this::checkpointTask,
+                config.highWatermarkCheckpointIntervalMs(),
+                config.highWatermarkCheckpointIntervalMs(),
+                TimeUnit.MILLISECONDS);
         if (config.flushMs() != Long.MAX_VALUE) {
             scheduler.scheduleWithFixedDelay(
                     this::flushTask,
@@ -115,6 +124,50 @@ public final class LogManager implements AutoCloseable {
             }
         }
         LOG.info("log manager loaded: logDirs={} partitions={}", logDirs, logs.size());
+        restoreHighWatermarks();
+    }
+
+    /** Hands each log the high watermark its directory's checkpoint kept across the restart. */
+    private void restoreHighWatermarks() throws IOException {
+        for (final Path logDir : logDirs) {
+            HighWatermarkCheckpoint.read(logDir).forEach((partition, highWatermark) -> {
+                final PartitionLog log = logs.get(partition);
+                if (log != null && log.dir().getParent().equals(logDir)) {
+                    log.restoreHighWatermark(highWatermark);
+                }
+            });
+        }
+    }
+
+    /**
+     * Writes every log directory's checkpoint of the high watermarks its replicated partitions track (those of one
+     * replica follow their log end and need none). Returns how many were written.
+     */
+    public int checkpointHighWatermarks() {
+        final Map<Path, Map<TopicPartition, Long>> byDir = new HashMap<>();
+        for (final Path logDir : logDirs) {
+            byDir.put(logDir, new HashMap<>());
+        }
+        for (final Map.Entry<TopicPartition, PartitionLog> entry : logs.entrySet()) {
+            final PartitionLog log = entry.getValue();
+            final Map<TopicPartition, Long> dir = byDir.get(log.dir().getParent());
+            if (dir != null && log.tracksHighWatermark()) {
+                dir.put(entry.getKey(), log.highWatermark());
+            }
+        }
+        int written = 0;
+        for (final Map.Entry<Path, Map<TopicPartition, Long>> dir : byDir.entrySet()) {
+            if (dir.getValue().isEmpty() && !Files.exists(dir.getKey().resolve(HighWatermarkCheckpoint.FILE_NAME))) {
+                continue; // a single broker's directory: nothing replicated, no file
+            }
+            try {
+                HighWatermarkCheckpoint.write(dir.getKey(), dir.getValue());
+                written += dir.getValue().size();
+            } catch (final IOException e) {
+                LOG.error("writing the high watermark checkpoint of {} failed", dir.getKey(), e);
+            }
+        }
+        return written;
     }
 
     private static boolean hasSegments(final Path dir) throws IOException {
@@ -212,6 +265,14 @@ public final class LogManager implements AutoCloseable {
         }
     }
 
+    private void checkpointTask() {
+        try {
+            checkpointHighWatermarks();
+        } catch (final RuntimeException ex) {
+            LOG.error("high watermark checkpoint failed", ex);
+        }
+    }
+
     private void flushTask() {
         try {
             runTimedFlush();
@@ -234,6 +295,8 @@ public final class LogManager implements AutoCloseable {
             }
         }
         preToucher.close();
+        // Last, with every replicated partition's final high watermark, so a clean restart serves consumers at once.
+        checkpointHighWatermarks();
         for (final PartitionLog log : logs.values()) {
             log.close();
         }

@@ -107,6 +107,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long logStartOffset;
     /** The high watermark of a replicated partition; {@link #FOLLOWS_LOG_END} for a partition of one replica. */
     private volatile long trackedHighWatermark = FOLLOWS_LOG_END;
+    /** A checkpointed high watermark from before a restart, or -1; see {@link #restoreHighWatermark}. */
+    private volatile long restoredHighWatermark = -1;
 
     private volatile LogSegment active;
     private volatile boolean closed;
@@ -266,18 +268,28 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * The partition is replicated from now on: the high watermark is tracked apart from the log end offset. It starts
-     * at the log start offset the first time (nothing is known to be replicated; it is not persisted, so a restarted
-     * replica learns it again from its in-sync replicas), and keeps its value across later role changes.
+     * the first time at the value checkpointed before a restart ({@link #restoreHighWatermark}), within the log, or
+     * else at the log start offset (nothing is known to be replicated), and keeps its value across later role changes.
      */
     public void trackHighWatermark() {
         appendLock.lock();
         try {
             if (trackedHighWatermark == FOLLOWS_LOG_END) {
-                trackedHighWatermark = logStartOffset;
+                final long restored = restoredHighWatermark;
+                trackedHighWatermark =
+                        restored < 0 ? logStartOffset : Math.max(logStartOffset, Math.min(restored, logEndOffset()));
             }
         } finally {
             appendLock.unlock();
         }
+    }
+
+    /**
+     * The high watermark a checkpoint kept across a restart ({@link HighWatermarkCheckpoint}): where tracking starts
+     * when the partition turns out to be replicated; no effect on a high watermark tracked already.
+     */
+    public void restoreHighWatermark(final long checkpointed) {
+        restoredHighWatermark = checkpointed;
     }
 
     /** The partition has one replica again: the high watermark is the log end offset. */

@@ -57,6 +57,73 @@ class LogManagerTest {
     }
 
     @Test
+    void aReplicatedPartitionsHighWatermarkSurvivesARestartWithinItsLog() throws Exception {
+        final TopicPartition replicated = new TopicPartition("orders", 0);
+        final TopicPartition single = new TopicPartition("orders", 1);
+        final Path dirOfReplicated;
+        final Path dirOfSingle;
+        try (LogManager manager = manager()) {
+            manager.startup();
+            final PartitionLog log = manager.getOrCreateLog(replicated);
+            log.trackHighWatermark();
+            append(log, 10);
+            assertThat(log.advanceHighWatermark(35)).isTrue();
+            append(manager.getOrCreateLog(single), 4);
+            dirOfReplicated = log.dir().getParent();
+            dirOfSingle = manager.getOrCreateLog(single).dir().getParent();
+        }
+        assertThat(dirOfSingle).isNotEqualTo(dirOfReplicated);
+        assertThat(Files.readAllLines(dirOfReplicated.resolve(HighWatermarkCheckpoint.FILE_NAME)))
+                .containsExactly("0", "1", "orders 0 35");
+        assertThat(dirOfSingle.resolve(HighWatermarkCheckpoint.FILE_NAME))
+                .as("a directory holding no replicated partition gets no checkpoint")
+                .doesNotExist();
+
+        try (LogManager manager = manager()) {
+            manager.startup();
+            final PartitionLog log = manager.log(replicated).orElseThrow();
+            log.trackHighWatermark();
+            assertThat(log.highWatermark())
+                    .as("served at once after the restart")
+                    .isEqualTo(35);
+            final PartitionLog unreplicated = manager.log(single).orElseThrow();
+            assertThat(unreplicated.highWatermark()).isEqualTo(20);
+            // A log cut below the checkpointed value (a follower truncated) starts no higher than its end.
+            log.truncateTo(30);
+            assertThat(manager.checkpointHighWatermarks()).isEqualTo(1);
+        }
+        assertThat(Files.readAllLines(dirOfReplicated.resolve(HighWatermarkCheckpoint.FILE_NAME)))
+                .containsExactly("0", "1", "orders 0 30");
+    }
+
+    @Test
+    void anUnreadableHighWatermarkCheckpointIsSetAsideAndTheLogStartsFromItsStart() throws Exception {
+        final TopicPartition replicated = new TopicPartition("orders", 0);
+        final Path logDir;
+        try (LogManager manager = manager()) {
+            manager.startup();
+            final PartitionLog log = manager.getOrCreateLog(replicated);
+            log.trackHighWatermark();
+            append(log, 4);
+            log.advanceHighWatermark(20);
+            logDir = log.dir().getParent();
+        }
+        final Path checkpoint = logDir.resolve(HighWatermarkCheckpoint.FILE_NAME);
+        Files.writeString(checkpoint, "0\n2\norders 0 20\n");
+
+        try (LogManager manager = manager()) {
+            manager.startup();
+            final PartitionLog log = manager.log(replicated).orElseThrow();
+            log.trackHighWatermark();
+            assertThat(log.highWatermark()).isZero();
+        }
+        try (var files = Files.list(logDir)) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .anyMatch(name -> name.startsWith(HighWatermarkCheckpoint.FILE_NAME + ".corrupt-"));
+        }
+    }
+
+    @Test
     void shouldRunRetentionAcrossLogsAndDeletePartitions() throws Exception {
         final TopicPartition partition = new TopicPartition("events", 3);
         try (LogManager manager = manager()) {
