@@ -311,25 +311,29 @@ class ClusterFailoverTest {
                                 Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(4, 2, 3)))))
                         .all()
                         .get();
-                awaitTrue(
-                        FORMED_WITHIN,
-                        "the move to brokers 4, 2, 3 completes",
-                        () -> admin.listPartitionReassignments()
-                                        .reassignments()
-                                        .get()
-                                        .isEmpty()
-                                && describe("grown")
-                                                .partitions()
-                                                .getFirst()
-                                                .isr()
-                                                .size()
-                                        == 3);
-                admin.electLeaders(ElectionType.PREFERRED, Set.of(tp))
-                        .partitions()
-                        .get();
+                // Asked of whichever broker the admin picks, which may trail the quorum: the replicas are 4, 2, 3
+                // only once the move has completed (while it runs they are 4, 2, 3, 1).
+                awaitTrue(FORMED_WITHIN, "the move to brokers 4, 2, 3 completes", () -> {
+                    final TopicPartitionInfo now =
+                            describe("grown").partitions().getFirst();
+                    return now.replicas().stream()
+                                    .map(org.apache.kafka.common.Node::id)
+                                    .toList()
+                                    .equals(List.of(4, 2, 3))
+                            && now.isr().size() == 3
+                            && admin.listPartitionReassignments()
+                                    .reassignments()
+                                    .get()
+                                    .isEmpty();
+                });
+                // Asked again until it took: a broker that answered from a trailing image may not have seen 4 in sync.
+                awaitTrue(Duration.ofSeconds(60), "broker 4, the preferred replica, leads", () -> {
+                    admin.electLeaders(ElectionType.PREFERRED, Set.of(tp))
+                            .partitions()
+                            .get();
+                    return leaderOf("grown", 0) == 4;
+                });
             }
-            awaitTrue(
-                    Duration.ofSeconds(60), "broker 4, the preferred replica, leads", () -> leaderOf("grown", 0) == 4);
             Thread.sleep(1000);
         } finally {
             producing.set(false);

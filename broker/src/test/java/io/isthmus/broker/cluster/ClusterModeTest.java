@@ -353,7 +353,15 @@ class ClusterModeTest {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(3));
         // Through a broker-only node: it forwards the topic to the quorum and answers from the image it was sent.
         try (Admin admin = Admin.create(p)) {
-            assertThat(admin.describeCluster().nodes().get()).hasSize(BROKERS);
+            awaitCondition(
+                    () -> {
+                        try {
+                            return admin.describeCluster().nodes().get().size() == BROKERS;
+                        } catch (final Exception notNow) {
+                            return false;
+                        }
+                    },
+                    "broker 3's image shows every broker registered and unfenced");
             assertThat(admin.describeCluster().controller().get().id()).isEqualTo(1);
             admin.createTopics(List.of(new NewTopic("observed", 3, (short) 3)))
                     .all()
@@ -399,32 +407,27 @@ class ClusterModeTest {
             admin.alterPartitionReassignments(Map.of(moving, Optional.of(new NewPartitionReassignment(List.of(2, 3)))))
                     .all()
                     .get();
-            final Map<TopicPartition, PartitionReassignment> ongoing =
-                    admin.listPartitionReassignments().reassignments().get();
-            assertThat(ongoing).containsOnlyKeys(moving);
-            assertThat(ongoing.get(moving).addingReplicas()).containsExactly(3);
-            assertThat(ongoing.get(moving).removingReplicas()).containsExactly(1);
+            // Listed by whichever broker answers, from its image: waited for, since it may trail the quorum by a
+            // moment.
+            final java.util.concurrent.atomic.AtomicReference<PartitionReassignment> ongoing =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            awaitCondition(
+                    () -> {
+                        ongoing.set(reassignments(admin).get(moving));
+                        return ongoing.get() != null;
+                    },
+                    "the move is listed as in progress");
+            assertThat(ongoing.get().addingReplicas()).containsExactly(3);
+            assertThat(ongoing.get().removingReplicas()).containsExactly(1);
             produce(bootstrap(2), "moving", 500, 700, values, sent);
 
             // Back, broker 3 catches up, joins the ISR, and the move completes: broker 1 leaves the partition.
             start(3);
             brokers.get(3).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
             awaitCondition(
-                    () -> {
-                        try {
-                            return admin.listPartitionReassignments()
-                                    .reassignments()
-                                    .get()
-                                    .isEmpty();
-                        } catch (final Exception e) {
-                            return false;
-                        }
-                    },
-                    "the reassignment completes");
-            final TopicPartitionInfo moved =
-                    awaitLeaders(admin, "moving").partitions().getFirst();
-            assertThat(moved.replicas().stream().map(org.apache.kafka.common.Node::id))
-                    .containsExactly(2, 3);
+                    () -> replicasOf(admin, "moving").equals(List.of(2, 3))
+                            && reassignments(admin).isEmpty(),
+                    "the move completes: replicas 2 and 3, nothing in progress");
             awaitCondition(
                     () -> brokers.get(1).partitions().partition(moving).isEmpty(),
                     "broker 1 no longer holds a replica");
@@ -576,6 +579,34 @@ class ClusterModeTest {
             }
         }
         return out.toByteArray();
+    }
+
+    /** The reassignments in progress, as the broker the admin asks answers; empty if it cannot answer now. */
+    private static Map<TopicPartition, PartitionReassignment> reassignments(final Admin admin) {
+        try {
+            return admin.listPartitionReassignments().reassignments().get();
+        } catch (final Exception notNow) {
+            return Map.of();
+        }
+    }
+
+    /** Partition 0's replicas as a broker describes them; empty if it cannot answer now. */
+    private static List<Integer> replicasOf(final Admin admin, final String topic) {
+        try {
+            return admin
+                    .describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .getFirst()
+                    .replicas()
+                    .stream()
+                    .map(org.apache.kafka.common.Node::id)
+                    .toList();
+        } catch (final Exception notNow) {
+            return List.of();
+        }
     }
 
     private static void awaitIsr(final Admin admin, final String topic, final int size) throws InterruptedException {
