@@ -334,6 +334,7 @@ class ClusterFailoverTest {
                     return leaderOf("grown", 0) == 4;
                 });
             }
+            // Pacing: a second of writes with broker 4 leading before the producer stops.
             Thread.sleep(1000);
         } finally {
             producing.set(false);

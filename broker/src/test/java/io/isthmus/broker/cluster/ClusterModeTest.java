@@ -345,9 +345,7 @@ class ClusterModeTest {
 
     @Test
     void brokerOnlyNodesFollowAQuorumOfOneVoterAndHoldReplicasLikeVoters() throws Exception {
-        extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, "2");
-        extra.put(BrokerConfig.REPLICA_LAG_TIME_MAX_MS, "2000");
-        extra.put(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS, "200");
+        replicateWith(2);
         startCluster(1);
         final Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(3));
@@ -387,9 +385,7 @@ class ClusterModeTest {
 
     @Test
     void aPartitionMovesToNewReplicasThroughAlterPartitionReassignmentsAndLosesNothing() throws Exception {
-        extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, "2");
-        extra.put(BrokerConfig.REPLICA_LAG_TIME_MAX_MS, "2000");
-        extra.put(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS, "200");
+        replicateWith(2);
         startCluster();
         final TopicPartition moving = new TopicPartition("moving", 0);
         final List<String> values = new ArrayList<>();
@@ -485,15 +481,20 @@ class ClusterModeTest {
                 .containsExactlyElementsOf(sent.get(new TopicPartition("strict", 0)));
     }
 
+    /** Brokers started from now on need {@code minInsyncReplicas} for acks=all; followers 2 s behind leave the ISR. */
+    private void replicateWith(final int minInsyncReplicas) {
+        extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(minInsyncReplicas));
+        extra.put(BrokerConfig.REPLICA_LAG_TIME_MAX_MS, "2000");
+        extra.put(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS, "200");
+    }
+
     /**
      * Three brokers whose followers leave the ISR after 2 s behind, with {@code minInsyncReplicas}, and {@code topic}
      * of {@code partitions} partitions of three replicas each, all in sync.
      */
     private void startReplicatedCluster(final int minInsyncReplicas, final String topic, final int partitions)
             throws Exception {
-        extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(minInsyncReplicas));
-        extra.put(BrokerConfig.REPLICA_LAG_TIME_MAX_MS, "2000");
-        extra.put(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS, "200");
+        replicateWith(minInsyncReplicas);
         startCluster();
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 3)))

@@ -124,6 +124,8 @@ class MetadataObserverTest {
                 .add(new CreatableTopic().setName("during").setNumPartitions(1).setReplicationFactor((short) 1));
         assertThatThrownBy(() -> observer.controller().createTopics(during).get(WAIT.toSeconds(), TimeUnit.SECONDS))
                 .isInstanceOf(java.util.concurrent.ExecutionException.class);
+        // Pacing, not waiting for anything: the voter stays down past the observer's own retries too (its polls),
+        // so what comes back is a node each of whose request paths gave up once.
         Thread.sleep(SHORT_RETRY.toMillis());
 
         quorum.start(1);
