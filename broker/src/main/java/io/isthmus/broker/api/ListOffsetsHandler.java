@@ -79,7 +79,8 @@ public final class ListOffsetsHandler implements ApiHandler {
                                 : Errors.NONE;
                 final ListOffsetsResponseData.ListOffsetsPartitionResponse answer = partition
                         .filter(p -> notLeader == Errors.NONE)
-                        .map(p -> lookup(p, requested.timestamp(), data.isolationLevel() == READ_COMMITTED))
+                        .map(p ->
+                                lookupUnlessDeleted(p, requested.timestamp(), data.isolationLevel() == READ_COMMITTED))
                         .orElseGet(() -> answer(
                                 !described
                                         ? Errors.TOPIC_AUTHORIZATION_FAILED
@@ -96,6 +97,22 @@ public final class ListOffsetsHandler implements ApiHandler {
             }
         }
         return CompletableFuture.completedFuture(Response.of(response));
+    }
+
+    /**
+     * {@link #lookup}, answered UNKNOWN_TOPIC_OR_PARTITION when the partition's topic was deleted after this request
+     * found it (its log closed under the lookup), as if it had not been found; any other failure still fails.
+     */
+    private static ListOffsetsResponseData.ListOffsetsPartitionResponse lookupUnlessDeleted(
+            final Partition partition, final long timestamp, final boolean committedOnly) {
+        try {
+            return lookup(partition, timestamp, committedOnly);
+        } catch (final IllegalStateException e) {
+            if (!partition.log().isClosed()) {
+                throw e;
+            }
+            return answer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, -1);
+        }
     }
 
     private static ListOffsetsResponseData.ListOffsetsPartitionResponse lookup(

@@ -121,6 +121,20 @@ class ListOffsetsHandlerTest {
     }
 
     @Test
+    void aPartitionWhoseLogClosedUnderTheLookupIsAnsweredAsUnknownNotAsAServerError() throws Exception {
+        // What a topic deleted between the partition's lookup and the log's read leaves (the fuzz test found it).
+        partitions
+                .partition(new TopicPartition("orders", 0))
+                .orElseThrow()
+                .log()
+                .close();
+
+        final ListOffsetsResponseData.ListOffsetsPartitionResponse answer = list("orders", 0, 2_500L);
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+    }
+
+    @Test
     void shouldRefuseTheMaxTimestampSpec() throws Exception {
         assertThat(list("orders", 0, ListOffsetsRequest.MAX_TIMESTAMP).errorCode())
                 .isEqualTo(Errors.UNSUPPORTED_VERSION.code());
