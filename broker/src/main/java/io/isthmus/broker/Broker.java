@@ -20,6 +20,7 @@ import io.isthmus.broker.api.ScramCredentialsHandler;
 import io.isthmus.broker.api.SingleBrokerMetadata;
 import io.isthmus.broker.api.TopicAdminHandler;
 import io.isthmus.broker.api.TransactionHandler;
+import io.isthmus.broker.api.WriteTxnMarkersHandler;
 import io.isthmus.broker.cluster.ClusterMembership;
 import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.broker.config.ClusterSettings;
@@ -45,6 +46,8 @@ import io.isthmus.broker.shm.ShmService;
 import io.isthmus.broker.shm.ShmSettings;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.broker.transaction.TransactionCoordinators;
+import io.isthmus.broker.transaction.TransactionStateLog;
 import io.isthmus.metadata.image.BrokerEndpoint;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -80,7 +83,9 @@ public final class Broker implements AutoCloseable {
     private final PartitionManager partitions;
     private final FileOffsetStore offsets;
     private final GroupCoordinator coordinator;
-    private final TransactionCoordinator transactions;
+    /** A single broker's transaction coordinator; a cluster's coordinators close with its membership. */
+    private final Optional<TransactionCoordinator> soleTransactions;
+
     private final ScheduledExecutorService delayedFetches;
     private final KafkaServer server;
     private final RdmaService rdma;
@@ -95,7 +100,7 @@ public final class Broker implements AutoCloseable {
             final PartitionManager partitions,
             final FileOffsetStore offsets,
             final GroupCoordinator coordinator,
-            final TransactionCoordinator transactions,
+            final Optional<TransactionCoordinator> soleTransactions,
             final ScheduledExecutorService delayedFetches,
             final KafkaServer server,
             final RdmaService rdma,
@@ -107,7 +112,7 @@ public final class Broker implements AutoCloseable {
         this.partitions = partitions;
         this.offsets = offsets;
         this.coordinator = coordinator;
-        this.transactions = transactions;
+        this.soleTransactions = soleTransactions;
         this.delayedFetches = delayedFetches;
         this.server = server;
         this.rdma = rdma;
@@ -146,6 +151,12 @@ public final class Broker implements AutoCloseable {
         final StartedSoFar started = new StartedSoFar();
         try {
             final LogManager logs = LogManager.fromConfig(logSettings, InstantSource.system());
+            if (clusterSettings.isPresent()) {
+                // A cluster keeps transaction states in a replicated topic, whose logs must never expire.
+                logs.configureTopic(
+                        TransactionStateLog.TOPIC,
+                        TransactionStateLog.logConfig(config.transactionStateLogSegmentBytes()));
+            }
             final PartitionManager partitions = clusterSettings.isPresent()
                     ? PartitionManager.startForCluster(logs, TopicRegistry.open(metadataDir))
                     : PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
@@ -175,20 +186,41 @@ public final class Broker implements AutoCloseable {
             started.add(delayedFetches::shutdownNow);
             final BrokerNode node = new BrokerNode(config.nodeId(), config.clusterId());
 
-            final TransactionCoordinator transactions = TransactionCoordinator.start(
-                    metadataDir,
-                    config.transactionStateLogSegmentBytes(),
-                    logs.segmentIds(),
-                    producerIds,
-                    partitions,
-                    coordinator,
-                    new TransactionCoordinator.Settings(
-                            config.transactionMaxTimeoutMs(),
-                            config.transactionalIdExpirationMs(),
-                            config.transactionAbortTimedOutIntervalMs(),
-                            config.transactionRemoveExpiredIntervalMs()),
-                    InstantSource.system());
-            started.add(transactions::close);
+            final TransactionCoordinator.Settings transactionSettings = new TransactionCoordinator.Settings(
+                    config.transactionMaxTimeoutMs(),
+                    config.transactionalIdExpirationMs(),
+                    config.transactionAbortTimedOutIntervalMs(),
+                    config.transactionRemoveExpiredIntervalMs());
+            final Optional<TransactionCoordinator> soleTransactions;
+            final TransactionCoordinators transactions;
+            if (cluster.isPresent()) {
+                final ClusterMembership membership = cluster.get();
+                soleTransactions = Optional.empty();
+                transactions = membership.startTransactions(new TransactionCoordinator.Context(
+                        producerIds,
+                        tp -> membership
+                                .image()
+                                .topic(tp.topic())
+                                .filter(topic -> tp.partition() >= 0
+                                        && tp.partition() < topic.partitions().size())
+                                .isPresent(),
+                        coordinator,
+                        transactionSettings,
+                        InstantSource.system()));
+            } else {
+                final TransactionCoordinator sole = TransactionCoordinator.start(
+                        metadataDir,
+                        config.transactionStateLogSegmentBytes(),
+                        logs.segmentIds(),
+                        producerIds,
+                        partitions,
+                        coordinator,
+                        transactionSettings,
+                        InstantSource.system());
+                started.add(sole::close);
+                soleTransactions = Optional.of(sole);
+                transactions = TransactionCoordinators.sole(sole);
+            }
 
             final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
             final AccessControl access = new AccessControl(authorizer);
@@ -223,7 +255,7 @@ public final class Broker implements AutoCloseable {
                     cluster.map(c -> c.topicAdminHandler(config.numPartitions(), access))
                             .orElseGet(() -> new TopicAdminHandler(
                                     partitions, offsets, config.numPartitions(), config.nodeId(), access)),
-                    new ProducerIdHandler(producerIds, transactions, access, coordinators),
+                    new ProducerIdHandler(producerIds, transactions, access),
                     new TransactionHandler(transactions, access),
                     new GroupHandler(coordinator, transactions, partitions.topics(), coordinators, access),
                     new ClusterHandler(
@@ -232,6 +264,13 @@ public final class Broker implements AutoCloseable {
                     new AclsHandler(aclAuthorizer, access)));
             // Moving partitions and their leaders is a cluster's: a single broker does not answer those APIs.
             cluster.ifPresent(c -> handlers.add(c.partitionAdminHandler(access)));
+            // A cluster's transaction coordinators write their markers with WriteTxnMarkers to each partition's leader.
+            cluster.ifPresent(c -> handlers.add(new WriteTxnMarkersHandler(
+                    partitions,
+                    leadership,
+                    access,
+                    config.minInsyncReplicas(),
+                    WriteTxnMarkersHandler.REPLICATION_TIMEOUT_MS)));
             router.set(new RequestRouter(handlers));
 
             final KafkaServer server = KafkaServer.start(
@@ -266,7 +305,7 @@ public final class Broker implements AutoCloseable {
                     partitions,
                     offsets,
                     coordinator,
-                    transactions,
+                    soleTransactions,
                     delayedFetches,
                     server,
                     rdma,
@@ -424,7 +463,9 @@ public final class Broker implements AutoCloseable {
             server.close();
             shm.close();
             rdma.close();
-            transactions.close();
+            if (soleTransactions.isPresent()) {
+                soleTransactions.get().close();
+            }
             coordinator.close();
             delayedFetches.shutdownNow();
             delayedFetches.awaitTermination(5, TimeUnit.SECONDS);

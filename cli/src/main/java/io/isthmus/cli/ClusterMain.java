@@ -22,7 +22,9 @@ import picocli.CommandLine.Parameters;
         description = "Starts a cluster of isthmus brokers on this host, each its own process, directory and ports, and"
                 + " prints the bootstrap servers. Brokers 1 to --voters are also voters of the metadata quorum, the"
                 + " others broker-only nodes. Topics get"
-                + " default.replication.factor=min(3, brokers) and min.insync.replicas=min(2, brokers) unless given."
+                + " default.replication.factor=min(3, brokers) and min.insync.replicas=min(2, brokers) unless given,"
+                + " and the transaction state topic the same (transaction.state.log.replication.factor,"
+                + " transaction.state.log.min.isr)."
                 + " Ctrl-C stops them.",
         footer = "Example: ./isthmus cluster --brokers 3, then ./isthmus topics --bootstrap <printed> --describe")
 public final class ClusterMain implements Callable<Integer> {
@@ -62,6 +64,9 @@ public final class ClusterMain implements Callable<Integer> {
         final Map<String, String> withDefaults = new java.util.HashMap<>();
         withDefaults.put(BrokerConfig.DEFAULT_REPLICATION_FACTOR, Integer.toString(Math.min(3, brokers)));
         withDefaults.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(Math.min(2, brokers)));
+        // The transaction state topic the same way, so transactional producers work on a cluster of one or two too.
+        withDefaults.put(BrokerConfig.TRANSACTION_STATE_LOG_REPLICATION_FACTOR, Integer.toString(Math.min(3, brokers)));
+        withDefaults.put(BrokerConfig.TRANSACTION_STATE_LOG_MIN_ISR, Integer.toString(Math.min(2, brokers)));
         withDefaults.putAll(extra);
         final Path dir = directory != null ? directory : Files.createTempDirectory("isthmus-cluster-");
         final int voterCount = voters == null ? brokers : voters;

@@ -36,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -201,6 +202,153 @@ class ClusterFailoverTest {
                         .as("partition %d on broker %d, against broker 1", p, broker)
                         .isEqualTo(first);
             }
+        }
+    }
+
+    @Test
+    void transactionsGoOnWhileTheirCoordinatorIsKilledThreeTimesAndReadCommittedSeesEachCommittedOneOnce()
+            throws Exception {
+        final Map<String, String> settings = new HashMap<>(REPLICATED);
+        settings.put("transaction.state.log.num.partitions", "3");
+        cluster = LocalCluster.plan(3, dir, settings);
+        cluster.startAll(FORMED_WITHIN);
+        createTopic("payments", 3, (short) 3);
+        awaitIsr("payments", 3);
+
+        final String transactionalId = "payments-writer";
+        final Map<Integer, List<String>> committed = new ConcurrentHashMap<>();
+        final List<String> aborted = Collections.synchronizedList(new ArrayList<>());
+        final AtomicReference<Exception> producerFailure = new AtomicReference<>();
+        final AtomicBoolean producing = new AtomicBoolean(true);
+        final AtomicInteger transactions = new AtomicInteger();
+        final Thread producer = new Thread(
+                () -> transactUntilStopped(
+                        transactionalId, producing, transactions, committed, aborted, producerFailure),
+                "test-transactional-producer");
+        producer.start();
+        try (Admin admin = admin()) {
+            awaitTrue(Duration.ofSeconds(60), "the first transactions commit", () -> transactions.get() > 3);
+            for (int round = 0; round < 3; round++) {
+                final int victim = awaitCoordinator(admin, transactionalId);
+                cluster.kill9(victim);
+                awaitTrue(
+                        Duration.ofSeconds(60),
+                        "the coordinator of " + transactionalId + " fails over from broker " + victim,
+                        () -> coordinatorOf(admin, transactionalId) != victim);
+                final int before = transactions.get();
+                awaitTrue(
+                        Duration.ofSeconds(60),
+                        "transactions go on without broker " + victim,
+                        () -> transactions.get() > before + 2);
+                cluster.start(victim);
+                awaitIsr("payments", 3);
+                awaitIsr("__transaction_state", 3);
+            }
+        } finally {
+            producing.set(false);
+            producer.join(180_000);
+        }
+        assertThat(producer.isAlive()).as("the producer finished").isFalse();
+        assertThat(producerFailure.get())
+                .as("the transactional producer's failure")
+                .isNull();
+        assertThat(aborted).as("records of aborted transactions").isNotEmpty();
+        assertThat(transactions.get())
+                .as("transactions ended: three before the first kill and three more after each")
+                .isGreaterThanOrEqualTo(13);
+
+        final Map<Integer, List<String>> readCommitted = readAll("payments", 3, "read_committed");
+        for (int p = 0; p < 3; p++) {
+            assertThat(readCommitted.getOrDefault(p, List.of()))
+                    .as("partition %d under read_committed: each committed record once, in order, no aborted one", p)
+                    .isEqualTo(committed.getOrDefault(p, List.of()));
+        }
+        final Map<Integer, List<String>> readUncommitted = readAll("payments", 3, "read_uncommitted");
+        assertThat(readUncommitted.values().stream().flatMap(List::stream).toList())
+                .as("the aborted records were written, and are only hidden")
+                .containsAll(aborted);
+
+        awaitIsr("payments", 3);
+        cluster.close();
+        for (int p = 0; p < 3; p++) {
+            final byte[] first = replicaBytes(1, "payments", p);
+            for (final int broker : List.of(2, 3)) {
+                assertThat(replicaBytes(broker, "payments", p))
+                        .as("partition %d, markers included, on broker %d against broker 1", p, broker)
+                        .isEqualTo(first);
+            }
+        }
+    }
+
+    /**
+     * Runs transactions of 20 records over three partitions until stopped, every fourth one flushed and aborted, the
+     * others committed; files each committed transaction's records under their partitions once its commit returns.
+     */
+    private void transactUntilStopped(
+            final String transactionalId,
+            final AtomicBoolean producing,
+            final AtomicInteger transactions,
+            final Map<Integer, List<String>> committed,
+            final List<String> aborted,
+            final AtomicReference<Exception> failure) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "120000");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            for (int t = 0; producing.get(); t++) {
+                producer.beginTransaction();
+                final Map<Integer, List<String>> sent = new HashMap<>();
+                for (int i = 0; i < 20; i++) {
+                    final int partition = i % 3;
+                    final String value = "t" + t + "-" + i;
+                    sent.computeIfAbsent(partition, k -> new ArrayList<>()).add(value);
+                    producer.send(
+                            new ProducerRecord<>("payments", partition, null, value.getBytes(StandardCharsets.UTF_8)));
+                }
+                if (t % 4 == 3) {
+                    producer.flush();
+                    producer.abortTransaction();
+                    sent.values().forEach(aborted::addAll);
+                } else {
+                    producer.commitTransaction();
+                    sent.forEach((partition, values) -> committed
+                            .computeIfAbsent(partition, k -> Collections.synchronizedList(new ArrayList<>()))
+                            .addAll(values));
+                }
+                transactions.incrementAndGet();
+            }
+        } catch (final Exception e) {
+            failure.set(e);
+        }
+    }
+
+    /** The coordinator of {@code transactionalId} once DescribeTransactions finds one. */
+    private static int awaitCoordinator(final Admin admin, final String transactionalId) throws Exception {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        int found;
+        while ((found = coordinatorOf(admin, transactionalId)) < 0) {
+            assertThat(System.nanoTime())
+                    .as("a coordinator of %s is found", transactionalId)
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        return found;
+    }
+
+    /** The coordinator of {@code transactionalId}, as DescribeTransactions finds it; -1 while none is found. */
+    private static int coordinatorOf(final Admin admin, final String transactionalId) {
+        try {
+            return admin.describeTransactions(List.of(transactionalId))
+                    .description(transactionalId)
+                    .get(10, TimeUnit.SECONDS)
+                    .coordinatorId();
+        } catch (final Exception notNow) {
+            return -1;
         }
     }
 
@@ -558,7 +706,13 @@ class ClusterFailoverTest {
     }
 
     private Map<Integer, List<String>> readAll(final String topic, final int partitions) {
+        return readAll(topic, partitions, "read_uncommitted");
+    }
+
+    /** Every record of the topic a consumer of {@code isolation} reads, up to the end it is given at the start. */
+    private Map<Integer, List<String>> readAll(final String topic, final int partitions, final String isolation) {
         final Properties p = new Properties();
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         final Map<Integer, List<String>> read = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer =

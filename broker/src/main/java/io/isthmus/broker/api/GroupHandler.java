@@ -10,6 +10,7 @@ import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.broker.transaction.TransactionCoordinators;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,7 +67,7 @@ public final class GroupHandler implements ApiHandler {
     private static final int TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED = 3;
 
     private final GroupCoordinator coordinator;
-    private final TransactionCoordinator transactions;
+    private final TransactionCoordinators transactions;
     private final TopicRegistry topics;
     private final CoordinatorLocator coordinators;
     private final AccessControl access;
@@ -74,7 +75,7 @@ public final class GroupHandler implements ApiHandler {
     /** A single broker's handler: it coordinates every group and transactional id. */
     public GroupHandler(
             final GroupCoordinator coordinator,
-            final TransactionCoordinator transactions,
+            final TransactionCoordinators transactions,
             final TopicRegistry topics,
             final BrokerNode node,
             final AccessControl access) {
@@ -83,7 +84,7 @@ public final class GroupHandler implements ApiHandler {
 
     public GroupHandler(
             final GroupCoordinator coordinator,
-            final TransactionCoordinator transactions,
+            final TransactionCoordinators transactions,
             final TopicRegistry topics,
             final CoordinatorLocator coordinators,
             final AccessControl access) {
@@ -432,14 +433,45 @@ public final class GroupHandler implements ApiHandler {
             Errors outcome = coordinator.checkTransactionalCommitter(
                     data.groupId(), data.generationIdOrMemberEpoch(), data.memberId());
             if (outcome == Errors.NONE) {
-                outcome = transactions.stageOffsets(
-                        data.transactionalId(), data.producerId(), data.producerEpoch(), data.groupId(), offsets);
+                outcome = stageOffsets(data, offsets);
             }
             final Errors answer = TransactionHandler.fencedFor(
                     outcome, commit.version(), TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED);
             accepted.forEach(p -> p.setErrorCode(answer.code()));
         }
         return response;
+    }
+
+    /** Hands offsets committed in a transaction to the transaction's coordinator, which must be this broker. */
+    private Errors stageOffsets(
+            final TxnOffsetCommitRequestData data, final Map<TopicPartition, CommittedOffset> offsets) {
+        if (!transactions.offsetsInTransactions()) {
+            return Errors.UNSUPPORTED_VERSION;
+        }
+        final TransactionCoordinators.Found found = transactions.coordinatorOf(data.transactionalId());
+        return found.error() != Errors.NONE
+                ? found.error()
+                : found.coordinator()
+                        .stageOffsets(
+                                data.transactionalId(),
+                                data.producerId(),
+                                data.producerEpoch(),
+                                data.groupId(),
+                                offsets);
+    }
+
+    /** Whether an open or ending transaction of any coordinator here holds offsets of the group for the partition. */
+    private boolean hasPendingOffsets(final String groupId, final TopicPartition partition) {
+        if (!transactions.offsetsInTransactions()) {
+            // None can be pending; and a cluster's coordinators hold their locks across network waits.
+            return false;
+        }
+        for (final TransactionCoordinator coordinator : transactions.all()) {
+            if (coordinator.hasPendingOffsets(groupId, partition)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private OffsetFetchResponseData fetchOffsets(final RequestContext context, final OffsetFetchRequest fetch) {
@@ -519,7 +551,7 @@ public final class GroupHandler implements ApiHandler {
         if (data.requireStable()) {
             for (final OffsetFetchResponseData.OffsetFetchResponseTopic topic : response.topics()) {
                 for (final OffsetFetchResponseData.OffsetFetchResponsePartition partition : topic.partitions()) {
-                    if (transactions.hasPendingOffsets(
+                    if (hasPendingOffsets(
                             data.groupId(), new TopicPartition(topic.name(), partition.partitionIndex()))) {
                         partition
                                 .setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code())
@@ -545,8 +577,7 @@ public final class GroupHandler implements ApiHandler {
         for (final OffsetFetchResponseData.OffsetFetchResponseTopics topic : answered) {
             for (final OffsetFetchResponseData.OffsetFetchResponsePartitions partition : topic.partitions()) {
                 if (partition.errorCode() == Errors.NONE.code()
-                        && transactions.hasPendingOffsets(
-                                groupId, new TopicPartition(topic.name(), partition.partitionIndex()))) {
+                        && hasPendingOffsets(groupId, new TopicPartition(topic.name(), partition.partitionIndex()))) {
                     partition.setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()).setCommittedOffset(-1);
                 }
             }

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -101,6 +102,15 @@ public final class ProduceHandler implements ApiHandler {
                 topicResponse.partitionResponses().add(partitionResponse);
                 if (refused != null) {
                     partitionResponse.setErrorCode(refused.code());
+                    continue;
+                }
+                if (topic.isPresent() && Topic.isInternal(topic.get().name())) {
+                    // As Kafka: only the broker writes its internal topics (a client's record in the transaction
+                    // state would be loaded as a coordinator's state).
+                    partitionResponse
+                            .setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
+                            .setErrorMessage("cannot append to internal topic "
+                                    + topic.get().name());
                     continue;
                 }
                 if (partition.isEmpty()) {

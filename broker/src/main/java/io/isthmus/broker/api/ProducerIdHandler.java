@@ -5,6 +5,7 @@ import io.isthmus.broker.network.Response;
 import io.isthmus.broker.producer.ProducerIds;
 import io.isthmus.broker.transaction.TransactionCoordinator;
 import io.isthmus.broker.transaction.TransactionCoordinator.InitResult;
+import io.isthmus.broker.transaction.TransactionCoordinators;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AclOperation;
@@ -26,29 +27,18 @@ public final class ProducerIdHandler implements ApiHandler {
     private static final int FIRST_VERSION_WITH_PRODUCER_FENCED = 4;
 
     private final ProducerIds ids;
-    private final TransactionCoordinator transactions;
+    private final TransactionCoordinators transactions;
     private final AccessControl access;
-    private final CoordinatorLocator coordinators;
-
-    /** A single broker's handler: it coordinates every transactional id. */
-    public ProducerIdHandler(
-            final ProducerIds ids, final TransactionCoordinator transactions, final AccessControl access) {
-        this(ids, transactions, access, (keyType, key, listener) -> CoordinatorLocator.Located.HERE);
-    }
 
     /**
-     * @param coordinators where transactional ids are coordinated: one this broker may not coordinate (a cluster
-     *     serves no transactions yet) is refused with the locator's error
+     * @param transactions the coordinators of transactional ids here: an id another broker coordinates is answered
+     *     NOT_COORDINATOR, and the client asks FindCoordinator again
      */
     public ProducerIdHandler(
-            final ProducerIds ids,
-            final TransactionCoordinator transactions,
-            final AccessControl access,
-            final CoordinatorLocator coordinators) {
+            final ProducerIds ids, final TransactionCoordinators transactions, final AccessControl access) {
         this.ids = ids;
         this.transactions = transactions;
         this.access = access;
-        this.coordinators = coordinators;
     }
 
     @Override
@@ -59,41 +49,50 @@ public final class ProducerIdHandler implements ApiHandler {
     @Override
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final InitProducerIdRequestData data = ((InitProducerIdRequest) request).data();
-        final InitProducerIdResponseData response = new InitProducerIdResponseData();
         final Errors refused = refusal(context, data);
         if (refused != null) {
-            return CompletableFuture.completedFuture(Response.of(
-                    response.setErrorCode(refused.code()).setProducerId(-1).setProducerEpoch((short) -1)));
+            return CompletableFuture.completedFuture(Response.of(failed(refused)));
         }
-        if (data.transactionalId() != null) {
-            final CoordinatorLocator.Located coordinator =
-                    coordinators.locate(CoordinatorLocator.TRANSACTION, data.transactionalId(), context.listenerName());
-            if (coordinator.error() != Errors.NONE) {
-                return CompletableFuture.completedFuture(
-                        Response.of(response.setErrorCode(coordinator.error().code())
-                                .setProducerId(-1)
-                                .setProducerEpoch((short) -1)));
+        if (data.transactionalId() == null) {
+            final InitProducerIdResponseData response = new InitProducerIdResponseData();
+            if (data.producerId() >= 0 && data.producerEpoch() >= 0 && data.producerEpoch() < Short.MAX_VALUE - 1) {
+                response.setProducerId(data.producerId()).setProducerEpoch((short) (data.producerEpoch() + 1));
+            } else {
+                response.setProducerId(ids.nextId()).setProducerEpoch((short) 0);
             }
-            if (data.enable2Pc() || data.keepPreparedTxn()) {
-                // KIP-939's two-phase commit with an external coordinator is not served.
-                return CompletableFuture.completedFuture(
-                        Response.of(response.setErrorCode(Errors.UNSUPPORTED_VERSION.code())
-                                .setProducerId(-1)
-                                .setProducerEpoch((short) -1)));
-            }
-            final InitResult result = transactions.initProducerId(
-                    data.transactionalId(), data.transactionTimeoutMs(), data.producerId(), data.producerEpoch());
-            response.setErrorCode(TransactionHandler.fencedFor(
-                                    result.error(), context.apiVersion(), FIRST_VERSION_WITH_PRODUCER_FENCED)
-                            .code())
-                    .setProducerId(result.producerId())
-                    .setProducerEpoch(result.producerEpoch());
-        } else if (data.producerId() >= 0 && data.producerEpoch() >= 0 && data.producerEpoch() < Short.MAX_VALUE - 1) {
-            response.setProducerId(data.producerId()).setProducerEpoch((short) (data.producerEpoch() + 1));
-        } else {
-            response.setProducerId(ids.nextId()).setProducerEpoch((short) 0);
+            return CompletableFuture.completedFuture(Response.of(response));
         }
-        return CompletableFuture.completedFuture(Response.of(response));
+        if (data.enable2Pc() || data.keepPreparedTxn()) {
+            // KIP-939's two-phase commit with an external coordinator is not served.
+            return CompletableFuture.completedFuture(Response.of(failed(Errors.UNSUPPORTED_VERSION)));
+        }
+        return CompletableFuture.supplyAsync(
+                () -> Response.of(initTransactional(context, data)), transactions.executor());
+    }
+
+    private InitProducerIdResponseData initTransactional(
+            final RequestContext context, final InitProducerIdRequestData data) {
+        final TransactionCoordinators.Found coordinator = transactions.coordinatorOf(data.transactionalId());
+        if (coordinator.error() != Errors.NONE) {
+            return failed(coordinator.error());
+        }
+        final InitResult result = coordinator
+                .coordinator()
+                .initProducerId(
+                        data.transactionalId(), data.transactionTimeoutMs(), data.producerId(), data.producerEpoch());
+        return new InitProducerIdResponseData()
+                .setErrorCode(TransactionHandler.fencedFor(
+                                result.error(), context.apiVersion(), FIRST_VERSION_WITH_PRODUCER_FENCED)
+                        .code())
+                .setProducerId(result.producerId())
+                .setProducerEpoch(result.producerEpoch());
+    }
+
+    private static InitProducerIdResponseData failed(final Errors error) {
+        return new InitProducerIdResponseData()
+                .setErrorCode(error.code())
+                .setProducerId(-1)
+                .setProducerEpoch((short) -1);
     }
 
     /**

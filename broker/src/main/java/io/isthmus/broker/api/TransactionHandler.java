@@ -4,6 +4,7 @@ import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.transaction.TransactionCoordinator;
 import io.isthmus.broker.transaction.TransactionCoordinator.TransactionDescription;
+import io.isthmus.broker.transaction.TransactionCoordinators;
 import io.isthmus.broker.transaction.TransactionState;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,14 +46,15 @@ import org.apache.kafka.common.resource.ResourceType;
  * The transaction coordinator's APIs besides InitProducerId ({@link ProducerIdHandler}) and TxnOffsetCommit ({@link
  * GroupHandler}, where Kafka serves it too): AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, and the admin views
  * DescribeTransactions and ListTransactions, translated between Kafka's messages and the {@link
- * TransactionCoordinator}.
+ * TransactionCoordinator} of each transactional id ({@link TransactionCoordinators}; an id another broker coordinates
+ * is answered NOT_COORDINATOR, as Kafka does). Requests run on the coordinators' executor.
  */
 public final class TransactionHandler implements ApiHandler {
-    private final TransactionCoordinator coordinator;
+    private final TransactionCoordinators coordinators;
     private final AccessControl access;
 
-    public TransactionHandler(final TransactionCoordinator coordinator, final AccessControl access) {
-        this.coordinator = coordinator;
+    public TransactionHandler(final TransactionCoordinators coordinators, final AccessControl access) {
+        this.coordinators = coordinators;
         this.access = access;
     }
 
@@ -68,33 +70,39 @@ public final class TransactionHandler implements ApiHandler {
 
     @Override
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
-        final ApiMessage answer =
-                switch (request) {
-                    case AddPartitionsToTxnRequest add -> addPartitions(context, add);
-                    case AddOffsetsToTxnRequest add -> addOffsets(context, add);
-                    case EndTxnRequest end ->
-                        new EndTxnResponseData()
-                                .setErrorCode(
-                                        !mayWrite(context, end.data().transactionalId())
-                                                ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()
-                                                : fencedFor(
-                                                                coordinator.endTransaction(
-                                                                        end.data()
-                                                                                .transactionalId(),
-                                                                        end.data()
-                                                                                .producerId(),
-                                                                        end.data()
-                                                                                .producerEpoch(),
-                                                                        end.data()
-                                                                                .committed()),
-                                                                end.version(),
-                                                                2)
-                                                        .code());
-                    case DescribeTransactionsRequest describe -> describe(context, describe);
-                    case ListTransactionsRequest list -> list(context, list);
-                    default -> throw new IllegalArgumentException("not a transaction request: " + request.apiKey());
-                };
-        return CompletableFuture.completedFuture(Response.of(answer));
+        return CompletableFuture.supplyAsync(() -> Response.of(answer(context, request)), coordinators.executor());
+    }
+
+    private ApiMessage answer(final RequestContext context, final AbstractRequest request) {
+        return switch (request) {
+            case AddPartitionsToTxnRequest add -> addPartitions(context, add);
+            case AddOffsetsToTxnRequest add -> addOffsets(context, add);
+            case EndTxnRequest end ->
+                new EndTxnResponseData()
+                        .setErrorCode(
+                                !mayWrite(context, end.data().transactionalId())
+                                        ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()
+                                        : fencedFor(
+                                                        endTransaction(
+                                                                end.data().transactionalId(),
+                                                                end.data().producerId(),
+                                                                end.data().producerEpoch(),
+                                                                end.data().committed()),
+                                                        end.version(),
+                                                        2)
+                                                .code());
+            case DescribeTransactionsRequest describe -> describe(context, describe);
+            case ListTransactionsRequest list -> list(context, list);
+            default -> throw new IllegalArgumentException("not a transaction request: " + request.apiKey());
+        };
+    }
+
+    private Errors endTransaction(
+            final String transactionalId, final long producerId, final short epoch, final boolean commit) {
+        final TransactionCoordinators.Found found = coordinators.coordinatorOf(transactionalId);
+        return found.error() != Errors.NONE
+                ? found.error()
+                : found.coordinator().endTransaction(transactionalId, producerId, epoch, commit);
     }
 
     /**
@@ -119,13 +127,20 @@ public final class TransactionHandler implements ApiHandler {
         } else if (!access.allows(
                 context, AclOperation.READ, ResourceType.GROUP, add.data().groupId())) {
             error = Errors.GROUP_AUTHORIZATION_FAILED;
+        } else if (!coordinators.offsetsInTransactions()) {
+            error = Errors.UNSUPPORTED_VERSION;
+        } else if (coordinators.coordinatorOf(add.data().transactionalId()).error() != Errors.NONE) {
+            error = coordinators.coordinatorOf(add.data().transactionalId()).error();
         } else {
             error = fencedFor(
-                    coordinator.addOffsets(
-                            add.data().transactionalId(),
-                            add.data().producerId(),
-                            add.data().producerEpoch(),
-                            add.data().groupId()),
+                    coordinators
+                            .coordinatorOf(add.data().transactionalId())
+                            .coordinator()
+                            .addOffsets(
+                                    add.data().transactionalId(),
+                                    add.data().producerId(),
+                                    add.data().producerEpoch(),
+                                    add.data().groupId()),
                     add.version(),
                     2);
         }
@@ -183,9 +198,16 @@ public final class TransactionHandler implements ApiHandler {
             }
         }
         final Map<TopicPartition, Errors> refused = refusals(context, transactionalId, requested);
-        final Map<TopicPartition, Errors> verdicts = refused != null
-                ? refused
-                : coordinator.addPartitions(transactionalId, producerId, epoch, requested, verifyOnly);
+        final TransactionCoordinators.Found found = coordinators.coordinatorOf(transactionalId);
+        final Map<TopicPartition, Errors> verdicts;
+        if (refused != null) {
+            verdicts = refused;
+        } else if (found.error() != Errors.NONE) {
+            verdicts = new HashMap<>();
+            requested.forEach(partition -> verdicts.put(partition, found.error()));
+        } else {
+            verdicts = found.coordinator().addPartitions(transactionalId, producerId, epoch, requested, verifyOnly);
+        }
         final Map<String, AddPartitionsToTxnTopicResult> byTopic = new LinkedHashMap<>();
         for (final TopicPartition partition : requested) {
             byTopic.computeIfAbsent(partition.topic(), name -> new AddPartitionsToTxnTopicResult().setName(name))
@@ -236,7 +258,18 @@ public final class TransactionHandler implements ApiHandler {
                                 .setTransactionStartTimeMs(-1));
                 continue;
             }
-            final Optional<TransactionDescription> found = coordinator.describe(transactionalId);
+            final TransactionCoordinators.Found coordinator = coordinators.coordinatorOf(transactionalId);
+            if (coordinator.error() != Errors.NONE) {
+                response.transactionStates()
+                        .add(state.setErrorCode(coordinator.error().code())
+                                .setTransactionState("")
+                                .setProducerId(-1)
+                                .setProducerEpoch((short) -1)
+                                .setTransactionStartTimeMs(-1));
+                continue;
+            }
+            final Optional<TransactionDescription> found =
+                    coordinator.coordinator().describe(transactionalId);
             if (found.isEmpty()) {
                 state.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code())
                         .setTransactionState("")
@@ -301,12 +334,14 @@ public final class TransactionHandler implements ApiHandler {
                         || idPattern.matcher(description.transactionalId()).matches())
                 && access.allows(
                         context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, description.transactionalId());
-        for (final TransactionDescription description : coordinator.list(filter)) {
-            response.transactionStates()
-                    .add(new ListTransactionsResponseData.TransactionState()
-                            .setTransactionalId(description.transactionalId())
-                            .setProducerId(description.producerId())
-                            .setTransactionState(description.state().kafkaName()));
+        for (final TransactionCoordinator coordinator : coordinators.all()) {
+            for (final TransactionDescription description : coordinator.list(filter)) {
+                response.transactionStates()
+                        .add(new ListTransactionsResponseData.TransactionState()
+                                .setTransactionalId(description.transactionalId())
+                                .setProducerId(description.producerId())
+                                .setTransactionState(description.state().kafkaName()));
+            }
         }
         return response;
     }

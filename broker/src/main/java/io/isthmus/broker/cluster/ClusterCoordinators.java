@@ -5,6 +5,7 @@ import io.isthmus.metadata.image.BrokerRegistration;
 import io.isthmus.metadata.quorum.QuorumVoter;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Utils;
 
@@ -15,20 +16,18 @@ import org.apache.kafka.common.utils.Utils;
  * where they were written while brokers join and leave. While that broker is fenced or unregistered the answer is
  * COORDINATOR_NOT_AVAILABLE, which clients retry.
  *
- * <p>Transactions are not coordinated across brokers yet (a coordinator would have to write its markers into
- * partitions other brokers lead): FindCoordinator for a transactional id is refused with the reason, which
- * kafka-clients reports to the application as a fatal error.
+ * <p>A transactional id's coordinator is the leader of its partition of {@code __transaction_state} ({@link
+ * TransactionStatePartitions}), which moves with that partition's leadership.
  */
 final class ClusterCoordinators implements CoordinatorLocator {
-    static final String NO_TRANSACTIONS =
-            "transactions are not served by an isthmus cluster yet (process.roles is set);"
-                    + " use a single broker for transactional producers";
-
     private final ClusterMembership membership;
+    private final Supplier<Optional<TransactionStatePartitions>> transactions;
     private final List<Integer> voterIds;
 
-    ClusterCoordinators(final ClusterMembership membership) {
+    ClusterCoordinators(
+            final ClusterMembership membership, final Supplier<Optional<TransactionStatePartitions>> transactions) {
         this.membership = membership;
+        this.transactions = transactions;
         this.voterIds = membership.settings().quorum().voters().stream()
                 .map(QuorumVoter::id)
                 .sorted()
@@ -38,7 +37,11 @@ final class ClusterCoordinators implements CoordinatorLocator {
     @Override
     public Located locate(final byte keyType, final String key, final String listenerName) {
         if (keyType == TRANSACTION) {
-            return Located.none(Errors.UNSUPPORTED_VERSION, NO_TRANSACTIONS);
+            return transactions
+                    .get()
+                    .map(t -> t.locate(key, listenerName))
+                    .orElseGet(() -> Located.none(
+                            Errors.COORDINATOR_NOT_AVAILABLE, "this broker coordinates no transactions yet"));
         }
         final int coordinator = coordinatorOf(key);
         final Optional<BrokerRegistration> broker = membership.image().broker(coordinator);

@@ -11,6 +11,8 @@ import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIds;
 import io.isthmus.broker.replication.ReplicaFetchers;
 import io.isthmus.broker.replication.ReplicationSettings;
+import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.broker.transaction.TransactionCoordinators;
 import io.isthmus.metadata.broker.BrokerIdentity;
 import io.isthmus.metadata.broker.BrokerLifecycle;
 import io.isthmus.metadata.image.BrokerEndpoint;
@@ -42,12 +44,16 @@ public final class ClusterMembership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterMembership.class);
     private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(5);
     private static final int REPLICA_REQUEST_TIMEOUT_MS = 30_000;
+    /** A WriteTxnMarkers leader waits up to 10 s for its replicas; the coordinator waits a little longer. */
+    private static final Duration MARKER_TIMEOUT = Duration.ofSeconds(15);
 
     private final ClusterSettings settings;
     private final MetadataNode metadata;
     private final PartitionHosting hosting;
+    private final PartitionManager partitions;
     private final QuorumProducerIds producerIds = new QuorumProducerIds(this);
     private volatile BrokerLifecycle lifecycle;
+    private volatile TransactionStatePartitions transactions;
     private boolean closed;
 
     private ClusterMembership(
@@ -57,6 +63,7 @@ public final class ClusterMembership implements AutoCloseable {
             final OffsetStore offsets) {
         this.settings = settings;
         this.metadata = metadata;
+        this.partitions = partitions;
         // The broker's own registration is the first log entry known to be newer than this process: its partitions
         // follow the metadata only once the voter has applied that far.
         this.hosting = new PartitionHosting(
@@ -168,9 +175,31 @@ public final class ClusterMembership implements AutoCloseable {
         return new ImageMetadata(this, defaultPartitions, settings.defaultReplicationFactor());
     }
 
-    /** The coordinators of consumer groups, placed on the voters. */
+    /**
+     * Starts coordinating the transactions of the {@code __transaction_state} partitions this broker leads, as their
+     * leadership comes and goes; once, before {@link #join}. The coordinators are closed with this membership.
+     */
+    public synchronized TransactionCoordinators startTransactions(final TransactionCoordinator.Context context) {
+        if (transactions != null) {
+            throw new IllegalStateException("broker " + settings.nodeId() + " coordinates transactions already");
+        }
+        final TransactionStatePartitions started = new TransactionStatePartitions(
+                this,
+                partitions,
+                context,
+                settings.transactionState(),
+                new ClusterMarkerWriter(settings.nodeId(), this::image, this::replicationAddress, MARKER_TIMEOUT));
+        transactions = started;
+        hosting.afterEachImage(started::onPartitionsApplied);
+        return started;
+    }
+
+    /**
+     * The coordinators of consumer groups, placed on the voters, and of transactional ids, the leaders of their state
+     * partitions (once {@link #startTransactions} ran).
+     */
     public CoordinatorLocator coordinators() {
-        return new ClusterCoordinators(this);
+        return new ClusterCoordinators(this, () -> Optional.ofNullable(transactions));
     }
 
     /** CreateTopics, CreatePartitions and DeleteTopics, forwarded to the quorum. */
@@ -237,6 +266,10 @@ public final class ClusterMembership implements AutoCloseable {
         try {
             shutDown();
             hosting.close();
+            final TransactionStatePartitions started = transactions;
+            if (started != null) {
+                started.close();
+            }
         } finally {
             metadata.close();
             LOG.info("broker {} left its cluster", settings.nodeId());

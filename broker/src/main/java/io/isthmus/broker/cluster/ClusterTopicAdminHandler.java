@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -38,6 +39,9 @@ import org.apache.kafka.common.resource.ResourceType;
  * replicas (and refuses a factor above the brokers it has). Per-topic configs are refused as on a single broker.
  */
 final class ClusterTopicAdminHandler implements ApiHandler {
+    /** Internal topics ({@code __transaction_state}) are created and kept by the brokers alone. */
+    private static final String INTERNAL = "the brokers manage internal topic ";
+
     private final ClusterMembership membership;
     private final int defaultPartitions;
     private final AccessControl access;
@@ -87,6 +91,9 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                     && !access.allows(context, AclOperation.CREATE, ResourceType.TOPIC, topic.name())) {
                 error = Errors.TOPIC_AUTHORIZATION_FAILED;
                 refusal = "not authorized to create topic '" + topic.name() + "'";
+            } else if (Topic.isInternal(topic.name())) {
+                error = Errors.INVALID_REQUEST;
+                refusal = INTERNAL + topic.name();
             } else if (!topic.configs().isEmpty()) {
                 error = Errors.INVALID_CONFIG;
                 refusal = "per-topic configs are not supported (got "
@@ -152,6 +159,9 @@ final class ClusterTopicAdminHandler implements ApiHandler {
         for (final CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
             if (!access.allows(context, AclOperation.ALTER, ResourceType.TOPIC, topic.name())) {
                 refused.put(topic.name(), growResult(topic.name(), Errors.TOPIC_AUTHORIZATION_FAILED, null));
+            } else if (Topic.isInternal(topic.name())) {
+                // More partitions would map transactional ids to other partitions than those holding their states.
+                refused.put(topic.name(), growResult(topic.name(), Errors.INVALID_REQUEST, INTERNAL + topic.name()));
             } else {
                 forwarded.topics().add(topic.duplicate());
             }
@@ -231,6 +241,13 @@ final class ClusterTopicAdminHandler implements ApiHandler {
                                 .setTopicId(id)
                                 .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
                                 .setErrorMessage("not authorized to delete the topic"));
+            } else if (Topic.isInternal(name.get())) {
+                response.responses()
+                        .add(new DeleteTopicsResponseData.DeletableTopicResult()
+                                .setName(target.name())
+                                .setTopicId(id)
+                                .setErrorCode(Errors.INVALID_REQUEST.code())
+                                .setErrorMessage(INTERNAL + name.get()));
             } else {
                 forwarded.topics().add(target.duplicate().setTopicId(id));
             }

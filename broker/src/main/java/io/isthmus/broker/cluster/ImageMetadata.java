@@ -108,7 +108,7 @@ final class ImageMetadata implements MetadataView {
                     new MetadataResponseData.MetadataResponseTopic()
                             .setName(topic.name())
                             .setTopicId(topic.id())
-                            .setIsInternal(false);
+                            .setIsInternal(Topic.isInternal(topic.name()));
             for (int p = 0; p < topic.partitions().size(); p++) {
                 final PartitionState state = topic.partition(p);
                 final List<Integer> offline = state.replicas().stream()

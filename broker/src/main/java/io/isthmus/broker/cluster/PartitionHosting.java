@@ -15,11 +15,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -62,6 +64,8 @@ final class PartitionHosting implements AutoCloseable {
     private final long replicaLagTimeMaxMs;
     private final AtomicReference<ClusterImage> pending = new AtomicReference<>();
     private final ScheduledExecutorService applier;
+    private final List<Consumer<ClusterImage>> afterEachImage = new CopyOnWriteArrayList<>();
+    private volatile ClusterImage applied;
     private volatile long appliedIndex;
     private volatile boolean closed;
 
@@ -111,6 +115,25 @@ final class PartitionHosting implements AutoCloseable {
                 current -> current == null || image.appliedIndex() >= current.appliedIndex() ? image : current);
         if (before == null) {
             schedule(0);
+        }
+    }
+
+    /**
+     * Runs {@code listener} on this class's thread after each image the partitions took their roles in (and at once
+     * there, with the last such image, if there was one), so that what depends on leadership (a transaction
+     * coordinator) follows it.
+     */
+    void afterEachImage(final Consumer<ClusterImage> listener) {
+        afterEachImage.add(listener);
+        try {
+            applier.execute(() -> {
+                final ClusterImage last = applied;
+                if (last != null && !closed) {
+                    listener.accept(last);
+                }
+            });
+        } catch (final RejectedExecutionException shuttingDown) {
+            // closed meanwhile: nothing more is applied
         }
     }
 
@@ -172,8 +195,16 @@ final class PartitionHosting implements AutoCloseable {
             partitions.host(cluster);
         } finally {
             // Partitions held already take their roles even when a new one cannot be had (a full disk): a failover
-            // must not wait for an unrelated topic's log.
+            // must not wait for an unrelated topic's log. What follows leadership follows them.
             takeRoles(image);
+            applied = image;
+            for (final Consumer<ClusterImage> listener : afterEachImage) {
+                try {
+                    listener.accept(image);
+                } catch (final RuntimeException e) {
+                    LOG.error("broker {}: a listener failed on metadata at index {}", nodeId, image.appliedIndex(), e);
+                }
+            }
         }
         appliedIndex = image.appliedIndex();
     }

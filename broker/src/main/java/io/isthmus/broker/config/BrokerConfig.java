@@ -95,6 +95,9 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS =
             "transaction.remove.expired.transaction.cleanup.interval.ms";
     public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
+    public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
+    public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
+    public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
     public static final String SHM_ENABLED = "shm.enabled";
     public static final String SHM_DIR = "shm.dir";
     public static final String SHM_MAX_CONNECTIONS = "shm.max.connections";
@@ -388,6 +391,30 @@ public final class BrokerConfig extends AbstractConfig {
                     Importance.LOW,
                     "Segment size of the transaction state log; when a segment fills, the live states are written"
                             + " anew and older segments deleted.")
+            .define(
+                    TRANSACTION_STATE_LOG_NUM_PARTITIONS,
+                    Type.INT,
+                    50,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Partitions of a cluster's replicated transaction state topic, __transaction_state; the leader"
+                            + " of a transactional id's partition is its coordinator (a cluster only).")
+            .define(
+                    TRANSACTION_STATE_LOG_REPLICATION_FACTOR,
+                    Type.SHORT,
+                    (short) 3,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Replicas of each partition of __transaction_state; the topic is created on the first"
+                            + " transactional FindCoordinator once this many brokers are up (a cluster only).")
+            .define(
+                    TRANSACTION_STATE_LOG_MIN_ISR,
+                    Type.INT,
+                    2,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "In-sync replicas of a __transaction_state partition that must hold a coordinator's state change"
+                            + " before it counts (a cluster only).")
             .define(
                     MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
                     Type.INT,

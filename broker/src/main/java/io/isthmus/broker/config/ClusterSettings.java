@@ -24,6 +24,7 @@ import org.apache.kafka.common.config.ConfigException;
  *     in the ISR
  * @param replicaFetchWaitMax {@code replica.fetch.wait.max.ms}
  * @param replicaFetchMaxBytes {@code replica.fetch.max.bytes}
+ * @param transactionState the replicated transaction state topic
  */
 public record ClusterSettings(
         QuorumSettings quorum,
@@ -31,7 +32,8 @@ public record ClusterSettings(
         short defaultReplicationFactor,
         Duration replicaLagTimeMax,
         Duration replicaFetchWaitMax,
-        int replicaFetchMaxBytes) {
+        int replicaFetchMaxBytes,
+        TransactionStateSettings transactionState) {
     /** The metadata directory under the first log directory when {@code metadata.log.dir} is not set. */
     public static final String DEFAULT_METADATA_DIRECTORY = "__cluster_metadata";
 
@@ -168,7 +170,8 @@ public record ClusterSettings(
                     config.getShort(BrokerConfig.DEFAULT_REPLICATION_FACTOR),
                     lag,
                     fetchWait,
-                    config.getInt(BrokerConfig.REPLICA_FETCH_MAX_BYTES)));
+                    config.getInt(BrokerConfig.REPLICA_FETCH_MAX_BYTES),
+                    TransactionStateSettings.from(config)));
         } catch (final IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

@@ -40,6 +40,9 @@ public final class LogManager implements AutoCloseable {
 
     private final List<Path> logDirs;
     private final LogConfig config;
+    /** Settings of topics that do not take the broker's (internal topics), by topic name. */
+    private final Map<String, LogConfig> topicConfigs = new ConcurrentHashMap<>();
+
     private final InstantSource clock;
     private final SegmentIdAllocator ids = new SegmentIdAllocator();
     private final SegmentPreToucher preToucher;
@@ -119,7 +122,9 @@ public final class LogManager implements AutoCloseable {
                                 + partition.get() + " dir=" + child + " other="
                                 + logs.get(partition.get()).dir());
                     }
-                    logs.put(partition.get(), PartitionLog.open(child, config, ids, clock, preToucher));
+                    logs.put(
+                            partition.get(),
+                            PartitionLog.open(child, configFor(partition.get()), ids, clock, preToucher));
                 }
             }
         }
@@ -177,9 +182,21 @@ public final class LogManager implements AutoCloseable {
         }
     }
 
-    /** The settings every partition log of this broker uses. */
+    /** The settings every partition log of this broker uses, except those of topics {@link #configureTopic}d. */
     public LogConfig config() {
         return config;
+    }
+
+    /**
+     * Gives {@code topic}'s logs {@code topicConfig} instead of the broker's settings (an internal topic's, such as
+     * the transaction state's, which must never be deleted by retention). Set before the logs are loaded.
+     */
+    public void configureTopic(final String topic, final LogConfig topicConfig) {
+        topicConfigs.put(topic, topicConfig);
+    }
+
+    private LogConfig configFor(final TopicPartition partition) {
+        return topicConfigs.getOrDefault(partition.topic(), config);
     }
 
     public Optional<PartitionLog> log(final TopicPartition partition) {
@@ -200,8 +217,8 @@ public final class LogManager implements AutoCloseable {
                 .min(Comparator.comparingLong(this::partitionsIn))
                 .orElseThrow();
         try {
-            final PartitionLog log =
-                    PartitionLog.open(logDir.resolve(partition.dirName()), config, ids, clock, preToucher);
+            final PartitionLog log = PartitionLog.open(
+                    logDir.resolve(partition.dirName()), configFor(partition), ids, clock, preToucher);
             logs.put(partition, log);
             LOG.info("created log: partition={} dir={}", partition, log.dir());
             return log;

@@ -195,7 +195,10 @@ public final class PartitionLog implements AutoCloseable {
                     if (view.isControl()) {
                         final short type = EndTransactionMarker.controlType(records, position);
                         if (type != EndTransactionMarker.UNKNOWN) {
-                            producers.markerAppended(view.producerId(), view.producerEpoch());
+                            producers.markerAppended(
+                                    view.producerId(),
+                                    view.producerEpoch(),
+                                    EndTransactionMarker.coordinatorEpoch(records, position));
                             transactions.onMarker(
                                     view.producerId(), view.baseOffset(), type == EndTransactionMarker.ABORT);
                         }
@@ -888,7 +891,8 @@ public final class PartitionLog implements AutoCloseable {
                     "control batches are written by the transaction coordinator, never produced: partition=" + name
                             + " producerId=" + batch.producerId());
         }
-        if (producers.checkMarker(batch.producerId(), batch.producerEpoch()) instanceof Verdict.Reject reject) {
+        if (producers.checkMarker(batch.producerId(), batch.producerEpoch(), batches.coordinatorEpoch(index))
+                instanceof Verdict.Reject reject) {
             releaseProducerState(batches, index);
             throw new ProducerRejectedException(reject.error(), reject.reason() + " partition=" + name);
         }
@@ -948,7 +952,7 @@ public final class PartitionLog implements AutoCloseable {
         for (int i = 0; i < batches.count(); i++) {
             final BatchSummary batch = batches.get(i);
             if (batch.isControl()) {
-                producers.markerAppended(batch.producerId(), batch.producerEpoch());
+                producers.markerAppended(batch.producerId(), batch.producerEpoch(), batches.coordinatorEpoch(i));
             } else if (batch.hasProducerId()) {
                 final long baseOffset = batches.baseOffset(i);
                 producers.appended(
@@ -967,7 +971,7 @@ public final class PartitionLog implements AutoCloseable {
         for (int i = 0; i < batches.count(); i++) {
             final BatchSummary batch = batches.get(i);
             if (batch.isControl()) {
-                producers.markerAppended(batch.producerId(), batch.producerEpoch());
+                producers.markerAppended(batch.producerId(), batch.producerEpoch(), batches.coordinatorEpoch(i));
             } else if (batch.hasProducerId() && !batches.isDuplicate(i)) {
                 final long baseOffset = batches.baseOffset(i);
                 producers.resolve(

@@ -2,6 +2,7 @@ package io.isthmus.broker.log;
 
 import io.isthmus.protocol.record.BatchDecompressor;
 import io.isthmus.protocol.record.BatchSummary;
+import io.isthmus.protocol.record.EndTransactionMarker;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
 import io.isthmus.protocol.record.RecordBatchValidator;
 import java.lang.foreign.MemorySegment;
@@ -18,6 +19,7 @@ final class ValidatedBatches {
     private boolean[] duplicates = new boolean[0];
     private long[] baseOffsets = new long[0];
     private int count;
+    private MemorySegment memory;
 
     /**
      * Validates every batch in {@code [from, limit)} of {@code memory}, which must hold whole batches exactly, as a
@@ -33,6 +35,7 @@ final class ValidatedBatches {
             final RecordBatchValidator.Mode mode,
             final BatchDecompressor decompressor) {
         count = 0;
+        this.memory = memory;
         long position = from;
         while (position < limit) {
             position += RecordBatchValidator.validate(memory, position, limit, mode, decompressor, next());
@@ -55,6 +58,11 @@ final class ValidatedBatches {
 
     int count() {
         return count;
+    }
+
+    /** The coordinator epoch in control batch {@code index}'s marker (read from the memory validated). */
+    int coordinatorEpoch(final int index) {
+        return EndTransactionMarker.coordinatorEpoch(memory, summaries[index].position());
     }
 
     BatchSummary get(final int index) {

@@ -627,25 +627,33 @@ public final class Partition implements AutoCloseable {
     }
 
     /**
-     * Appends the transaction coordinator's marker batch ending {@code producerId}'s transaction. A partition an RDMA
-     * producer writes holds no open transaction ({@link #tryClaimWriter} waits for them to end, and transactional
-     * batches cannot be written over RDMA), so there the marker has nothing to end and is not written: the RDMA
-     * writer's order at the tail stays its own. Returns whether it was written.
+     * Appends the transaction coordinator's marker batch ending {@code producerId}'s transaction, as this partition's
+     * leader. A partition an RDMA producer writes holds no open transaction ({@link #tryClaimWriter} waits for them to
+     * end, and transactional batches cannot be written over RDMA), so there the marker has nothing to end and is not
+     * written: the RDMA writer's order at the tail stays its own. Returns where the marker went (its offset and the
+     * leader epoch it was stamped with, which {@link #awaitReplication} checks), NONE with offset -1 if it was not
+     * written, or NOT_LEADER_OR_FOLLOWER on a follower.
      *
      * @throws ProducerRejectedException if the marker's epoch is older than the producer's
      */
-    public boolean appendMarker(final MemorySegment marker) {
+    public ProduceOutcome appendMarker(final MemorySegment marker) {
+        final AppendInfo info;
+        final int epoch;
         appendLock.lock();
         try {
             if (rdmaWriter.get() != null) {
-                return false;
+                return new ProduceOutcome(Errors.NONE, -1, null);
             }
-            log.append(marker, leaderEpoch, AppendOrigin.COORDINATOR);
+            if (follower) {
+                return notLeader();
+            }
+            epoch = leaderEpoch;
+            info = log.append(marker, epoch, AppendOrigin.COORDINATOR);
         } finally {
             appendLock.unlock();
         }
         notifyAppendListeners();
-        return true;
+        return ProduceOutcome.appended(info.firstOffset(), info.lastOffset(), epoch);
     }
 
     /**

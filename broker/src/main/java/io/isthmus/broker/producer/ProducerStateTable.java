@@ -39,6 +39,9 @@ public final class ProducerStateTable {
 
     private static final class ProducerEntry {
         short epoch;
+        /** The newest coordinator epoch among this producer's markers here; -1 before any. */
+        int coordinatorEpoch = -1;
+
         final ArrayDeque<AppendedBatch> batches = new ArrayDeque<>(CACHED_BATCHES);
     }
 
@@ -79,16 +82,23 @@ public final class ProducerStateTable {
     }
 
     /**
-     * Checks a transaction marker of {@code producerId} at {@code epoch}: one older than the producer's current epoch
-     * comes from a coordinator that was superseded and is refused.
+     * Checks a transaction marker of {@code producerId} at {@code epoch} from a coordinator of {@code
+     * coordinatorEpoch}: one older than the producer's current epoch, or from a coordinator older than one whose
+     * marker this partition holds (a coordinator superseded after a failover of its state partition), is refused.
      */
-    public Verdict checkMarker(final long producerId, final short epoch) {
+    public Verdict checkMarker(final long producerId, final short epoch, final int coordinatorEpoch) {
         final ProducerEntry entry = entries.get(producerId);
         if (entry != null && epoch < entry.epoch) {
             return new Verdict.Reject(
                     Errors.INVALID_PRODUCER_EPOCH,
                     "transaction marker of a stale producer epoch: producerId=" + producerId + ", epoch=" + epoch
                             + ", current=" + entry.epoch);
+        }
+        if (entry != null && coordinatorEpoch < entry.coordinatorEpoch) {
+            return new Verdict.Reject(
+                    Errors.TRANSACTION_COORDINATOR_FENCED,
+                    "transaction marker of a superseded coordinator: producerId=" + producerId + ", coordinatorEpoch="
+                            + coordinatorEpoch + ", current=" + entry.coordinatorEpoch);
         }
         return APPEND;
     }
@@ -97,8 +107,9 @@ public final class ProducerStateTable {
      * Records an appended transaction marker: a marker at a newer epoch (the coordinator aborting a transaction whose
      * producer it fenced) makes that epoch current, so batches of the fenced epoch are refused from now on.
      */
-    public void markerAppended(final long producerId, final short epoch) {
+    public void markerAppended(final long producerId, final short epoch, final int coordinatorEpoch) {
         final ProducerEntry entry = entries.computeIfAbsent(producerId, id -> new ProducerEntry());
+        entry.coordinatorEpoch = Math.max(entry.coordinatorEpoch, coordinatorEpoch);
         if (epoch > entry.epoch || entry.batches.isEmpty()) {
             entry.epoch = epoch;
             entry.batches.clear();

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
@@ -28,8 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transaction coordinator of this broker (every transactional id maps to it), with Kafka's protocol semantics for
- * transactional producers of version 1 transactions (partitions added explicitly with AddPartitionsToTxn).
+ * A transaction coordinator, with Kafka's protocol semantics for transactional producers of version 1 transactions
+ * (partitions added explicitly with AddPartitionsToTxn): a single broker's, which every transactional id maps to, or,
+ * in a cluster, the one for the ids of one partition of {@code __transaction_state}, run by that partition's leader
+ * for as long as it leads it (see {@code TransactionStatePartitions}).
  *
  * <p>Every state change is written to the {@link TransactionStateLog} before it takes effect and before the producer
  * hears of it. Ending a transaction is: write PrepareCommit/PrepareAbort (the decision is durable from here), write the
@@ -43,8 +46,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TransactionCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
-    /** Epoch of this coordinator, written in markers. One broker, never re-elected: always 0. */
-    public static final int COORDINATOR_EPOCH = 0;
+    /** Epoch of a single broker's coordinator, written in its markers: never re-elected, always 0. */
+    public static final int SOLE_COORDINATOR_EPOCH = 0;
 
     /** Limits and timers, under Kafka's broker setting names (see {@code BrokerConfig}). */
     public record Settings(
@@ -70,41 +73,53 @@ public final class TransactionCoordinator implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, TransactionMetadata> transactions = new LinkedHashMap<>();
     private final TransactionStateLog stateLog;
-    private final TransactionMarkerWriter markers;
-    private final OpenTransactionPartitions open;
+    private final MarkerWriter markers;
+    private final int coordinatorEpoch;
+    private final OpenTransactionPartitions open = new OpenTransactionPartitions();
     private final ProducerIds producerIds;
-    private final PartitionManager partitions;
+    private final Predicate<TopicPartition> partitionExists;
     private final GroupCoordinator groups;
     private final Settings settings;
     private final InstantSource clock;
     private final ScheduledExecutorService timers;
+    /** Whether the timers and the marker writer are this coordinator's own (a single broker's) or shared. */
+    private final boolean ownsShared;
+
+    private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
+    /** Set under the lock at close: a request that found this coordinator before it was retired is turned away. */
+    private boolean closed;
+
+    /** What a coordinator works with besides its state log and markers: shared by every coordinator of a broker. */
+    public record Context(
+            ProducerIds producerIds,
+            Predicate<TopicPartition> partitionExists,
+            GroupCoordinator groups,
+            Settings settings,
+            InstantSource clock) {}
 
     private TransactionCoordinator(
             final TransactionStateLog stateLog,
-            final OpenTransactionPartitions open,
-            final ProducerIds producerIds,
-            final PartitionManager partitions,
-            final GroupCoordinator groups,
-            final Settings settings,
-            final InstantSource clock) {
+            final MarkerWriter markers,
+            final int coordinatorEpoch,
+            final Context context,
+            final ScheduledExecutorService timers,
+            final boolean ownsShared) {
         this.stateLog = stateLog;
-        this.markers = new TransactionMarkerWriter(partitions, clock);
-        this.open = open;
-        this.producerIds = producerIds;
-        this.partitions = partitions;
-        this.groups = groups;
-        this.settings = settings;
-        this.clock = clock;
-        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            final Thread thread = new Thread(runnable, "isthmus-transaction-timers");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.markers = markers;
+        this.coordinatorEpoch = coordinatorEpoch;
+        this.producerIds = context.producerIds();
+        this.partitionExists = context.partitionExists();
+        this.groups = context.groups();
+        this.settings = context.settings();
+        this.clock = context.clock();
+        this.timers = timers;
+        this.ownsShared = ownsShared;
     }
 
     /**
-     * Loads the state log under {@code metadataDir}, finishes the transactions a crash left half ended, makes every
-     * partition consult this coordinator before transactional data enters it, and starts the timers.
+     * A single broker's coordinator: loads the state log under {@code metadataDir}, finishes the transactions a crash
+     * left half ended, makes every partition consult this coordinator before transactional data enters it, and starts
+     * the timers.
      */
     public static TransactionCoordinator start(
             final Path metadataDir,
@@ -118,21 +133,54 @@ public final class TransactionCoordinator implements AutoCloseable {
             throws IOException {
         final TransactionStateLog stateLog =
                 TransactionStateLog.open(metadataDir, stateLogSegmentBytes, segmentIds, clock);
+        final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            final Thread thread = new Thread(runnable, "isthmus-transaction-timers");
+            thread.setDaemon(true);
+            return thread;
+        });
         final TransactionCoordinator coordinator = new TransactionCoordinator(
-                stateLog, new OpenTransactionPartitions(), producerIds, partitions, groups, settings, clock);
+                stateLog,
+                new TransactionMarkerWriter(partitions, clock),
+                SOLE_COORDINATOR_EPOCH,
+                new Context(producerIds, tp -> partitions.partition(tp).isPresent(), groups, settings, clock),
+                timers,
+                true);
         coordinator.recover(stateLog.load());
         partitions.verifyTransactionsWith(coordinator.open);
-        coordinator.timers.scheduleWithFixedDelay(
-                coordinator::abortTimedOutTransactions,
-                settings.abortTimedOutIntervalMs(),
-                settings.abortTimedOutIntervalMs(),
-                TimeUnit.MILLISECONDS);
-        coordinator.timers.scheduleWithFixedDelay(
-                coordinator::removeExpiredTransactionalIds,
-                settings.removeExpiredIntervalMs(),
-                settings.removeExpiredIntervalMs(),
-                TimeUnit.MILLISECONDS);
+        coordinator.startTimers();
         return coordinator;
+    }
+
+    /**
+     * The coordinator of one state partition of a cluster, elected its leader in {@code coordinatorEpoch} (the
+     * partition's leader epoch, which its markers carry): loads the states, finishes the transactions the previous
+     * coordinator left prepared, and starts its timers on {@code timers}; the timers and {@code markers} are shared
+     * with the broker's other coordinators, and closing this one closes neither.
+     */
+    public static TransactionCoordinator load(
+            final TransactionStateLog stateLog,
+            final MarkerWriter markers,
+            final int coordinatorEpoch,
+            final Context context,
+            final ScheduledExecutorService timers) {
+        final TransactionCoordinator coordinator =
+                new TransactionCoordinator(stateLog, markers, coordinatorEpoch, context, timers, false);
+        coordinator.recover(stateLog.load());
+        coordinator.startTimers();
+        return coordinator;
+    }
+
+    private void startTimers() {
+        scheduled.add(timers.scheduleWithFixedDelay(
+                this::abortTimedOutTransactions,
+                settings.abortTimedOutIntervalMs(),
+                settings.abortTimedOutIntervalMs(),
+                TimeUnit.MILLISECONDS));
+        scheduled.add(timers.scheduleWithFixedDelay(
+                this::removeExpiredTransactionalIds,
+                settings.removeExpiredIntervalMs(),
+                settings.removeExpiredIntervalMs(),
+                TimeUnit.MILLISECONDS));
     }
 
     private void recover(final Map<String, TransactionMetadata> loaded) {
@@ -146,8 +194,17 @@ public final class TransactionCoordinator implements AutoCloseable {
                     open.open(metadata);
                     ongoing++;
                 } else if (metadata.state().isPreparing()) {
-                    tryComplete(metadata);
-                    finished++;
+                    try {
+                        if (tryComplete(metadata)) {
+                            finished++;
+                        }
+                    } catch (final StateWriteException e) {
+                        // Markers written, completion not recorded yet: the timer finishes it.
+                        LOG.warn(
+                                "transaction of transactionalId={} not finished at load: {}",
+                                metadata.transactionalId(),
+                                e.getMessage());
+                    }
                 }
             }
             LOG.info(
@@ -183,6 +240,9 @@ public final class TransactionCoordinator implements AutoCloseable {
         }
         lock.lock();
         try {
+            if (closed) {
+                return InitResult.failed(Errors.NOT_COORDINATOR);
+            }
             final long now = clock.millis();
             TransactionMetadata metadata = transactions.get(transactionalId);
             if (metadata == null) {
@@ -216,6 +276,8 @@ public final class TransactionCoordinator implements AutoCloseable {
                     : metadata.withProducer(metadata.producerId(), nextEpoch, timeoutMs, now);
             persist(bumped.inState(TransactionState.EMPTY, now));
             return new InitResult(Errors.NONE, bumped.producerId(), bumped.producerEpoch());
+        } catch (final StateWriteException e) {
+            return InitResult.failed(e.error());
         } finally {
             lock.unlock();
         }
@@ -235,6 +297,9 @@ public final class TransactionCoordinator implements AutoCloseable {
             final boolean verifyOnly) {
         lock.lock();
         try {
+            if (closed) {
+                return uniform(requested, Errors.NOT_COORDINATOR);
+            }
             final TransactionMetadata metadata = transactions.get(transactionalId);
             Errors error = check(metadata, producerId, epoch);
             if (error == Errors.NONE && verifyOnly) {
@@ -257,7 +322,7 @@ public final class TransactionCoordinator implements AutoCloseable {
             }
             final List<TopicPartition> unknown = new ArrayList<>();
             for (final TopicPartition partition : requested) {
-                if (partitions.partition(partition).isEmpty()) {
+                if (!partitionExists.test(partition)) {
                     unknown.add(partition);
                 }
             }
@@ -272,6 +337,8 @@ public final class TransactionCoordinator implements AutoCloseable {
                 persistOpen(current.withPartitions(requested, clock.millis()));
             }
             return uniform(requested, Errors.NONE);
+        } catch (final StateWriteException e) {
+            return uniform(requested, e.error());
         } finally {
             lock.unlock();
         }
@@ -285,6 +352,9 @@ public final class TransactionCoordinator implements AutoCloseable {
         }
         lock.lock();
         try {
+            if (closed) {
+                return Errors.NOT_COORDINATOR;
+            }
             final TransactionMetadata metadata = transactions.get(transactionalId);
             final Errors error = check(metadata, producerId, epoch);
             if (error != Errors.NONE) {
@@ -299,6 +369,8 @@ public final class TransactionCoordinator implements AutoCloseable {
                 persistOpen(current.withGroup(groupId, clock.millis()));
             }
             return Errors.NONE;
+        } catch (final StateWriteException e) {
+            return e.error();
         } finally {
             lock.unlock();
         }
@@ -316,6 +388,9 @@ public final class TransactionCoordinator implements AutoCloseable {
             final Map<TopicPartition, CommittedOffset> offsets) {
         lock.lock();
         try {
+            if (closed) {
+                return Errors.NOT_COORDINATOR;
+            }
             final TransactionMetadata metadata = transactions.get(transactionalId);
             final Errors error = check(metadata, producerId, epoch);
             if (error != Errors.NONE) {
@@ -327,6 +402,8 @@ public final class TransactionCoordinator implements AutoCloseable {
             }
             persist(metadata.withOffsets(groupId, offsets, clock.millis()));
             return Errors.NONE;
+        } catch (final StateWriteException e) {
+            return e.error();
         } finally {
             lock.unlock();
         }
@@ -337,6 +414,9 @@ public final class TransactionCoordinator implements AutoCloseable {
             final String transactionalId, final long producerId, final short epoch, final boolean commit) {
         lock.lock();
         try {
+            if (closed) {
+                return Errors.NOT_COORDINATOR;
+            }
             final TransactionMetadata metadata = transactions.get(transactionalId);
             final Errors error = check(metadata, producerId, epoch);
             if (error != Errors.NONE) {
@@ -358,6 +438,8 @@ public final class TransactionCoordinator implements AutoCloseable {
                     metadata.state() == complete ? Errors.NONE : Errors.INVALID_TXN_STATE;
                 case EMPTY -> Errors.INVALID_TXN_STATE;
             };
+        } catch (final StateWriteException e) {
+            return e.error();
         } finally {
             lock.unlock();
         }
@@ -433,20 +515,16 @@ public final class TransactionCoordinator implements AutoCloseable {
         lock.lock();
         try {
             final long now = clock.millis();
-            for (final TransactionMetadata metadata : List.copyOf(transactions.values())) {
-                if (metadata.state().isPreparing()) {
-                    tryComplete(metadata);
-                } else if (metadata.state() == TransactionState.ONGOING
-                        && now - metadata.startTimestampMs() > metadata.timeoutMs()) {
-                    LOG.info(
-                            "aborting transaction of transactionalId={} producerId={} epoch={}: open for {} ms,"
-                                    + " transaction.timeout.ms={}",
+            final List<TransactionMetadata> all = closed ? List.of() : List.copyOf(transactions.values());
+            for (final TransactionMetadata metadata : all) {
+                try {
+                    endIfDue(metadata, now);
+                } catch (final StateWriteException e) {
+                    // This one is tried again next round; the others go on now.
+                    LOG.warn(
+                            "transaction of transactionalId={} not ended now: {}",
                             metadata.transactionalId(),
-                            metadata.producerId(),
-                            metadata.producerEpoch(),
-                            now - metadata.startTimestampMs(),
-                            metadata.timeoutMs());
-                    fenceAndAbort(metadata);
+                            e.getMessage());
                 }
             }
         } catch (final RuntimeException e) {
@@ -457,10 +535,31 @@ public final class TransactionCoordinator implements AutoCloseable {
         }
     }
 
+    /** Retries ending a prepared transaction, or aborts an open one past its timeout (lock held). */
+    private void endIfDue(final TransactionMetadata metadata, final long now) {
+        if (metadata.state().isPreparing()) {
+            tryComplete(metadata);
+        } else if (metadata.state() == TransactionState.ONGOING
+                && now - metadata.startTimestampMs() > metadata.timeoutMs()) {
+            LOG.info(
+                    "aborting transaction of transactionalId={} producerId={} epoch={}: open for {} ms,"
+                            + " transaction.timeout.ms={}",
+                    metadata.transactionalId(),
+                    metadata.producerId(),
+                    metadata.producerEpoch(),
+                    now - metadata.startTimestampMs(),
+                    metadata.timeoutMs());
+            fenceAndAbort(metadata);
+        }
+    }
+
     /** Forgets ids idle with no transaction open for longer than {@code transactional.id.expiration.ms}. */
     void removeExpiredTransactionalIds() {
         lock.lock();
         try {
+            if (closed) {
+                return;
+            }
             final long now = clock.millis();
             final List<String> expired = new ArrayList<>();
             for (final TransactionMetadata metadata : transactions.values()) {
@@ -500,7 +599,12 @@ public final class TransactionCoordinator implements AutoCloseable {
     private void persist(final TransactionMetadata next) {
         stateLog.write(next);
         transactions.put(next.transactionalId(), next);
-        stateLog.compactIfDue(transactions.values());
+        try {
+            stateLog.compactIfDue(transactions.values());
+        } catch (final StateWriteException e) {
+            // The state is written; compaction is tried again after the next write.
+            LOG.warn("transaction state log not compacted now: {}", e.getMessage());
+        }
     }
 
     /** Persists an open transaction that grew, and lets its partitions take its data. */
@@ -525,7 +629,7 @@ public final class TransactionCoordinator implements AutoCloseable {
     private boolean tryComplete(final TransactionMetadata prepared) {
         final boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
         try {
-            markers.write(prepared, commit);
+            markers.write(prepared, commit, coordinatorEpoch);
             if (commit) {
                 prepared.pendingOffsets().forEach(groups::commitTransactionalOffsets);
             }
@@ -568,10 +672,16 @@ public final class TransactionCoordinator implements AutoCloseable {
 
     @Override
     public void close() {
-        timers.shutdownNow();
+        scheduled.forEach(future -> future.cancel(false));
+        if (ownsShared) {
+            timers.shutdownNow();
+        }
         lock.lock();
         try {
-            markers.close();
+            closed = true;
+            if (ownsShared) {
+                markers.close();
+            }
             stateLog.close();
         } finally {
             lock.unlock();

@@ -1,6 +1,7 @@
 package io.isthmus.broker.transaction;
 
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.Partition.ProduceOutcome;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.protocol.record.EndTransactionMarker;
@@ -9,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.InstantSource;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +20,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: the coordinator calls it under its lock.
  */
-final class TransactionMarkerWriter implements AutoCloseable {
+public final class TransactionMarkerWriter implements MarkerWriter {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionMarkerWriter.class);
 
     private final PartitionManager partitions;
@@ -32,12 +34,12 @@ final class TransactionMarkerWriter implements AutoCloseable {
     }
 
     /**
-     * Writes the marker ending {@code metadata}'s transaction (at its current epoch) into every partition of it. A
-     * partition deleted meanwhile needs none; a partition whose producer state is at a newer epoch already had the
-     * transaction ended by a newer marker. Anything else (a closed or failing log) throws, and the transaction stays
-     * in its prepare state for the coordinator to finish later.
+     * {@inheritDoc}
+     *
+     * <p>A partition whose producer state is at a newer epoch already had the transaction ended by a newer marker.
      */
-    void write(final TransactionMetadata metadata, final boolean commit) {
+    @Override
+    public void write(final TransactionMetadata metadata, final boolean commit, final int coordinatorEpoch) {
         final int size = EndTransactionMarker.write(
                 builder,
                 buffer,
@@ -45,7 +47,7 @@ final class TransactionMarkerWriter implements AutoCloseable {
                 metadata.producerId(),
                 metadata.producerEpoch(),
                 commit,
-                TransactionCoordinator.COORDINATOR_EPOCH,
+                coordinatorEpoch,
                 clock.millis());
         final MemorySegment marker = buffer.asSlice(0, size);
         for (final TopicPartition topicPartition : metadata.partitions()) {
@@ -57,15 +59,38 @@ final class TransactionMarkerWriter implements AutoCloseable {
                         metadata.transactionalId());
                 continue;
             }
-            try {
-                partition.get().appendMarker(marker);
-            } catch (final ProducerRejectedException e) {
-                LOG.warn(
-                        "marker not needed: partition={} transactionalId={} reason={}",
-                        topicPartition,
-                        metadata.transactionalId(),
-                        e.getMessage());
+            final ProduceOutcome outcome = appendTo(partition.get(), marker, metadata.transactionalId());
+            if (outcome.error() != Errors.NONE) {
+                throw new IllegalStateException("marker not written: partition=" + topicPartition + " transactionalId="
+                        + metadata.transactionalId() + " error=" + outcome.error());
             }
+        }
+    }
+
+    /**
+     * Appends {@code marker} to {@code partition} as its leader (a single broker's own write, or a WriteTxnMarkers
+     * request's). A partition whose producer state is at a newer epoch already had the transaction ended by a newer
+     * marker: answered NONE with offset -1, nothing to wait for. A marker of a coordinator older than one whose
+     * marker the partition holds is refused: TRANSACTION_COORDINATOR_FENCED.
+     */
+    public static ProduceOutcome appendTo(final Partition partition, final MemorySegment marker, final String owner) {
+        try {
+            return partition.appendMarker(marker);
+        } catch (final ProducerRejectedException e) {
+            if (e.error() == Errors.TRANSACTION_COORDINATOR_FENCED) {
+                LOG.warn(
+                        "marker refused: partition={} transaction={} reason={}",
+                        partition.topicPartition(),
+                        owner,
+                        e.getMessage());
+                return new ProduceOutcome(e.error(), -1, e.getMessage());
+            }
+            LOG.warn(
+                    "marker not needed: partition={} transaction={} reason={}",
+                    partition.topicPartition(),
+                    owner,
+                    e.getMessage());
+            return new ProduceOutcome(Errors.NONE, -1, null);
         }
     }
 

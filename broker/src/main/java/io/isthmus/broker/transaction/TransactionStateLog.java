@@ -31,37 +31,74 @@ import org.slf4j.LoggerFactory;
  * live states are written again at the head and the segments before them deleted, so the log stays about a segment
  * plus the live states, and loading it reads nothing superseded long ago.
  *
+ * <p>On a single broker the log is this broker's own ({@link #open}) and a write is a local append. In a cluster it is
+ * the replica this broker leads of one partition of the replicated {@code __transaction_state} topic ({@link #over}):
+ * a write returns once the partition's in-sync replicas hold it, so a coordinator elected after this broker fails
+ * loads every state this one acted on.
+ *
  * <p>Not thread-safe: the coordinator calls it under its lock.
  */
-final class TransactionStateLog implements AutoCloseable {
+public final class TransactionStateLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionStateLog.class);
-    static final String DIRECTORY = "__transaction_state";
-    static final String PARTITION = "__transaction_state-0";
+    /** The state log's name: the directory of a single broker's log, the internal topic of a cluster's. */
+    public static final String TOPIC = "__transaction_state";
+
+    static final String PARTITION = TOPIC + "-0";
     private static final int READ_BYTES = 1 << 20;
 
+    /**
+     * How a batch of state records becomes durable: returns once it is, or throws {@link StateWriteException} (the
+     * state did not change).
+     */
+    @FunctionalInterface
+    public interface Appender {
+        void append(MemorySegment batch);
+    }
+
     private final PartitionLog log;
+    private final Appender appender;
+    private final boolean ownsLog;
     private final RecordBatchBuilder builder = new RecordBatchBuilder();
     private final InstantSource clock;
     private int segmentsAfterCompaction;
 
-    private TransactionStateLog(final PartitionLog log, final InstantSource clock) {
+    private TransactionStateLog(
+            final PartitionLog log, final Appender appender, final boolean ownsLog, final InstantSource clock) {
         this.log = log;
+        this.appender = appender;
+        this.ownsLog = ownsLog;
         this.clock = clock;
         this.segmentsAfterCompaction = log.segments().size();
+    }
+
+    /**
+     * The settings of a state log's partition: segments of {@code segmentBytes}, nothing preallocated or pre-touched
+     * (the log is small), and no retention, which would delete live states; the log compacts itself instead.
+     */
+    public static LogConfig logConfig(final int segmentBytes) {
+        return LogConfig.from(Map.of(
+                LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
+                LogConfig.PREALLOCATE, "false",
+                LogConfig.PRETOUCH_BYTES, "0",
+                LogConfig.INDEX_SIZE_MAX_BYTES, Integer.toString(1 << 20),
+                LogConfig.RETENTION_MS, "-1"));
+    }
+
+    /**
+     * The state kept in {@code log}, a replicated partition's log this broker leads and does not own; {@code
+     * appender} appends as its leader and waits for the in-sync replicas.
+     */
+    public static TransactionStateLog over(final PartitionLog log, final Appender appender, final InstantSource clock) {
+        return new TransactionStateLog(log, appender, false, clock);
     }
 
     /** Opens (recovering it if needed) or creates the state log under {@code metadataDir}. */
     static TransactionStateLog open(
             final Path metadataDir, final int segmentBytes, final SegmentIdAllocator ids, final InstantSource clock)
             throws IOException {
-        final LogConfig config = LogConfig.from(Map.of(
-                LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
-                LogConfig.PREALLOCATE, "false",
-                LogConfig.PRETOUCH_BYTES, "0",
-                LogConfig.INDEX_SIZE_MAX_BYTES, Integer.toString(1 << 20),
-                LogConfig.RETENTION_MS, "-1"));
-        return new TransactionStateLog(
-                PartitionLog.open(metadataDir.resolve(DIRECTORY).resolve(PARTITION), config, ids, clock), clock);
+        final PartitionLog log =
+                PartitionLog.open(metadataDir.resolve(TOPIC).resolve(PARTITION), logConfig(segmentBytes), ids, clock);
+        return new TransactionStateLog(log, batch -> log.append(batch, 0), true, clock);
     }
 
     /** Reads every record, in order: the states the coordinator had when the broker stopped. */
@@ -107,7 +144,12 @@ final class TransactionStateLog implements AutoCloseable {
         }
     }
 
-    /** Appends {@code metadata} as its id's state; returns once the record is in the log (the page cache). */
+    /**
+     * Appends {@code metadata} as its id's state; returns once the record is in the log (a single broker's page cache,
+     * a cluster's in-sync replicas).
+     *
+     * @throws StateWriteException if it could not be written
+     */
     void write(final TransactionMetadata metadata) {
         append(metadata.transactionalId(), TransactionLogValue.encode(metadata));
     }
@@ -146,7 +188,7 @@ final class TransactionStateLog implements AutoCloseable {
         builder.begin(buffer, 0, capacity, 0L);
         builder.append(clock.millis(), key, value);
         final int size = builder.finish();
-        log.append(buffer.asSlice(0, size), 0);
+        appender.append(buffer.asSlice(0, size));
     }
 
     long sizeInBytes() {
@@ -156,6 +198,8 @@ final class TransactionStateLog implements AutoCloseable {
     @Override
     public void close() {
         builder.close();
-        log.close();
+        if (ownsLog) {
+            log.close();
+        }
     }
 }

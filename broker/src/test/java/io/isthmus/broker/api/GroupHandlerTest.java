@@ -13,6 +13,7 @@ import io.isthmus.broker.testkit.TestTransactions;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.broker.transaction.TransactionCoordinators;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,7 +70,8 @@ class GroupHandlerTest {
         partitions = TestPartitions.start(tmp.resolve("logs"));
         transactions = TestTransactions.start(
                 tmp.resolve("logs"), ProducerIdAllocator.open(tmp.resolve("ids")), partitions, coordinator);
-        handler = new GroupHandler(coordinator, transactions, topics, node, AccessControl.allowAll());
+        handler = new GroupHandler(
+                coordinator, TransactionCoordinators.sole(transactions), topics, node, AccessControl.allowAll());
     }
 
     @AfterEach
@@ -93,8 +95,8 @@ class GroupHandlerTest {
                 return !key.equals("theirs");
             }
         };
-        final GroupHandler cluster =
-                new GroupHandler(coordinator, transactions, topics, elsewhere, AccessControl.allowAll());
+        final GroupHandler cluster = new GroupHandler(
+                coordinator, TransactionCoordinators.sole(transactions), topics, elsewhere, AccessControl.allowAll());
 
         final HeartbeatResponseData theirs = Requests.body(
                 cluster,

@@ -9,6 +9,7 @@ import io.isthmus.broker.producer.ProducerIdAllocator;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.testkit.TestTransactions;
 import io.isthmus.broker.transaction.TransactionCoordinator;
+import io.isthmus.broker.transaction.TransactionCoordinators;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -66,8 +67,10 @@ class ProducerIdHandlerTest {
     void shouldHandOutFreshIdsAtEpochZeroUniqueAcrossRestarts() throws Exception {
         final Set<Long> ids = new HashSet<>();
         for (int restart = 0; restart < 3; restart++) {
-            final ProducerIdHandler handler =
-                    new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
+            final ProducerIdHandler handler = new ProducerIdHandler(
+                    ProducerIdAllocator.open(tmp),
+                    TransactionCoordinators.sole(transactions),
+                    AccessControl.allowAll());
             for (int i = 0; i < 4; i++) {
                 final InitProducerIdResponseData response = init(handler, -1, (short) -1);
                 assertThat(response.errorCode()).isEqualTo(Errors.NONE.code());
@@ -80,8 +83,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldBumpTheEpochOfAProducerThatNamesItsIdAndEpoch() throws Exception {
-        final ProducerIdHandler handler =
-                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
+        final ProducerIdHandler handler = new ProducerIdHandler(
+                ProducerIdAllocator.open(tmp), TransactionCoordinators.sole(transactions), AccessControl.allowAll());
         final long id = init(handler, -1, (short) -1).producerId();
 
         final InitProducerIdResponseData bumped = init(handler, id, (short) 4);
@@ -93,8 +96,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldHandOutANewIdWhenTheEpochIsExhausted() throws Exception {
-        final ProducerIdHandler handler =
-                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
+        final ProducerIdHandler handler = new ProducerIdHandler(
+                ProducerIdAllocator.open(tmp), TransactionCoordinators.sole(transactions), AccessControl.allowAll());
         final long id = init(handler, -1, (short) -1).producerId();
 
         final InitProducerIdResponseData renewed = init(handler, id, (short) (Short.MAX_VALUE - 1));
@@ -118,8 +121,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldBindATransactionalIdToOneProducerIdAndBumpItsEpochOnEveryInit() throws Exception {
-        final ProducerIdHandler handler =
-                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
+        final ProducerIdHandler handler = new ProducerIdHandler(
+                ProducerIdAllocator.open(tmp), TransactionCoordinators.sole(transactions), AccessControl.allowAll());
 
         final InitProducerIdResponseData first = initTransactional(handler, "tx", 60_000);
         final InitProducerIdResponseData second = initTransactional(handler, "tx", 60_000);
@@ -134,8 +137,8 @@ class ProducerIdHandlerTest {
 
     @Test
     void shouldRefuseATransactionTimeoutAboveTheBrokerMaximum() throws Exception {
-        final ProducerIdHandler handler =
-                new ProducerIdHandler(ProducerIdAllocator.open(tmp), transactions, AccessControl.allowAll());
+        final ProducerIdHandler handler = new ProducerIdHandler(
+                ProducerIdAllocator.open(tmp), TransactionCoordinators.sole(transactions), AccessControl.allowAll());
 
         final InitProducerIdResponseData response =
                 initTransactional(handler, "tx", TestTransactions.DEFAULTS.maxTimeoutMs() + 1);

@@ -481,6 +481,117 @@ class ClusterModeTest {
                 .containsExactlyElementsOf(sent.get(new TopicPartition("strict", 0)));
     }
 
+    @Test
+    void transactionsCommitAndAbortAcrossBrokersAndOutliveTheirCoordinatorLeaving() throws Exception {
+        extra.put(BrokerConfig.TRANSACTION_STATE_LOG_NUM_PARTITIONS, "3");
+        startReplicatedCluster(2, "orders", 3);
+        final Map<TopicPartition, List<String>> committed = new HashMap<>();
+        int aborted = 0;
+        try (KafkaProducer<byte[], byte[]> producer = transactionalProducer(bootstrap(1), "order-writer")) {
+            producer.initTransactions();
+            for (int t = 0; t < 6; t++) {
+                aborted += transaction(producer, "before-" + t, t % 3 == 2, committed);
+            }
+            // A transaction is open, with records in every partition, when its coordinator leaves.
+            producer.beginTransaction();
+            final List<String> open = sendTransactional(producer, "open", 30);
+            producer.flush();
+            final int coordinator = coordinatorOf("order-writer");
+            brokers.remove(coordinator).close();
+            producer.commitTransaction();
+            record(open, 3, committed);
+            assertThat(coordinatorOf("order-writer"))
+                    .as("the transaction state partition's new leader coordinates the id")
+                    .isNotEqualTo(coordinator);
+            for (int t = 0; t < 6; t++) {
+                aborted += transaction(producer, "after-" + t, t % 3 == 2, committed);
+            }
+
+            // Back, the old coordinator's broker follows the new one's log, markers included, byte for byte.
+            start(coordinator);
+            brokers.get(coordinator).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+            try (Admin admin = admin()) {
+                awaitIsr(admin, "orders", 3);
+            }
+        }
+        assertReplicasIdentical("orders", 3);
+        assertReplicasIdentical("__transaction_state", 3);
+
+        final int committedCount =
+                committed.values().stream().mapToInt(List::size).sum();
+        final Map<TopicPartition, List<String>> readCommitted =
+                consumeAll("committed-readers", "orders", bootstrap(1), committedCount, "read_committed");
+        for (final Map.Entry<TopicPartition, List<String>> partition : committed.entrySet()) {
+            assertThat(readCommitted.get(partition.getKey()))
+                    .as(
+                            "partition %s under read_committed: every committed record once, in order, no aborted one",
+                            partition.getKey())
+                    .containsExactlyElementsOf(partition.getValue());
+        }
+        final Map<TopicPartition, List<String>> readUncommitted =
+                consumeAll("uncommitted-readers", "orders", bootstrap(1), committedCount + aborted, "read_uncommitted");
+        assertThat(readUncommitted.values().stream().mapToInt(List::size).sum())
+                .as("read_uncommitted also sees the aborted records")
+                .isEqualTo(committedCount + aborted);
+    }
+
+    /** Sends 30 records in one transaction and commits or aborts it; returns how many were aborted. */
+    private static int transaction(
+            final KafkaProducer<byte[], byte[]> producer,
+            final String name,
+            final boolean abort,
+            final Map<TopicPartition, List<String>> committed) {
+        producer.beginTransaction();
+        final List<String> values = sendTransactional(producer, name, 30);
+        if (abort) {
+            // Flushed first, so the aborted records are in the log (an abort drops what was not sent yet).
+            producer.flush();
+            producer.abortTransaction();
+            return values.size();
+        }
+        producer.commitTransaction();
+        record(values, 3, committed);
+        return 0;
+    }
+
+    private static List<String> sendTransactional(
+            final KafkaProducer<byte[], byte[]> producer, final String name, final int count) {
+        final List<String> values = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            final String value = name + "-" + i;
+            values.add(value);
+            producer.send(new ProducerRecord<>("orders", i % 3, null, value.getBytes(StandardCharsets.UTF_8)));
+        }
+        return values;
+    }
+
+    /** Files values sent round robin over {@code partitions} partitions under the partition each went to. */
+    private static void record(
+            final List<String> values, final int partitions, final Map<TopicPartition, List<String>> byPartition) {
+        for (int i = 0; i < values.size(); i++) {
+            byPartition
+                    .computeIfAbsent(new TopicPartition("orders", i % partitions), k -> new ArrayList<>())
+                    .add(values.get(i));
+        }
+    }
+
+    /** The broker whose image names it leader of the transactional id's state partition. */
+    private int coordinatorOf(final String transactionalId) {
+        final io.isthmus.metadata.image.TopicImage state = topicImage("__transaction_state");
+        return state.partition(TransactionStatePartitions.partitionFor(
+                        transactionalId, state.partitions().size()))
+                .leader();
+    }
+
+    private static KafkaProducer<byte[], byte[]> transactionalProducer(
+            final String bootstrap, final String transactionalId) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
     /** Brokers started from now on need {@code minInsyncReplicas} for acks=all; followers 2 s behind leave the ISR. */
     private void replicateWith(final int minInsyncReplicas) {
         extra.put(BrokerConfig.MIN_INSYNC_REPLICAS, Integer.toString(minInsyncReplicas));
@@ -696,7 +807,13 @@ class ClusterModeTest {
 
     private Map<TopicPartition, List<String>> consumeAll(
             final String group, final String topic, final String bootstrap, final int count) {
+        return consumeAll(group, topic, bootstrap, count, "read_uncommitted");
+    }
+
+    private Map<TopicPartition, List<String>> consumeAll(
+            final String group, final String topic, final String bootstrap, final int count, final String isolation) {
         final Properties p = new Properties();
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

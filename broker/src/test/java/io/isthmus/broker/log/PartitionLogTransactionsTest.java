@@ -184,6 +184,34 @@ class PartitionLogTransactionsTest {
     }
 
     @Test
+    void shouldRefuseTheMarkerOfACoordinatorOlderThanOneWhoseMarkerItHoldsAcrossAReopen() throws Exception {
+        final PartitionLog first = open();
+        first.append(transactional(P1, EPOCH, 0, 2), 0);
+        // The coordinator elected after a failover of the state partition (its epoch 3) ended the transaction.
+        first.append(marker(P1, EPOCH, ControlRecordType.COMMIT, 3), 0, AppendOrigin.COORDINATOR);
+        first.append(transactional(P1, EPOCH, 2, 2), 0); // the producer's next transaction, same epoch
+        final long end = first.logEndOffset();
+        // The superseded coordinator (epoch 2) must not end the new transaction.
+        assertThatThrownBy(
+                        () -> first.append(marker(P1, EPOCH, ControlRecordType.ABORT, 2), 0, AppendOrigin.COORDINATOR))
+                .isInstanceOf(ProducerRejectedException.class)
+                .satisfies(e -> assertThat(((ProducerRejectedException) e).error())
+                        .isEqualTo(Errors.TRANSACTION_COORDINATOR_FENCED));
+        assertThat(first.logEndOffset()).isEqualTo(end);
+        first.close();
+        logs.remove(first);
+
+        final PartitionLog reopened = open();
+        assertThatThrownBy(() ->
+                        reopened.append(marker(P1, EPOCH, ControlRecordType.ABORT, 2), 0, AppendOrigin.COORDINATOR))
+                .isInstanceOf(ProducerRejectedException.class)
+                .satisfies(e -> assertThat(((ProducerRejectedException) e).error())
+                        .isEqualTo(Errors.TRANSACTION_COORDINATOR_FENCED));
+        reopened.append(marker(P1, EPOCH, ControlRecordType.COMMIT, 3), 0, AppendOrigin.COORDINATOR);
+        assertThat(reopened.hasOpenTransactions()).isFalse();
+    }
+
+    @Test
     void shouldWriteMarkersKafkaReadsAsItsOwn() {
         final MemorySegment buffer = MemorySegment.ofArray(new byte[EndTransactionMarker.MAX_BATCH_LENGTH]);
         final int size;

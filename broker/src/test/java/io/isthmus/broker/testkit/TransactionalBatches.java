@@ -37,15 +37,21 @@ public final class TransactionalBatches {
         return bytes(builder.build().buffer());
     }
 
-    /** Kafka's COMMIT or ABORT marker batch for the producer at {@code epoch}. */
+    /** Kafka's COMMIT or ABORT marker batch for the producer at {@code epoch}, from a coordinator of epoch 0. */
     public static MemorySegment marker(final long producerId, final short epoch, final ControlRecordType type) {
+        return marker(producerId, epoch, type, 0);
+    }
+
+    /** Kafka's COMMIT or ABORT marker batch for the producer at {@code epoch}, from a coordinator of that epoch. */
+    public static MemorySegment marker(
+            final long producerId, final short epoch, final ControlRecordType type, final int coordinatorEpoch) {
         return bytes(MemoryRecords.withEndTransactionMarker(
                         0L,
                         1L,
                         RecordBatch.NO_PARTITION_LEADER_EPOCH,
                         producerId,
                         epoch,
-                        new EndTransactionMarker(type, 0))
+                        new EndTransactionMarker(type, coordinatorEpoch))
                 .buffer());
     }
 

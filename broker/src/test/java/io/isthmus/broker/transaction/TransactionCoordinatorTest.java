@@ -267,7 +267,7 @@ class TransactionCoordinatorTest {
         }
         coordinator.close();
         final Path stateLog =
-                tmp.resolve("logs").resolve(TransactionStateLog.DIRECTORY).resolve(TransactionStateLog.PARTITION);
+                tmp.resolve("logs").resolve(TransactionStateLog.TOPIC).resolve(TransactionStateLog.PARTITION);
         try (var files = java.nio.file.Files.list(stateLog)) {
             assertThat(files.filter(f -> f.toString().endsWith(".log")).count())
                     .as("compaction keeps a few segments, not the %d records' worth", 4_000)

@@ -26,6 +26,8 @@ public final class EndTransactionMarker {
     public static final short COMMIT = 1;
     /** Not a transaction marker (another control record type, or no readable key). */
     public static final short UNKNOWN = -1;
+    /** The coordinator epoch of a batch that holds no readable marker. */
+    public static final int UNKNOWN_COORDINATOR_EPOCH = -1;
 
     static final int KEY_LENGTH = 4;
     static final int KEY_TYPE_OFFSET = 2;
@@ -76,12 +78,43 @@ public final class EndTransactionMarker {
      * must already be validated (its length and records are trusted to lie within {@code segment}).
      */
     public static short controlType(final MemorySegment segment, final long batchPosition) {
+        final Key key = keyOf(segment, batchPosition);
+        if (key == null) {
+            return UNKNOWN;
+        }
+        final short type = segment.get(RecordBatchDescriptor.INT16, key.position() + KEY_TYPE_OFFSET);
+        return type == ABORT || type == COMMIT ? type : UNKNOWN;
+    }
+
+    /**
+     * The coordinator epoch the marker batch at {@code batchPosition} carries in its first record's value, or {@link
+     * #UNKNOWN_COORDINATOR_EPOCH} if the batch holds no readable marker. The batch must already be validated.
+     */
+    public static int coordinatorEpoch(final MemorySegment segment, final long batchPosition) {
+        final Key key = keyOf(segment, batchPosition);
+        if (key == null) {
+            return UNKNOWN_COORDINATOR_EPOCH;
+        }
+        final long end = batchPosition + RecordBatchDescriptor.batchSize(segment, batchPosition);
+        final Varint.Reader reader = new Varint.Reader().reset(segment, key.position() + key.length(), end);
+        final int valueLength = reader.readVarint();
+        if (valueLength < VALUE_LENGTH || reader.position() + valueLength > end) {
+            return UNKNOWN_COORDINATOR_EPOCH;
+        }
+        return segment.get(RecordBatchDescriptor.INT32, reader.position() + VALUE_COORDINATOR_EPOCH_OFFSET);
+    }
+
+    /** Where the first record's key of a control batch lies, and its length (at least {@link #KEY_LENGTH}). */
+    private record Key(long position, int length) {}
+
+    /** The first record's key of the control batch at {@code batchPosition}; null if it is not a marker key. */
+    private static Key keyOf(final MemorySegment segment, final long batchPosition) {
         final short attributes =
                 segment.get(RecordBatchDescriptor.INT16, batchPosition + RecordBatchDescriptor.ATTRIBUTES_OFFSET);
         final int recordCount =
                 segment.get(RecordBatchDescriptor.INT32, batchPosition + RecordBatchDescriptor.RECORDS_COUNT_OFFSET);
         if ((attributes & RecordBatchDescriptor.COMPRESSION_CODEC_MASK) != 0 || recordCount < 1) {
-            return UNKNOWN;
+            return null;
         }
         final long end = batchPosition + RecordBatchDescriptor.batchSize(segment, batchPosition);
         final Varint.Reader reader =
@@ -91,10 +124,8 @@ public final class EndTransactionMarker {
         reader.readVarlong(); // timestamp delta
         reader.readVarint(); // offset delta
         final int keyLength = reader.readVarint();
-        if (keyLength < KEY_LENGTH || reader.position() + keyLength > end) {
-            return UNKNOWN;
-        }
-        final short type = segment.get(RecordBatchDescriptor.INT16, reader.position() + KEY_TYPE_OFFSET);
-        return type == ABORT || type == COMMIT ? type : UNKNOWN;
+        return keyLength < KEY_LENGTH || reader.position() + keyLength > end
+                ? null
+                : new Key(reader.position(), keyLength);
     }
 }

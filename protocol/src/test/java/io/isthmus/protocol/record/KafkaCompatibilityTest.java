@@ -244,6 +244,11 @@ class KafkaCompatibilityTest {
             assertThat(r.segment().get(RecordBatchDescriptor.INT16, r.keyOffset() + 2))
                     .isEqualTo((short) 1);
         });
+        assertThat(io.isthmus.protocol.record.EndTransactionMarker.controlType(segment, 0))
+                .isEqualTo(io.isthmus.protocol.record.EndTransactionMarker.COMMIT);
+        assertThat(io.isthmus.protocol.record.EndTransactionMarker.coordinatorEpoch(segment, 0))
+                .as("the coordinator epoch Kafka wrote into the marker's value")
+                .isEqualTo(4);
     }
 
     @Test
