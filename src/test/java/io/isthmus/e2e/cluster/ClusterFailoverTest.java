@@ -329,15 +329,12 @@ class ClusterFailoverTest {
 
     /** The coordinator of {@code transactionalId} once DescribeTransactions finds one. */
     private static int awaitCoordinator(final Admin admin, final String transactionalId) throws Exception {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        int found;
-        while ((found = coordinatorOf(admin, transactionalId)) < 0) {
-            assertThat(System.nanoTime())
-                    .as("a coordinator of %s is found", transactionalId)
-                    .isLessThan(deadline);
-            Thread.sleep(100);
-        }
-        return found;
+        final AtomicInteger found = new AtomicInteger(-1);
+        awaitTrue(Duration.ofSeconds(60), "a coordinator of " + transactionalId + " is found", () -> {
+            found.set(coordinatorOf(admin, transactionalId));
+            return found.get() >= 0;
+        });
+        return found.get();
     }
 
     /** The coordinator of {@code transactionalId}, as DescribeTransactions finds it; -1 while none is found. */

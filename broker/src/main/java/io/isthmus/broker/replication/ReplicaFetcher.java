@@ -273,6 +273,11 @@ final class ReplicaFetcher implements AutoCloseable {
                     }
                 }
                 partition.followerHighWatermark(data.highWatermark());
+                // As Kafka's followers do: what the leader no longer holds (its transaction state log compacted, its
+                // retention ran), this replica drops too, up to what is committed.
+                if (data.logStartOffset() > partition.logStartOffset()) {
+                    partition.log().deleteSegmentsBelow(Math.min(data.logStartOffset(), partition.highWatermark()));
+                }
             }
             case OFFSET_OUT_OF_RANGE -> {
                 if (partition.logEndOffset() < data.logStartOffset()) {

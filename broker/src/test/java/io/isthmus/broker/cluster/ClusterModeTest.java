@@ -10,6 +10,7 @@ import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.testkit.Await;
 import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.client.producer.IsthmusProducer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -442,6 +443,34 @@ class ClusterModeTest {
     }
 
     @Test
+    void followersDropTheSegmentsTheirLeaderNoLongerHolds() throws Exception {
+        startReplicatedCluster(2, "trimmed", 1);
+        // About 3 MiB in 1 MiB segments.
+        final byte[] value = new byte[1000];
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap(1))) {
+            for (int i = 0; i < 3_000; i++) {
+                producer.send(new ProducerRecord<>("trimmed", 0, null, value));
+            }
+            producer.flush();
+        }
+        final TopicPartition tp = new TopicPartition("trimmed", 0);
+        final Partition leader =
+                brokers.get(leaderOf("trimmed", 0)).partitions().partition(tp).orElseThrow();
+        awaitCondition(() -> leader.highWatermark() == leader.logEndOffset(), "every record committed");
+        // What the transaction state log's compaction does on its leader: the segments before an offset go.
+        assertThat(leader.log().deleteSegmentsBelow(leader.highWatermark())).isPositive();
+        final long leaderStart = leader.logStartOffset();
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap(1))) {
+            producer.send(new ProducerRecord<>("trimmed", 0, null, value)).get();
+        }
+        awaitCondition(
+                () -> brokers.values().stream()
+                        .map(b -> b.partitions().partition(tp).orElseThrow().logStartOffset())
+                        .allMatch(start -> start == leaderStart),
+                "every replica starts at the leader's log start " + leaderStart);
+    }
+
+    @Test
     void acksAllIsRefusedWithNotEnoughReplicasWhileTheIsrIsBelowItsMinimum() throws Exception {
         startReplicatedCluster(3, "strict", 1);
         final List<String> values = new ArrayList<>();
@@ -533,6 +562,68 @@ class ClusterModeTest {
         assertThat(readUncommitted.values().stream().mapToInt(List::size).sum())
                 .as("read_uncommitted also sees the aborted records")
                 .isEqualTo(committedCount + aborted);
+    }
+
+    @Test
+    void theIsthmusTransactionalProducerCommitsThroughItsCoordinatorAndALeaderLeaving() throws Exception {
+        extra.put(BrokerConfig.TRANSACTION_STATE_LOG_NUM_PARTITIONS, "3");
+        startReplicatedCluster(2, "orders", 3);
+        final Map<TopicPartition, List<String>> committed = new HashMap<>();
+        final String bootstrap = bootstrap(1) + "," + bootstrap(2) + "," + bootstrap(3);
+        try (IsthmusProducer producer = new IsthmusProducer(
+                Map.of("bootstrap.servers", bootstrap, "transactional.id", "isthmus-writer", "transport", "tcp"))) {
+            producer.initTransactions();
+            for (int t = 0; t < 4; t++) {
+                isthmusTransaction(producer, "before-" + t, committed);
+            }
+            final int coordinator = coordinatorOf("isthmus-writer");
+            producer.beginTransaction();
+            final List<String> open = sendIsthmus(producer, "open");
+            producer.flush();
+            brokers.remove(coordinator).close();
+            producer.commitTransaction();
+            record(open, 3, committed);
+            for (int t = 0; t < 4; t++) {
+                isthmusTransaction(producer, "after-" + t, committed);
+            }
+            // Back (a consumer group whose coordinator is down waits for it), before the reads.
+            start(coordinator);
+            brokers.get(coordinator).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+        }
+        final int committedCount =
+                committed.values().stream().mapToInt(List::size).sum();
+        final Map<TopicPartition, List<String>> readCommitted =
+                consumeAll("isthmus-committed", "orders", bootstrap(1), committedCount, "read_committed");
+        for (final Map.Entry<TopicPartition, List<String>> partition : committed.entrySet()) {
+            assertThat(readCommitted.get(partition.getKey()))
+                    .as("partition %s under read_committed", partition.getKey())
+                    .containsExactlyElementsOf(partition.getValue());
+        }
+    }
+
+    private static void isthmusTransaction(
+            final IsthmusProducer producer, final String name, final Map<TopicPartition, List<String>> committed) {
+        producer.beginTransaction();
+        final List<String> values = sendIsthmus(producer, name);
+        producer.commitTransaction();
+        record(values, 3, committed);
+    }
+
+    private static List<String> sendIsthmus(final IsthmusProducer producer, final String name) {
+        final List<String> values = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            final String value = name + "-" + i;
+            values.add(value);
+            producer.send(
+                    "orders",
+                    i % 3,
+                    System.currentTimeMillis(),
+                    null,
+                    value.getBytes(StandardCharsets.UTF_8),
+                    null,
+                    null);
+        }
+        return values;
     }
 
     /** Sends 30 records in one transaction and commits or aborts it; returns how many were aborted. */

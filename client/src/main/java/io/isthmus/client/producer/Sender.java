@@ -455,6 +455,9 @@ final class Sender implements Runnable {
         } catch (final RuntimeException e) {
             LOG.debug("cannot connect to broker: node={}", node, e);
             for (final ProducerBatch batch : batches) {
+                // The broker may be gone for good: its partitions' leaders are looked up again, as Kafka's client does
+                // after a disconnect, rather than retried there until the batch expires.
+                staleTopics.add(batch.queue.topic);
                 retryOrFail(batch, e, now);
             }
             return;
@@ -574,6 +577,7 @@ final class Sender implements Runnable {
         while ((request = pipeline.pollFirst()) != null) {
             for (final ProducerBatch batch : request.batches()) {
                 batch.queue.inFlight--;
+                staleTopics.add(batch.queue.topic);
                 retryOrFail(batch, cause, now);
             }
         }

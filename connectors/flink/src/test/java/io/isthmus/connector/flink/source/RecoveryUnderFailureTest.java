@@ -2,32 +2,19 @@ package io.isthmus.connector.flink.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.isthmus.client.consumer.ConsumedRecord;
-import io.isthmus.client.consumer.ConsumerBatch;
-import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.connector.flink.sink.IsthmusSink;
 import io.isthmus.connector.flink.source.enumerator.initializer.OffsetsInitializer;
-import io.isthmus.connector.flink.source.reader.deserializer.IsthmusRecordDeserializationSchema;
 import io.isthmus.connector.flink.testing.FlinkTestJobs;
+import io.isthmus.connector.flink.testing.InjectedFailures;
 import io.isthmus.connector.flink.testing.IsthmusBrokerExtension;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
+import io.isthmus.connector.flink.testing.LongTopics;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
@@ -38,10 +25,7 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -61,57 +45,6 @@ class RecoveryUnderFailureTest {
     private static final int RECORDS = 1_000_000;
     private static final int PARTITIONS = 4;
     private static final int KEYS = 100;
-    private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-
-    /** Shared across restarts (same JVM): how many records passed, failures injected, a checkpoint since restart. */
-    static final AtomicLong PASSED = new AtomicLong();
-
-    static final AtomicInteger FAILURES = new AtomicInteger();
-    static final AtomicBoolean CHECKPOINTED_SINCE_START = new AtomicBoolean();
-
-    static final class Longs implements IsthmusRecordDeserializationSchema<Long> {
-        @Override
-        public void deserialize(final ConsumedRecord record, final Collector<Long> out) {
-            out.collect(record.segment().get(BIG_ENDIAN_LONG, record.valueOffset()));
-        }
-
-        @Override
-        public TypeInformation<Long> getProducedType() {
-            return Types.LONG;
-        }
-    }
-
-    /** Fails the job at about a third and at two thirds of the records, each time after a completed checkpoint. */
-    static final class FailTwice extends RichMapFunction<Long, Long> implements CheckpointListener {
-        private final long records;
-
-        FailTwice(final long records) {
-            this.records = records;
-        }
-
-        @Override
-        public void open(final org.apache.flink.api.common.functions.OpenContext context) {
-            CHECKPOINTED_SINCE_START.set(false);
-        }
-
-        @Override
-        public Long map(final Long value) {
-            final long passed = PASSED.incrementAndGet();
-            final int failures = FAILURES.get();
-            if (failures < 2 && passed > (failures + 1) * (records / 3) && CHECKPOINTED_SINCE_START.get()) {
-                if (FAILURES.compareAndSet(failures, failures + 1)) {
-                    throw new IllegalStateException("injected failure " + (failures + 1) + " after " + passed);
-                }
-            }
-            return value;
-        }
-
-        @Override
-        public void notifyCheckpointComplete(final long checkpointId) {
-            CHECKPOINTED_SINCE_START.set(true);
-        }
-    }
 
     /** Counts per key in keyed state and emits each key's count once, when the input ends. */
     static final class CountPerKey extends KeyedProcessFunction<Integer, Long, Tuple2<Integer, Long>> {
@@ -142,23 +75,12 @@ class RecoveryUnderFailureTest {
     /** Writes longs 0..records-1, big-endian, round-robin over the partitions; waits for every acknowledgement. */
     private static void writeLongs(final String topic, final int records) throws Exception {
         BROKER.createTopic(topic, PARTITIONS);
-        final List<Future<RecordMetadata>> acks = new ArrayList<>(records);
-        try (KafkaProducer<byte[], byte[]> producer = BROKER.producer()) {
-            for (long i = 0; i < records; i++) {
-                final byte[] value = java.nio.ByteBuffer.allocate(8).putLong(i).array();
-                acks.add(producer.send(new ProducerRecord<>(topic, (int) (i % PARTITIONS), null, value)));
-            }
-            producer.flush();
-        }
-        for (final Future<RecordMetadata> ack : acks) {
-            ack.get();
-        }
+        LongTopics.write(BROKER.bootstrapServers(), topic, PARTITIONS, records);
     }
 
     /** Restarts from the last checkpoint on failure, up to five times, at once; checkpoints every 50 ms. */
     private static StreamExecutionEnvironment restarting() {
-        PASSED.set(0);
-        FAILURES.set(0);
+        InjectedFailures.reset();
         final Configuration configuration = new Configuration();
         configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
@@ -181,19 +103,21 @@ class RecoveryUnderFailureTest {
                                 .setTopics(topic)
                                 .setProperty("transport", "tcp")
                                 .setBounded(OffsetsInitializer.latest())
-                                .setDeserializer(new Longs())
+                                .setDeserializer(new LongTopics.Deserializer())
                                 .build(),
                         WatermarkStrategy.noWatermarks(),
                         "isthmus")
-                .map(new FailTwice(RECORDS))
+                .map(new InjectedFailures(RECORDS, 2, 0))
                 .keyBy(value -> (int) (value % KEYS))
                 .process(new CountPerKey())
                 .executeAndCollect("exactly-once")) {
             it.forEachRemaining(t ->
                     assertThat(counts.put(t.f0, t.f1)).as("key %s once", t.f0).isNull());
         }
-        assertThat(FAILURES.get()).as("injected failures").isEqualTo(2);
-        assertThat(PASSED.get()).as("records replayed after the restarts").isGreaterThan(RECORDS);
+        assertThat(InjectedFailures.failed()).as("injected failures").isEqualTo(2);
+        assertThat(InjectedFailures.passed())
+                .as("records replayed after the restarts")
+                .isGreaterThan(RECORDS);
         assertThat(counts).hasSize(KEYS);
         for (int key = 0; key < KEYS; key++) {
             assertThat(counts.get(key)).as("count of key %s", key).isEqualTo((long) RECORDS / KEYS);
@@ -250,62 +174,24 @@ class RecoveryUnderFailureTest {
                                 .setBootstrapServers(BROKER.bootstrapServers())
                                 .setTopics(name + "-in")
                                 .setBounded(OffsetsInitializer.latest())
-                                .setDeserializer(new Longs())
+                                .setDeserializer(new LongTopics.Deserializer())
                                 .build(),
                         WatermarkStrategy.noWatermarks(),
                         "isthmus")
-                .map(new FailTwice(records))
+                .map(new InjectedFailures(records, 2, 0))
                 .sinkTo(IsthmusSink.<Long>builder()
                         .setBootstrapServers(BROKER.bootstrapServers())
                         .setDeliveryGuarantee(guarantee)
                         .setTransactionalIdPrefix(name + "-job")
-                        .setRecordSerializer((value, context, timestamp) -> new ProducerRecord<>(
-                                name + "-out",
-                                null,
-                                null,
-                                java.nio.ByteBuffer.allocate(8).putLong(value).array()))
+                        .setRecordSerializer((value, context, timestamp) ->
+                                new ProducerRecord<>(name + "-out", null, null, LongTopics.bytes(value)))
                         .build());
         env.execute(name);
-        assertThat(FAILURES.get()).as("injected failures").isEqualTo(2);
+        assertThat(InjectedFailures.failed()).as("injected failures").isEqualTo(2);
     }
 
     /** Every value of {@code topic} a consumer at {@code isolation} reads to the partitions' ends. */
     private static long[] readLongs(final String topic, final String isolation, final int expectedAtLeast) {
-        final List<TopicPartition> partitions = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            partitions.add(new TopicPartition(topic, p));
-        }
-        long[] values = new long[expectedAtLeast];
-        int count = 0;
-        try (IsthmusConsumer consumer = new IsthmusConsumer(Map.of(
-                "bootstrap.servers", BROKER.bootstrapServers(), "transport", "tcp", "isolation.level", isolation))) {
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() - deadline < 0 && !reachedEnds(consumer, ends)) {
-                try (ConsumerBatch batch = consumer.poll(Duration.ofMillis(200))) {
-                    for (final ConsumedRecord record : batch) {
-                        if (count == values.length) {
-                            values = java.util.Arrays.copyOf(values, count * 2);
-                        }
-                        values[count++] = record.segment().get(BIG_ENDIAN_LONG, record.valueOffset());
-                    }
-                }
-            }
-            assertThat(reachedEnds(consumer, ends))
-                    .as("%s read to the end", isolation)
-                    .isTrue();
-        }
-        return java.util.Arrays.copyOf(values, count);
-    }
-
-    private static boolean reachedEnds(final IsthmusConsumer consumer, final Map<TopicPartition, Long> ends) {
-        for (final Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-            if (consumer.position(end.getKey()) < end.getValue()) {
-                return false;
-            }
-        }
-        return true;
+        return LongTopics.read(BROKER.bootstrapServers(), topic, PARTITIONS, isolation, expectedAtLeast);
     }
 }
