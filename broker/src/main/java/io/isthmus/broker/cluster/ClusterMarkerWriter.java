@@ -125,6 +125,9 @@ final class ClusterMarkerWriter implements MarkerWriter {
         if (pooled != null) {
             try {
                 response = exchange(leader, pooled, request);
+            } catch (final org.apache.kafka.common.errors.TimeoutException slow) {
+                // The broker took the request and did not answer in time: no second copy of the markers now.
+                throw slow;
             } catch (final RuntimeException stale) {
                 // A pooled connection to a broker that restarted since fails at once: one new try, then the error.
                 LOG.debug("pooled connection to broker {} failed: {}", leader, stale.toString());

@@ -110,7 +110,8 @@ final class TransactionStatePartitions implements TransactionCoordinators, AutoC
             thread.setDaemon(true);
             return thread;
         });
-        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        // Several: a coordinator's timer task may wait on markers, and must not hold up the others' for that long.
+        this.timers = Executors.newScheduledThreadPool(2, runnable -> {
             final Thread thread = new Thread(runnable, "broker-" + nodeId + "-transaction-timers");
             thread.setDaemon(true);
             return thread;
@@ -236,7 +237,7 @@ final class TransactionStatePartitions implements TransactionCoordinators, AutoC
      * a coordinator for each state partition newly led here, and retires those of partitions no longer led here.
      */
     synchronized void onPartitionsApplied(final ClusterImage image) {
-        if (closed) {
+        if (closed || (lastImage != null && image.appliedIndex() < lastImage.appliedIndex())) {
             return;
         }
         lastImage = image;
@@ -314,20 +315,16 @@ final class TransactionStatePartitions implements TransactionCoordinators, AutoC
     /** Runs the elections again shortly, with the last image, so that a coordinator that failed to load is retried. */
     private void scheduleElections() {
         try {
-            timers.schedule(
-                    () -> {
-                        final ClusterImage image;
-                        synchronized (this) {
-                            image = lastImage;
-                        }
-                        if (image != null) {
-                            onPartitionsApplied(image);
-                        }
-                    },
-                    RELOAD_DELAY_MS,
-                    TimeUnit.MILLISECONDS);
+            timers.schedule(this::electAgain, RELOAD_DELAY_MS, TimeUnit.MILLISECONDS);
         } catch (final RejectedExecutionException closing) {
             // closed meanwhile: nothing more is elected
+        }
+    }
+
+    /** The elections with the newest image this broker's partitions took their roles in, under the same lock. */
+    private synchronized void electAgain() {
+        if (lastImage != null) {
+            onPartitionsApplied(lastImage);
         }
     }
 

@@ -171,7 +171,8 @@ public final class TransactionStateLog implements AutoCloseable {
         for (final TransactionMetadata metadata : live) {
             write(metadata);
         }
-        final int deleted = log.deleteSegmentsBelow(snapshotStart);
+        // Never past what is committed: with no live state nothing was written (and waited for) above.
+        final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.highWatermark()));
         segmentsAfterCompaction = log.segments().size();
         LOG.info(
                 "compacted the transaction state log: {} live states rewritten from offset {}, {} segments deleted",

@@ -510,6 +510,7 @@ final class Sender implements Runnable {
             connections.disconnect(node);
             for (final ProducerBatch batch : sent) {
                 batch.queue.inFlight--;
+                staleTopics.add(batch.queue.topic);
                 retryOrFail(batch, e, now);
             }
             failInFlight(node, e, now);

@@ -92,7 +92,8 @@ public final class EndTransactionMarker {
      */
     public static int coordinatorEpoch(final MemorySegment segment, final long batchPosition) {
         final Key key = keyOf(segment, batchPosition);
-        if (key == null) {
+        if (key == null || controlType(segment, batchPosition) == UNKNOWN) {
+            // Another control record (not COMMIT or ABORT) carries no coordinator epoch in its value.
             return UNKNOWN_COORDINATOR_EPOCH;
         }
         final long end = batchPosition + RecordBatchDescriptor.batchSize(segment, batchPosition);
