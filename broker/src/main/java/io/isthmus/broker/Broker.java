@@ -14,6 +14,7 @@ import io.isthmus.broker.api.MetadataHandler;
 import io.isthmus.broker.api.MetadataView;
 import io.isthmus.broker.api.OffsetForLeaderEpochHandler;
 import io.isthmus.broker.api.ProduceHandler;
+import io.isthmus.broker.api.ProduceVerification;
 import io.isthmus.broker.api.ProducerIdHandler;
 import io.isthmus.broker.api.RequestRouter;
 import io.isthmus.broker.api.ScramCredentialsHandler;
@@ -248,7 +249,12 @@ public final class Broker implements AutoCloseable {
                     new ApiVersionsHandler(
                             () -> shm.advertise(rdma.advertise(router.get().apiVersions()))),
                     new MetadataHandler(metadata, config.autoCreateTopics(), access),
-                    new ProduceHandler(partitions, access, leadership, config.minInsyncReplicas()),
+                    new ProduceHandler(
+                            partitions,
+                            access,
+                            leadership,
+                            config.minInsyncReplicas(),
+                            cluster.map(ClusterMembership::produceVerification).orElse(ProduceVerification.NONE)),
                     new FetchHandler(partitions, delayedFetches, access, leadership),
                     new ListOffsetsHandler(partitions, access, leadership),
                     new OffsetForLeaderEpochHandler(partitions, access, leadership),
@@ -270,7 +276,8 @@ public final class Broker implements AutoCloseable {
                     leadership,
                     access,
                     config.minInsyncReplicas(),
-                    WriteTxnMarkersHandler.REPLICATION_TIMEOUT_MS)));
+                    WriteTxnMarkersHandler.REPLICATION_TIMEOUT_MS,
+                    c.produceVerification())));
             router.set(new RequestRouter(handlers));
 
             final KafkaServer server = KafkaServer.start(

@@ -38,6 +38,7 @@ public final class ProduceHandler implements ApiHandler {
     /** The first Produce version whose response carries the log start offset. */
     private static final short FIRST_VERSION_WITH_LOG_START_OFFSET = 5;
 
+    private final ProduceVerification verification;
     private final PartitionManager partitions;
     private final TopicResolver topics;
     private final AccessControl access;
@@ -46,16 +47,21 @@ public final class ProduceHandler implements ApiHandler {
 
     /** A single broker's handler: it leads every partition it has. */
     public ProduceHandler(final PartitionManager partitions, final AccessControl access) {
-        this(partitions, access, PartitionLeadership.SOLE_BROKER, 1);
+        this(partitions, access, PartitionLeadership.SOLE_BROKER, 1, ProduceVerification.NONE);
     }
 
-    /** @param minInsyncReplicas Kafka's {@code min.insync.replicas}: the ISR acks=all needs */
+    /**
+     * @param minInsyncReplicas Kafka's {@code min.insync.replicas}: the ISR acks=all needs
+     * @param verification what is asked before a transactional producer's batches are appended
+     */
     public ProduceHandler(
             final PartitionManager partitions,
             final AccessControl access,
             final PartitionLeadership leadership,
-            final int minInsyncReplicas) {
+            final int minInsyncReplicas,
+            final ProduceVerification verification) {
         this.partitions = partitions;
+        this.verification = verification;
         this.topics = new TopicResolver(partitions.topics());
         this.access = access;
         this.leadership = leadership;
@@ -138,7 +144,8 @@ public final class ProduceHandler implements ApiHandler {
                                             + " fewer than min.insync.replicas=" + minInsyncReplicas);
                     continue;
                 }
-                final CompletableFuture<ProduceOutcome> appended = append(partition.get(), partitionData);
+                final CompletableFuture<ProduceOutcome> appended =
+                        verifiedAppend(data.transactionalId(), partition.get(), partitionData);
                 final CompletableFuture<ProduceOutcome> outcome = acksAll
                         ? appended.thenCompose(done -> replicated(partition.get(), done, data.timeoutMs()))
                         : appended;
@@ -157,6 +164,25 @@ public final class ProduceHandler implements ApiHandler {
                 ? CompletableFuture.completedFuture(answer)
                 : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
                         .thenApply(done -> answer);
+    }
+
+    /** The append, for a transactional producer once {@link #verification} let its batches in. */
+    private CompletableFuture<ProduceOutcome> verifiedAppend(
+            final String transactionalId,
+            final Partition partition,
+            final ProduceRequestData.PartitionProduceData data) {
+        if (transactionalId == null || !(data.records() instanceof MemoryRecords records)) {
+            return append(partition, data);
+        }
+        return verification
+                .verify(transactionalId, records, partition.topicPartition())
+                .thenCompose(error -> error == Errors.NONE
+                        ? append(partition, data)
+                        : CompletableFuture.completedFuture(new ProduceOutcome(
+                                error,
+                                -1,
+                                "the transaction's coordinator did not confirm " + partition.topicPartition()
+                                        + " in the open transaction of transactionalId=" + transactionalId)));
     }
 
     private static CompletableFuture<ProduceOutcome> append(

@@ -47,13 +47,16 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
     private final AccessControl access;
     private final int minInsyncReplicas;
     private final long replicationTimeoutMs;
+    private final ProduceVerification verification;
 
     public WriteTxnMarkersHandler(
             final PartitionManager partitions,
             final PartitionLeadership leadership,
             final AccessControl access,
             final int minInsyncReplicas,
-            final long replicationTimeoutMs) {
+            final long replicationTimeoutMs,
+            final ProduceVerification verification) {
+        this.verification = verification;
         this.partitions = partitions;
         this.leadership = leadership;
         this.access = access;
@@ -135,6 +138,10 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
             return CompletableFuture.completedFuture(Errors.NOT_ENOUGH_REPLICAS);
         }
         final ProduceOutcome appended = TransactionMarkerWriter.appendTo(partition, marker, "producerId=" + producerId);
+        if (appended.error() == Errors.NONE) {
+            // The producer's transaction here is over: its next one's first batch is verified again.
+            verification.markerWritten(producerId, topicPartition);
+        }
         if (appended.error() != Errors.NONE || appended.lastOffset() < 0) {
             return CompletableFuture.completedFuture(appended.error());
         }

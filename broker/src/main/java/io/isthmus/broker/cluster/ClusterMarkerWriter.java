@@ -2,22 +2,14 @@ package io.isthmus.broker.cluster;
 
 import io.isthmus.broker.transaction.MarkerWriter;
 import io.isthmus.broker.transaction.TransactionMetadata;
-import io.isthmus.client.network.KafkaConnection;
-import io.isthmus.client.network.ReceiveBufferPool;
-import io.isthmus.client.network.SocketBuffers;
-import io.isthmus.client.security.SecuritySettings;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
@@ -35,29 +27,20 @@ import org.slf4j.LoggerFactory;
  * coordinator keeps the transaction prepared and writes its markers again later, which changes nothing where they
  * were written already. A partition whose topic was deleted needs no marker.
  *
- * <p>Connections to each broker are pooled: coordinators of several state partitions write concurrently, each
- * borrowing a connection for one request. A connection that failed is closed, not returned.
+ * <p>Requests go over the broker's {@link BrokerChannels}: coordinators of several state partitions write
+ * concurrently.
  */
 final class ClusterMarkerWriter implements MarkerWriter {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterMarkerWriter.class);
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
-    private final int nodeId;
     private final Supplier<ClusterImage> image;
-    private final IntFunction<Optional<InetSocketAddress>> addresses;
+    private final BrokerChannels channels;
     private final Duration requestTimeout;
-    private final ReceiveBufferPool buffers = new ReceiveBufferPool(64 << 10);
-    private final Map<Integer, ConcurrentLinkedQueue<KafkaConnection>> idle = new ConcurrentHashMap<>();
-    private volatile boolean closed;
 
     ClusterMarkerWriter(
-            final int nodeId,
-            final Supplier<ClusterImage> image,
-            final IntFunction<Optional<InetSocketAddress>> addresses,
-            final Duration requestTimeout) {
-        this.nodeId = nodeId;
+            final Supplier<ClusterImage> image, final BrokerChannels channels, final Duration requestTimeout) {
         this.image = image;
-        this.addresses = addresses;
+        this.channels = channels;
         this.requestTimeout = requestTimeout;
     }
 
@@ -120,22 +103,8 @@ final class ClusterMarkerWriter implements MarkerWriter {
 
     /** Sends one request to {@code leader}; returns the partitions it did not write, with the reason. */
     private List<String> send(final int leader, final WriteTxnMarkersRequestData request) {
-        WriteTxnMarkersResponseData response = null;
-        final KafkaConnection pooled = pooled(leader);
-        if (pooled != null) {
-            try {
-                response = exchange(leader, pooled, request);
-            } catch (final org.apache.kafka.common.errors.TimeoutException slow) {
-                // The broker took the request and did not answer in time: no second copy of the markers now.
-                throw slow;
-            } catch (final RuntimeException stale) {
-                // A pooled connection to a broker that restarted since fails at once: one new try, then the error.
-                LOG.debug("pooled connection to broker {} failed: {}", leader, stale.toString());
-            }
-        }
-        if (response == null) {
-            response = exchange(leader, open(leader), request);
-        }
+        final WriteTxnMarkersResponseData response = (WriteTxnMarkersResponseData)
+                channels.request(leader, ApiKeys.WRITE_TXN_MARKERS, request, requestTimeout);
         final List<String> failures = new ArrayList<>();
         final ClusterImage current = image.get();
         for (final WriteTxnMarkersResponseData.WritableTxnMarkerResult marker : response.markers()) {
@@ -156,63 +125,8 @@ final class ClusterMarkerWriter implements MarkerWriter {
         return failures;
     }
 
-    /** Sends on {@code connection}, then returns it to the pool; closes it if the request fails. */
-    private WriteTxnMarkersResponseData exchange(
-            final int brokerId, final KafkaConnection connection, final WriteTxnMarkersRequestData request) {
-        final WriteTxnMarkersResponseData response;
-        try {
-            response = (WriteTxnMarkersResponseData)
-                    connection.request(ApiKeys.WRITE_TXN_MARKERS, request, requestTimeout);
-        } catch (final RuntimeException e) {
-            connection.close();
-            throw e;
-        }
-        giveBack(brokerId, connection);
-        return response;
-    }
-
-    /** An idle open connection to the broker, or null. */
-    private KafkaConnection pooled(final int brokerId) {
-        final ConcurrentLinkedQueue<KafkaConnection> pool = idle.get(brokerId);
-        KafkaConnection connection = pool == null ? null : pool.poll();
-        while (connection != null && connection.isClosed()) {
-            connection = pool.poll();
-        }
-        return connection;
-    }
-
-    private KafkaConnection open(final int brokerId) {
-        if (closed) {
-            throw new IllegalStateException("the marker writer is closed");
-        }
-        final InetSocketAddress address = addresses
-                .apply(brokerId)
-                .orElseThrow(() -> new IllegalStateException("no PLAINTEXT endpoint known for broker " + brokerId));
-        return KafkaConnection.open(
-                address,
-                "broker-" + nodeId + "-transaction-markers",
-                buffers,
-                CONNECT_TIMEOUT,
-                SecuritySettings.PLAINTEXT,
-                SocketBuffers.DEFAULT);
-    }
-
-    private void giveBack(final int brokerId, final KafkaConnection connection) {
-        idle.computeIfAbsent(brokerId, id -> new ConcurrentLinkedQueue<>()).add(connection);
-        if (closed) {
-            connection.close();
-        }
-    }
-
     @Override
     public void close() {
-        closed = true;
-        for (final ConcurrentLinkedQueue<KafkaConnection> pool : idle.values()) {
-            KafkaConnection connection;
-            while ((connection = pool.poll()) != null) {
-                connection.close();
-            }
-        }
-        buffers.close();
+        // The channels are the broker's, closed with its other cluster resources.
     }
 }

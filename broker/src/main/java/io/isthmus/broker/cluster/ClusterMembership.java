@@ -4,6 +4,7 @@ import io.isthmus.broker.api.AccessControl;
 import io.isthmus.broker.api.ApiHandler;
 import io.isthmus.broker.api.CoordinatorLocator;
 import io.isthmus.broker.api.MetadataView;
+import io.isthmus.broker.api.ProduceVerification;
 import io.isthmus.broker.config.ClusterSettings;
 import io.isthmus.broker.group.OffsetStore;
 import io.isthmus.broker.partition.PartitionLeadership;
@@ -54,6 +55,8 @@ public final class ClusterMembership implements AutoCloseable {
     private final QuorumProducerIds producerIds = new QuorumProducerIds(this);
     private volatile BrokerLifecycle lifecycle;
     private volatile TransactionStatePartitions transactions;
+    private volatile TransactionVerification verification;
+    private volatile BrokerChannels channels;
     private boolean closed;
 
     private ClusterMembership(
@@ -183,15 +186,29 @@ public final class ClusterMembership implements AutoCloseable {
         if (transactions != null) {
             throw new IllegalStateException("broker " + settings.nodeId() + " coordinates transactions already");
         }
+        channels = new BrokerChannels("broker-" + settings.nodeId() + "-transactions", this::replicationAddress);
         final TransactionStatePartitions started = new TransactionStatePartitions(
                 this,
                 partitions,
                 context,
                 settings.transactionState(),
-                new ClusterMarkerWriter(settings.nodeId(), this::image, this::replicationAddress, MARKER_TIMEOUT));
+                new ClusterMarkerWriter(this::image, channels, MARKER_TIMEOUT));
         transactions = started;
+        verification = new TransactionVerification(settings.nodeId(), started::coordinatorId, channels);
+        partitions.verifyTransactionsWith(verification);
+        final TransactionVerification verifying = verification;
+        hosting.afterEachImage(image -> verifying.retainLedBy(image, settings.nodeId()));
         hosting.afterEachImage(started::onPartitionsApplied);
         return started;
+    }
+
+    /**
+     * What this broker, as a partition leader, asks a transaction's coordinator before the transaction's batches
+     * enter a partition (once {@link #startTransactions} ran; nothing before).
+     */
+    public ProduceVerification produceVerification() {
+        final TransactionVerification started = verification;
+        return started == null ? ProduceVerification.NONE : started;
     }
 
     /**
@@ -269,6 +286,8 @@ public final class ClusterMembership implements AutoCloseable {
             final TransactionStatePartitions started = transactions;
             if (started != null) {
                 started.close();
+                verification.close();
+                channels.close();
             }
         } finally {
             metadata.close();

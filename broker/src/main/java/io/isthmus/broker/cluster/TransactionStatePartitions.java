@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -153,6 +154,18 @@ final class TransactionStatePartitions implements TransactionCoordinators, AutoC
                 .orElseGet(() -> Located.none(
                         Errors.COORDINATOR_NOT_AVAILABLE,
                         "broker " + state.leader() + ", the coordinator, has no listener " + listenerName));
+    }
+
+    /** The broker coordinating {@code transactionalId} as this broker's image has it; empty without a leader. */
+    OptionalInt coordinatorId(final String transactionalId) {
+        final Optional<TopicImage> topic = membership.image().topic(TransactionStateLog.TOPIC);
+        if (topic.isEmpty()) {
+            return OptionalInt.empty();
+        }
+        final PartitionState state = topic.get()
+                .partition(
+                        partitionFor(transactionalId, topic.get().partitions().size()));
+        return state.hasLeader() ? OptionalInt.of(state.leader()) : OptionalInt.empty();
     }
 
     @Override

@@ -10,9 +10,16 @@ import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.testkit.Await;
 import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
+import io.isthmus.client.network.KafkaConnection;
+import io.isthmus.client.network.ReceiveBufferPool;
+import io.isthmus.client.network.SocketBuffers;
 import io.isthmus.client.producer.IsthmusProducer;
+import io.isthmus.client.security.SecuritySettings;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -45,7 +52,11 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -594,6 +605,76 @@ class ClusterModeTest {
                 committed.values().stream().mapToInt(List::size).sum();
         final Map<TopicPartition, List<String>> readCommitted =
                 consumeAll("isthmus-committed", "orders", bootstrap(1), committedCount, "read_committed");
+        for (final Map.Entry<TopicPartition, List<String>> partition : committed.entrySet()) {
+            assertThat(readCommitted.get(partition.getKey()))
+                    .as("partition %s under read_committed", partition.getKey())
+                    .containsExactlyElementsOf(partition.getValue());
+        }
+    }
+
+    @Test
+    void aLeaderRefusesATransactionalBatchItsCoordinatorHasNoOpenTransactionFor() throws Exception {
+        extra.put(BrokerConfig.TRANSACTION_STATE_LOG_NUM_PARTITIONS, "3");
+        startReplicatedCluster(2, "orders", 3);
+        final Map<TopicPartition, List<String>> committed = new HashMap<>();
+        try (IsthmusProducer producer = new IsthmusProducer(
+                Map.of("bootstrap.servers", bootstrap(1), "transactional.id", "late-writer", "transport", "tcp"))) {
+            producer.initTransactions();
+            isthmusTransaction(producer, "first", committed);
+
+            // A batch of the producer's, delayed past the end of its transaction (a retry, say), reaches the leader.
+            final int leader = leaderOf("orders", 0);
+            final Partition partition = brokers.get(leader)
+                    .partitions()
+                    .partition(new TopicPartition("orders", 0))
+                    .orElseThrow();
+            final long end = partition.logEndOffset();
+            final MemorySegment late = io.isthmus.broker.testkit.TransactionalBatches.transactional(
+                    producer.producerId(), producer.producerEpoch(), 10, 1);
+            final ProduceRequestData request = new ProduceRequestData()
+                    .setTransactionalId("late-writer")
+                    .setAcks((short) -1)
+                    .setTimeoutMs(10_000);
+            final ProduceRequestData.TopicProduceData topic =
+                    new ProduceRequestData.TopicProduceData().setName("orders");
+            topic.partitionData()
+                    .add(new ProduceRequestData.PartitionProduceData()
+                            .setIndex(0)
+                            .setRecords(MemoryRecords.readableRecords(
+                                    java.nio.ByteBuffer.wrap(late.toArray(ValueLayout.JAVA_BYTE)))));
+            request.topicData().add(topic);
+            final String[] hostPort = bootstrap(leader).split(":");
+            try (ReceiveBufferPool buffers = new ReceiveBufferPool(1 << 16);
+                    KafkaConnection connection = KafkaConnection.open(
+                            new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])),
+                            "late-batch",
+                            buffers,
+                            Duration.ofSeconds(5),
+                            SecuritySettings.PLAINTEXT,
+                            SocketBuffers.DEFAULT)) {
+                final ProduceResponseData response = (ProduceResponseData)
+                        connection.request(ApiKeys.PRODUCE, request, (short) 11, Duration.ofSeconds(15));
+                assertThat(Errors.forCode(response.responses()
+                                .iterator()
+                                .next()
+                                .partitionResponses()
+                                .getFirst()
+                                .errorCode()))
+                        .as("a batch outside an open transaction of its producer")
+                        .isEqualTo(Errors.INVALID_TXN_STATE);
+            }
+            assertThat(partition.logEndOffset()).as("nothing appended").isEqualTo(end);
+            assertThat(partition.lastStableOffset())
+                    .as("no transaction left open to hold read_committed back")
+                    .isEqualTo(end);
+
+            // The producer's own next transaction goes in as usual.
+            isthmusTransaction(producer, "second", committed);
+        }
+        final int committedCount =
+                committed.values().stream().mapToInt(List::size).sum();
+        final Map<TopicPartition, List<String>> readCommitted =
+                consumeAll("late-readers", "orders", bootstrap(1), committedCount, "read_committed");
         for (final Map.Entry<TopicPartition, List<String>> partition : committed.entrySet()) {
             assertThat(readCommitted.get(partition.getKey()))
                     .as("partition %s under read_committed", partition.getKey())
