@@ -9,12 +9,9 @@ import io.isthmus.connector.flink.testing.EmbeddedIsthmusCluster;
 import io.isthmus.connector.flink.testing.FlinkTestJobs;
 import io.isthmus.connector.flink.testing.InjectedFailures;
 import io.isthmus.connector.flink.testing.LongTopics;
-import java.time.Duration;
 import java.util.BitSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -64,13 +61,7 @@ class ExactlyOnceOnAClusterTest {
         LongTopics.write(bootstrap, "ledger-in", PARTITIONS, RECORDS);
 
         InjectedFailures.reset();
-        final Configuration configuration = new Configuration();
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
-        final StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
-        env.setParallelism(2);
-        env.enableCheckpointing(100);
+        final StreamExecutionEnvironment env = FlinkTestJobs.restarting(2, 100);
         env.fromSource(
                         IsthmusSource.<Long>builder()
                                 .setBootstrapServers(bootstrap)

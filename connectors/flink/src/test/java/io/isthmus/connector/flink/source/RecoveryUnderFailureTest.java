@@ -8,7 +8,6 @@ import io.isthmus.connector.flink.testing.FlinkTestJobs;
 import io.isthmus.connector.flink.testing.InjectedFailures;
 import io.isthmus.connector.flink.testing.IsthmusBrokerExtension;
 import io.isthmus.connector.flink.testing.LongTopics;
-import java.time.Duration;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,8 +16,6 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -81,14 +78,7 @@ class RecoveryUnderFailureTest {
     /** Restarts from the last checkpoint on failure, up to five times, at once; checkpoints every 50 ms. */
     private static StreamExecutionEnvironment restarting() {
         InjectedFailures.reset();
-        final Configuration configuration = new Configuration();
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
-        final StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
-        env.setParallelism(2);
-        env.enableCheckpointing(50);
-        return env;
+        return FlinkTestJobs.restarting(2, 50);
     }
 
     @Test
