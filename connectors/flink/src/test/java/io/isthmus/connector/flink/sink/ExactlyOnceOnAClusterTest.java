@@ -82,11 +82,14 @@ class ExactlyOnceOnAClusterTest {
                         .build());
         final JobClient job = env.executeAsync("exactly-once-on-a-cluster");
 
-        // Past the injected failure (half way), a broker leaves under the running job, paced to a few seconds.
+        // Past the injected failure (half way), at two thirds, a broker leaves under the running job (paced to a few
+        // seconds).
         final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         while (InjectedFailures.passed() < RECORDS * 2 / 3
                 && !job.getJobStatus().get().isGloballyTerminalState()) {
-            assertThat(System.nanoTime()).as("the job reaches half its input").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("the job reaches two thirds of its input")
+                    .isLessThan(deadline);
             Thread.sleep(20);
         }
         final long passedWhenLeaving = InjectedFailures.passed();
