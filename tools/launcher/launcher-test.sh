@@ -110,6 +110,12 @@ cat > "$work/reports/TEST-a.B.xml" <<'XML'
 <?xml version="1.0" encoding="UTF-8"?>
 <testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="3.0.2" name="a.B" time="0.1" tests="7" errors="1" skipped="2" failures="1">
   <testcase name="x" classname="a.B" time="0.0"/>
+  <testcase name="failing" classname="a.B" time="0.1">
+    <failure message="expected: &lt;3&gt; but was: &lt;2&gt; &amp; more" type="org.opentest4j.AssertionFailedError"><![CDATA[trace]]></failure>
+  </testcase>
+  <testcase name="erring" classname="a.B" time="0.1">
+    <error type="java.lang.IllegalStateException"><![CDATA[trace]]></error>
+  </testcase>
 </testsuite>
 XML
 cat > "$work/reports/TEST-a.C.xml" <<'XML'
@@ -126,6 +132,17 @@ report_counts() {
     )
 }
 check "surefire reports are summed: tests failures errors skipped" test "$(report_counts)" = "10 1 1 2"
+
+failed_tests() {
+    (
+        ISTHMUS_HOME=$root
+        source "$root/tools/launcher/build.sh"
+        source "$root/tools/launcher/test.sh"
+        junit_xml_failures "$work/reports"
+    )
+}
+check "a failed and an erring test are named with their message" test "$(failed_tests)" = \
+    "$(printf '  a.B#failing: expected: <3> but was: <2> & more\n  a.B#erring: ')"
 
 echo "$passed passed, $failed failed, 0 skipped"
 [ "$failed" -eq 0 ]

@@ -34,6 +34,27 @@ junit_xml_counts() {
     echo "$tests $failures $errors $skipped"
 }
 
+# Prints "class#test: message" for each failed or erring test case in the JUnit XML reports in
+# directory $1, so that a failed run names what failed without its reports at hand.
+junit_xml_failures() {
+    local report
+    for report in "$1"/TEST-*.xml; do
+        [ -f "$report" ] || continue
+        awk '
+            /^[[:space:]]*<testcase / {
+                name = $0; sub(/.* name="/, "", name); sub(/".*/, "", name)
+                class = $0; sub(/.* classname="/, "", class); sub(/".*/, "", class)
+            }
+            /^[[:space:]]*<(failure|error)[ >]/ {
+                message = ""
+                if ($0 ~ / message="/) { message = $0; sub(/.* message="/, "", message); sub(/".*/, "", message) }
+                gsub(/&lt;/, "<", message); gsub(/&gt;/, ">", message); gsub(/&quot;/, "\"", message)
+                gsub(/&#10;/, " ", message); gsub(/&amp;/, "\\&", message)
+                print "  " class "#" name ": " substr(message, 1, 400)
+            }' "$report"
+    done
+}
+
 xml_attribute() {
     local value
     value=$(echo "$1" | sed -n "s/.* $2=\"\([0-9]*\)\".*/\1/p")
@@ -56,6 +77,7 @@ run_maven_suites() {
         local tests failures errors skipped
         read -r tests failures errors skipped < <(junit_xml_counts "$ISTHMUS_HOME/$dir/target/surefire-reports")
         record_suite "$(module_suite_name "$dir")" $((tests - failures - errors - skipped)) $((failures + errors)) "$skipped"
+        [ $((failures + errors)) -eq 0 ] || junit_xml_failures "$ISTHMUS_HOME/$dir/target/surefire-reports"
     done
     if [ "$maven_status" -ne 0 ]; then
         record_suite build 0 1 0 "maven exited $maven_status, see $BUILD_LOG"
