@@ -33,6 +33,7 @@ import io.isthmus.broker.log.LogManager;
 import io.isthmus.broker.metrics.BrokerMetricsMBean;
 import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.broker.network.KafkaServer;
+import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIdAllocator;
@@ -79,6 +80,11 @@ import org.slf4j.LoggerFactory;
 public final class Broker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
     private static final String OFFSETS_DIR = "__consumer_offsets";
+    /**
+     * How long a batch produced over a one-sided datapath waits for min.insync.replicas before REQUEST_TIMED_OUT: the
+     * producer sends no timeout there, so Kafka's default request.timeout.ms.
+     */
+    private static final long ONE_SIDED_REPLICATION_TIMEOUT_MS = 30_000;
 
     private final BrokerConfig config;
     private final PartitionManager partitions;
@@ -227,11 +233,12 @@ public final class Broker implements AutoCloseable {
             final AccessControl access = new AccessControl(authorizer);
             final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
             started.add(rdma::close);
-            // A broker of a cluster serves no shared-memory client: that datapath checks no leadership and takes back
-            // no grant when a partition's leader moves (an explicit shm.enabled=true is refused with the reason).
-            final ShmSettings shmSettings = ShmSettings.from(config);
-            final ShmService shm = ShmService.start(
-                    cluster.isPresent() ? shmSettings.withEnabled(false) : shmSettings, partitions, authorizer);
+            // In a cluster, shared-memory access is the partition leader's to grant, ends with its leader epoch, and a
+            // batch produced through it is answered once min.insync.replicas hold it, as Produce with acks=all is.
+            final LeaderAccess leaders = cluster.isPresent()
+                    ? new LeaderAccess(leadership, config.minInsyncReplicas(), ONE_SIDED_REPLICATION_TIMEOUT_MS)
+                    : LeaderAccess.SOLE_BROKER;
+            final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer, leaders);
             started.add(shm::close);
             aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {
                 rdma.reauthorize();

@@ -147,7 +147,8 @@ public final class ProduceHandler implements ApiHandler {
                 final CompletableFuture<ProduceOutcome> appended =
                         verifiedAppend(data.transactionalId(), partition.get(), partitionData);
                 final CompletableFuture<ProduceOutcome> outcome = acksAll
-                        ? appended.thenCompose(done -> replicated(partition.get(), done, data.timeoutMs()))
+                        ? appended.thenCompose(done ->
+                                partition.get().awaitReplicated(done, minInsyncReplicas, Math.max(0, data.timeoutMs())))
                         : appended;
                 if (outcome.isDone()) {
                     answer(context, partition.get(), partitionResponse, outcome.join());
@@ -194,27 +195,6 @@ public final class ProduceHandler implements ApiHandler {
         // A view of the request frame, no copy: the log validates it and copies it once, into the segment. The frame
         // stays valid until the response future completes (shared RDMA produce commits later, in the shared order).
         return partition.appendFromClientAsync(MemorySegment.ofBuffer(records.buffer()));
-    }
-
-    /**
-     * An appended outcome once every in-sync replica holds it; a refusal from the log, or a failed wait, as the
-     * error to answer.
-     */
-    private CompletableFuture<ProduceOutcome> replicated(
-            final Partition partition, final ProduceOutcome appended, final int timeoutMs) {
-        if (appended.error() != Errors.NONE || appended.lastOffset() < 0) {
-            return CompletableFuture.completedFuture(appended);
-        }
-        return partition
-                .awaitReplication(
-                        appended.lastOffset(), appended.leaderEpoch(), minInsyncReplicas, Math.max(0, timeoutMs))
-                .thenApply(error -> error == Errors.NONE
-                        ? appended
-                        : new ProduceOutcome(
-                                error,
-                                -1,
-                                "offsets " + appended.baseOffset() + ".." + appended.lastOffset() + " of "
-                                        + partition.topicPartition() + ": " + error.message()));
     }
 
     private static void answer(

@@ -74,20 +74,13 @@ public record ClusterSettings(
                             + " (a broker that follows the voters): controller-only nodes are not built, every node"
                             + " holds partitions");
         }
-        // Grants of direct access to a partition's log are not yet taken back when its leadership moves.
+        // RDMA grants are not yet taken back when a partition's leadership moves (shared memory's are: LeaderAccess).
         if (config.rdmaEnabled()) {
             throw new ConfigException(
                     BrokerConfig.RDMA_ENABLED,
                     "true",
                     "the RDMA datapath is not served by a broker of a cluster yet: its grants are not revoked when a"
                             + " partition's leader changes; leave rdma.enabled off with process.roles set");
-        }
-        if (Boolean.parseBoolean(config.originalsStrings().getOrDefault(BrokerConfig.SHM_ENABLED, "false"))) {
-            throw new ConfigException(
-                    BrokerConfig.SHM_ENABLED,
-                    "true",
-                    "the shared-memory datapath is not served by a broker of a cluster yet: its grants are not revoked"
-                            + " when a partition's leader changes; leave shm.enabled unset with process.roles set");
         }
         final List<QuorumVoter> voters;
         try {

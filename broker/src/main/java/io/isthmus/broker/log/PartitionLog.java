@@ -324,6 +324,30 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
+     * Where a one-sided reader of {@code segment} (a metadata slot's readable end) may read up to: the segment's
+     * committed end while the high watermark follows the log end; in a replicated partition, the end of its last batch
+     * below the high watermark, so that, as a Fetch is, a reader is never handed a batch that some in-sync replica does
+     * not hold and a failover could take back. Each batch a follower holds ends where it does on the leader, so the
+     * high watermark is a batch boundary; a batch it falls inside of would not be readable.
+     */
+    public long readablePosition(final LogSegment segment) {
+        final long end = segment.committedPosition();
+        if (!tracksHighWatermark()) {
+            return end;
+        }
+        final long highWatermark = highWatermark();
+        if (highWatermark <= segment.baseOffset()) {
+            return 0;
+        }
+        final MemorySegment mapping = segment.mapping();
+        long position = segment.offsetIndex().lookupPosition(highWatermark);
+        while (position < end && RecordBatchDescriptor.lastOffset(mapping, position) < highWatermark) {
+            position += RecordBatchDescriptor.batchSize(mapping, position);
+        }
+        return Math.min(position, end);
+    }
+
+    /**
      * The last stable offset: the first offset of the oldest open transaction, or the high watermark when none is
      * open. A {@code read_committed} consumer reads below it only.
      */

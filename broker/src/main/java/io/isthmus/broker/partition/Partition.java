@@ -5,6 +5,7 @@ import io.isthmus.broker.log.AppendOrigin;
 import io.isthmus.broker.log.FetchIsolation;
 import io.isthmus.broker.log.LeaderEpochCache;
 import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.RecordBatchTooLargeException;
 import io.isthmus.broker.producer.ProducerRejectedException;
@@ -317,6 +318,10 @@ public final class Partition implements AutoCloseable {
     }
 
     private void onHighWatermarkAdvanced() {
+        // One-sided readers may read up to the high watermark only (see readablePosition): their slots move with it.
+        for (final Runnable observer : appendObservers) {
+            observer.run();
+        }
         final long highWatermark = log.highWatermark();
         for (final ReplicationWaiter waiter : replicationWaiters) {
             if (waiter.lastOffset < highWatermark) {
@@ -366,6 +371,25 @@ public final class Partition implements AutoCloseable {
             onHighWatermarkAdvanced();
         }
         return waiter.future;
+    }
+
+    /**
+     * {@code appended} once every in-sync replica holds it ({@link #awaitReplication}); a refusal from the log as it is,
+     * and a failed wait as the error to answer in its place.
+     */
+    public CompletableFuture<ProduceOutcome> awaitReplicated(
+            final ProduceOutcome appended, final int minInsyncReplicas, final long timeoutMs) {
+        if (appended.error() != Errors.NONE || appended.lastOffset() < 0) {
+            return CompletableFuture.completedFuture(appended);
+        }
+        return awaitReplication(appended.lastOffset(), appended.leaderEpoch(), minInsyncReplicas, timeoutMs)
+                .thenApply(error -> error == Errors.NONE
+                        ? appended
+                        : new ProduceOutcome(
+                                error,
+                                -1,
+                                "offsets " + appended.baseOffset() + ".." + appended.lastOffset() + " of "
+                                        + topicPartition + ": " + error.message()));
     }
 
     private void failReplicationWaiters(final Errors error) {
@@ -729,8 +753,17 @@ public final class Partition implements AutoCloseable {
     }
 
     /**
-     * Runs {@code observer} after every append from now on, before waiting fetches wake, until it is removed. The RDMA
-     * datapath refreshes its consumers' metadata slots this way, whichever path appended.
+     * Where a one-sided reader of {@code segment} may read up to (see {@link PartitionLog#readablePosition}): its
+     * committed end, or in a replicated partition the end of what every in-sync replica holds.
+     */
+    public long readablePosition(final LogSegment segment) {
+        return log.readablePosition(segment);
+    }
+
+    /**
+     * Runs {@code observer} after every append, and after every advance of a tracked high watermark, from now on, before
+     * waiting fetches wake, until it is removed. The one-sided datapaths refresh their consumers' metadata slots this
+     * way, whichever path appended.
      */
     public void addAppendObserver(final Runnable observer) {
         appendObservers.add(observer);

@@ -14,15 +14,20 @@ final class ShmConsumeGrant {
     final PartitionSlots slots;
     final int slotIndex;
     final long slotOffset;
+    /** The leader epoch the grant was made in; it ends with that epoch (see {@code LeaderAccess}). */
+    final int leaderEpoch;
+
     SegmentLease lease;
 
     ShmConsumeGrant(
             final Partition partition,
+            final int leaderEpoch,
             final PartitionSlots slots,
             final int slotIndex,
             final long slotOffset,
             final SegmentLease lease) {
         this.partition = partition;
+        this.leaderEpoch = leaderEpoch;
         this.slots = slots;
         this.slotIndex = slotIndex;
         this.slotOffset = slotOffset;
@@ -31,7 +36,7 @@ final class ShmConsumeGrant {
 
     @Override
     public String toString() {
-        return "ShmConsumeGrant{partition=" + partition.topicPartition() + ", slotIndex=" + slotIndex + ", segment="
-                + lease.segment() + '}';
+        return "ShmConsumeGrant{partition=" + partition.topicPartition() + ", leaderEpoch=" + leaderEpoch
+                + ", slotIndex=" + slotIndex + ", segment=" + lease.segment() + '}';
     }
 }

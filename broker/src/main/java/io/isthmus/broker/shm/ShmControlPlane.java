@@ -4,6 +4,7 @@ import io.isthmus.broker.log.LogSegment;
 import io.isthmus.broker.log.OffsetOutOfRangeException;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.network.ControlExchange;
+import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.Partition.ProduceOutcome;
 import io.isthmus.broker.partition.PartitionManager;
@@ -59,6 +60,7 @@ final class ShmControlPlane implements AutoCloseable {
     private final ShmDirectory directory;
     private final PartitionManager partitions;
     private final Authorizer authorizer;
+    private final LeaderAccess leaders;
     private final ShmSettings settings;
     private final MetadataSlotRegion slotRegion;
     private final Map<Long, ShmSession> sessions = new HashMap<>();
@@ -70,10 +72,12 @@ final class ShmControlPlane implements AutoCloseable {
             final ShmDirectory directory,
             final ShmSettings settings,
             final PartitionManager partitions,
-            final Authorizer authorizer) {
+            final Authorizer authorizer,
+            final LeaderAccess leaders) {
         this.directory = directory;
         this.partitions = partitions;
         this.authorizer = authorizer;
+        this.leaders = leaders;
         this.settings = settings;
         this.slotRegion = new MetadataSlotRegion(
                 directory.slotMemory(), settings.maxConnections(), settings.slotsPerConnection());
@@ -152,6 +156,11 @@ final class ShmControlPlane implements AutoCloseable {
             refuseConsume(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
+        final int leaderEpoch = leaders.grantEpoch(partition);
+        if (leaderEpoch < 0) {
+            refuseConsume(exchange, ControlErrorCodes.NOT_LEADER_OR_FOLLOWER);
+            return;
+        }
         final ReadStart start;
         try {
             start = ReadStart.locate(partition.log(), request.offset());
@@ -169,6 +178,11 @@ final class ShmControlPlane implements AutoCloseable {
             return;
         }
         ShmConsumeGrant grant = session.grant(partition);
+        if (grant != null && grant.leaderEpoch != leaderEpoch) {
+            // Made under an earlier leadership of this broker: the slot starts again in this one.
+            drop(session, grant, false);
+            grant = null;
+        }
         if (grant == null) {
             final int slotIndex = session.freeSlotIndex(slotRegion.slotsPerRange());
             if (slotIndex < 0) {
@@ -178,6 +192,7 @@ final class ShmControlPlane implements AutoCloseable {
             }
             grant = new ShmConsumeGrant(
                     partition,
+                    leaderEpoch,
                     partitionSlots.slotsFor(partition),
                     slotIndex,
                     slotRegion.slotOffset(session.slotRange, slotIndex),
@@ -252,6 +267,14 @@ final class ShmControlPlane implements AutoCloseable {
                     "no partition " + topic + "-" + request.partition());
             return;
         }
+        final int leaderEpoch = leaders.grantEpoch(partition);
+        if (leaderEpoch < 0) {
+            refuseProduce(
+                    exchange,
+                    ControlErrorCodes.NOT_LEADER_OR_FOLLOWER,
+                    "this broker does not lead " + partition.topicPartition() + " now: ask its leader");
+            return;
+        }
         final int messageMaxBytes = partition.log().config().messageMaxBytes();
         if (request.slots() < 1 || request.slotBytes() < RecordBatchDescriptor.HEADER_LENGTH) {
             refuseProduce(
@@ -283,7 +306,7 @@ final class ShmControlPlane implements AutoCloseable {
             refuseProduce(exchange, ControlErrorCodes.RESOURCES_EXHAUSTED, "no staging file: " + e.getMessage());
             return;
         }
-        grant = new ShmProduceGrant(partition, staging, slots, slotBytes);
+        grant = new ShmProduceGrant(partition, leaderEpoch, staging, slots, slotBytes);
         session.produceGrants.add(grant);
         final String path = grant.path();
         exchange.answer(new ShmProduceAccessResponse(), ShmProduceAccessResponse.length(path))
@@ -340,6 +363,17 @@ final class ShmControlPlane implements AutoCloseable {
                     "partition " + grant.partition.topicPartition() + " is gone or closing: ask again");
             return;
         }
+        if (!leaders.holds(grant.partition, grant.leaderEpoch)) {
+            // Leadership moved (or this broker's lease ran out) since the grant: nothing more goes in through it.
+            dropProduceGrant(connectionId, grant);
+            answerProduce(
+                    exchange,
+                    ControlErrorCodes.NOT_LEADER_OR_FOLLOWER,
+                    -1,
+                    "this broker no longer leads " + grant.partition.topicPartition() + " in leader epoch "
+                            + grant.leaderEpoch + ": ask its leader");
+            return;
+        }
         if (slot < 0 || slot >= grant.slots) {
             answerProduce(
                     exchange,
@@ -355,7 +389,8 @@ final class ShmControlPlane implements AutoCloseable {
         }
         CompletableFuture<ProduceOutcome> outcome;
         try {
-            outcome = grant.partition.appendStagedAsync(staged);
+            // In a cluster, answered as acks=all: once min.insync.replicas hold the batch.
+            outcome = leaders.appendReplicated(grant.partition, () -> grant.partition.appendStagedAsync(staged));
         } catch (final RuntimeException e) {
             LOG.error("appending a shared-memory batch failed: {}", grant, e);
             outcome = CompletableFuture.completedFuture(
@@ -445,6 +480,38 @@ final class ShmControlPlane implements AutoCloseable {
                 if (grant.lease.segment().isDeleted()) {
                     LOG.info("revoking shared-memory read access to a deleted segment: {} {}", session, grant);
                     drop(session, grant, true);
+                    revoked++;
+                }
+            }
+        }
+        revokedGrants += revoked;
+        return revoked;
+    }
+
+    /**
+     * Revokes every grant made under a leadership this broker no longer holds (the partition's leader moved, its epoch
+     * changed, or this broker's lease with the quorum ran out): a reader's slot says REVOKED, a producer's next doorbell
+     * is refused, and both learn NOT_LEADER_OR_FOLLOWER when they ask this broker again. Readers read no further than the
+     * high watermark, so what they read before is what every in-sync replica holds, never taken back. Returns the grants
+     * revoked.
+     */
+    synchronized int revokeLostLeadership() {
+        int revoked = 0;
+        for (final ShmSession session : sessions.values()) {
+            for (int i = session.grants.size() - 1; i >= 0; i--) {
+                final ShmConsumeGrant grant = session.grants.get(i);
+                if (!leaders.holds(grant.partition, grant.leaderEpoch)) {
+                    LOG.info("revoking shared-memory read access: leadership moved: {} {}", session, grant);
+                    drop(session, grant, true);
+                    revoked++;
+                }
+            }
+            for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
+                final ShmProduceGrant grant = session.produceGrants.get(i);
+                if (!leaders.holds(grant.partition, grant.leaderEpoch)) {
+                    LOG.info("revoking shared-memory produce access: leadership moved: {} {}", session, grant);
+                    session.produceGrants.remove(i);
+                    grant.close();
                     revoked++;
                 }
             }

@@ -12,14 +12,23 @@ import java.lang.foreign.MemorySegment;
  */
 final class ShmProduceGrant {
     final Partition partition;
+    /** The leader epoch the grant was made in; it ends with that epoch (see {@code LeaderAccess}). */
+    final int leaderEpoch;
+
     final int slots;
     final int slotBytes;
     private final ShmStagingFile staging;
     private int users;
     private boolean closed;
 
-    ShmProduceGrant(final Partition partition, final ShmStagingFile staging, final int slots, final int slotBytes) {
+    ShmProduceGrant(
+            final Partition partition,
+            final int leaderEpoch,
+            final ShmStagingFile staging,
+            final int slots,
+            final int slotBytes) {
         this.partition = partition;
+        this.leaderEpoch = leaderEpoch;
         this.staging = staging;
         this.slots = slots;
         this.slotBytes = slotBytes;
@@ -62,7 +71,7 @@ final class ShmProduceGrant {
 
     @Override
     public String toString() {
-        return "ShmProduceGrant{partition=" + partition.topicPartition() + ", stagingId=" + staging.id() + ", slots="
-                + slots + ", slotBytes=" + slotBytes + '}';
+        return "ShmProduceGrant{partition=" + partition.topicPartition() + ", leaderEpoch=" + leaderEpoch
+                + ", stagingId=" + staging.id() + ", slots=" + slots + ", slotBytes=" + slotBytes + '}';
     }
 }

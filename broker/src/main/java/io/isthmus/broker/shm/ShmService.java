@@ -1,6 +1,7 @@
 package io.isthmus.broker.shm;
 
 import io.isthmus.broker.network.ControlRequestHandler;
+import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.protocol.control.ControlApiKeys;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The shared-memory side of a broker as the broker assembles it: running (a {@link ShmDirectory} for this life, a
- * {@link ShmControlPlane}, and a sweeper that revokes access to segments retention deleted), or off with a reason
+ * {@link ShmControlPlane}, and a sweeper that revokes access to segments retention deleted and, in a cluster, access granted under a leadership
+ * this broker no longer holds), or off with a reason
  * ({@code shm.enabled=false}, a directory that cannot be written). Either way it answers its control requests, and it
  * advertises their API keys in ApiVersions only while running.
  */
@@ -52,7 +54,10 @@ public final class ShmService implements AutoCloseable {
      * be prepared is logged and leaves shared memory off (the broker keeps serving TCP). Never throws.
      */
     public static ShmService start(
-            final ShmSettings settings, final PartitionManager partitions, final Authorizer authorizer) {
+            final ShmSettings settings,
+            final PartitionManager partitions,
+            final Authorizer authorizer,
+            final LeaderAccess leaders) {
         if (!settings.enabled()) {
             return new ShmService(null, null, null, "shared memory is disabled (shm.enabled=false)");
         }
@@ -65,7 +70,7 @@ public final class ShmService implements AutoCloseable {
             LOG.warn("shm.enabled=true but {}; serving without shared memory", reason, e);
             return new ShmService(null, null, null, reason);
         }
-        final ShmControlPlane plane = new ShmControlPlane(directory, settings, partitions, authorizer);
+        final ShmControlPlane plane = new ShmControlPlane(directory, settings, partitions, authorizer, leaders);
         final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
             final Thread thread = new Thread(runnable, "isthmus-shm-sweeper");
             thread.setDaemon(true);
@@ -75,6 +80,7 @@ public final class ShmService implements AutoCloseable {
                 () -> {
                     try {
                         plane.sweepDeletedSegments();
+                        plane.revokeLostLeadership();
                     } catch (final RuntimeException e) {
                         LOG.error("shared-memory sweep failed; carrying on", e);
                     }
@@ -110,6 +116,11 @@ public final class ShmService implements AutoCloseable {
         return plane == null ? 0 : plane.sweepDeletedSegments();
     }
 
+    /** Revokes grants made under a leadership this broker lost now (the sweeper does it every 200 ms); how many. */
+    public int revokeLostLeadership() {
+        return plane == null ? 0 : plane.revokeLostLeadership();
+    }
+
     /** Sessions open now. */
     public int sessionCount() {
         return plane == null ? 0 : plane.sessionCount();
@@ -125,7 +136,7 @@ public final class ShmService implements AutoCloseable {
         return plane == null ? 0 : plane.produceGrantCount();
     }
 
-    /** Grants revoked since start (deleted segments, ACL changes). */
+    /** Grants revoked since start (deleted segments, ACL changes, leadership moves). */
     public long revokedGrants() {
         return plane == null ? 0 : plane.revokedGrants();
     }

@@ -18,11 +18,6 @@ public record ShmSettings(
     /** The directory under the first log directory when {@code shm.dir} is not set. */
     public static final String DEFAULT_DIRECTORY = ".isthmus-shm";
 
-    /** These settings, switched on or off. */
-    public ShmSettings withEnabled(final boolean on) {
-        return new ShmSettings(on, directory, maxConnections, slotsPerConnection, produceSlots);
-    }
-
     public static ShmSettings from(final BrokerConfig config) {
         final String dir = config.getString(BrokerConfig.SHM_DIR);
         return new ShmSettings(

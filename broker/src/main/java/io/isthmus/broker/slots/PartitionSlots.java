@@ -6,10 +6,13 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The metadata slots that describe segments of one partition, kept current after every append: registered as the
- * partition's append observer, {@link #run()} republishes each slot from its segment's committed state, with the
+ * partition's append observer, {@link #run()} republishes each slot from its segment's readable end (its committed
+ * end, or in a replicated partition the end of what every in-sync replica holds, so the observer also runs when the
+ * high watermark moves), with the
  * partition's last stable offset and the count of its {@link AbortedTransactionArray aborted transactions}. Each slot
  * names one segment; a consumer that moves on to the next segment gets the same slot reassigned.
  *
@@ -19,6 +22,7 @@ import java.util.function.LongSupplier;
 public final class PartitionSlots implements Runnable {
     private final String partition;
     private final MemorySegment slots;
+    private final ToLongFunction<LogSegment> readablePosition;
     private final LongSupplier highWatermark;
     private final LongSupplier lastStableOffset;
     private final AbortedTransactionArray aborted;
@@ -26,6 +30,7 @@ public final class PartitionSlots implements Runnable {
 
     /**
      * @param slots the memory the slots live in (the RDMA-registered slot region, or the shared-memory slot file)
+     * @param readablePosition where a reader of a segment may read up to (the partition's {@code readablePosition})
      * @param highWatermark the partition's high watermark, published beside each slot's readable position
      * @param lastStableOffset the partition's last stable offset, likewise
      * @param aborted the partition's aborted transactions, brought up to date before each publication
@@ -33,11 +38,13 @@ public final class PartitionSlots implements Runnable {
     public PartitionSlots(
             final String partition,
             final MemorySegment slots,
+            final ToLongFunction<LogSegment> readablePosition,
             final LongSupplier highWatermark,
             final LongSupplier lastStableOffset,
             final AbortedTransactionArray aborted) {
         this.partition = partition;
         this.slots = slots;
+        this.readablePosition = readablePosition;
         this.highWatermark = highWatermark;
         this.lastStableOffset = lastStableOffset;
         this.aborted = aborted;
@@ -116,13 +123,15 @@ public final class PartitionSlots implements Runnable {
 
     private void publish(final Assignment assignment, final long stable) {
         final LogSegment segment = assignment.segment;
-        // Sealed first: once a segment is seen sealed, the position read after it is final.
+        // Sealed first: once a segment is seen sealed, the committed end read after it is final. The readable end is
+        // final only once it reaches that: a reader moves on to the next segment when it sees SEALED.
         final boolean sealed = segment.isSealed();
-        final long position = segment.committedPosition();
+        final long end = segment.committedPosition();
+        final long position = Math.min(readablePosition.applyAsLong(segment), end);
         MetadataSlotDescriptor.publish(
                 slots,
                 assignment.slotOffset,
-                MetadataSlotDescriptor.readableWord(position, sealed, false),
+                MetadataSlotDescriptor.readableWord(position, sealed && position == end, false),
                 highWatermark.getAsLong(),
                 segment.id(),
                 stable,

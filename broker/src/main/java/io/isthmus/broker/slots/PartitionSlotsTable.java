@@ -30,6 +30,7 @@ public final class PartitionSlotsTable {
             partitionSlots = new PartitionSlots(
                     partition.topicPartition().toString(),
                     region.memory(),
+                    partition::readablePosition,
                     partition::highWatermark,
                     partition::lastStableOffset,
                     new AbortedTransactionArray(partition.log(), abortedMemory));

@@ -356,6 +356,120 @@ class ClusterModeTest {
     }
 
     @Test
+    void sharedMemoryIsGrantedByEachPartitionsLeaderOnlyAndTakenBackWhenItsLeadershipMoves() throws Exception {
+        replicateWith(2);
+        startCluster();
+        final TopicPartition tp = new TopicPartition("shm-orders", 0);
+        try (Admin admin = admin()) {
+            // Broker 1 is the preferred leader: it leads first, and again after the election below.
+            admin.createTopics(List.of(new NewTopic("shm-orders", Map.of(0, List.of(1, 2, 3)))))
+                    .all()
+                    .get();
+            awaitLeaders(admin, "shm-orders");
+            awaitIsr(admin, "shm-orders", 3);
+        }
+        final String everyBroker = String.join(",", bootstrap(1), bootstrap(2), bootstrap(3));
+        final List<String> acknowledged = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<String> read = new ArrayList<>();
+        try (IsthmusProducer producer = new IsthmusProducer(
+                        Map.of("bootstrap.servers", everyBroker, "transport", "shm", "linger.ms", "1"));
+                IsthmusConsumer consumer =
+                        new IsthmusConsumer(Map.of("bootstrap.servers", everyBroker, "transport", "shm"))) {
+            assertThat(producer.transport()).isEqualTo(io.isthmus.client.config.Transport.SHM);
+            assertThat(consumer.transport()).isEqualTo(io.isthmus.client.config.Transport.SHM);
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, 0);
+
+            sendOverShm(producer, 0, 400, acknowledged, failures);
+            readOverShm(consumer, read, 400);
+            assertThat(leaderOf("shm-orders", 0)).isEqualTo(1);
+            assertGrantsHeldBy(1);
+
+            // The leader leaves: its successor grants, the clients follow without an error.
+            brokers.remove(1).close();
+            sendOverShm(producer, 400, 800, acknowledged, failures);
+            readOverShm(consumer, read, 800);
+            final int successor = leaderOf("shm-orders", 0);
+            assertGrantsHeldBy(successor);
+
+            // Back and in sync, broker 1 is elected again while its predecessor keeps running: the predecessor
+            // revokes what it granted (its slot says REVOKED, its doorbells are refused) and the clients move on.
+            start(1);
+            brokers.get(1).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+            try (Admin admin = admin()) {
+                awaitIsr(admin, "shm-orders", 3);
+                admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, Set.of(tp))
+                        .partitions()
+                        .get();
+            }
+            awaitCondition(() -> leaderOf("shm-orders", 0) == 1, "broker 1, the preferred replica, leads again");
+            sendOverShm(producer, 800, 1_200, acknowledged, failures);
+            readOverShm(consumer, read, 1_200);
+            assertGrantsHeldBy(1);
+            assertThat(brokers.get(successor).shm().revokedGrants())
+                    .as("broker %d took back its grants when it stopped leading", successor)
+                    .isGreaterThanOrEqualTo(2);
+        }
+        assertThat(failures).as("sends that failed").isEmpty();
+        assertThat(read)
+                .as("every acknowledged record read once, in order, over shared memory through two leader changes")
+                .containsExactlyElementsOf(acknowledged);
+        assertReplicasIdentical("shm-orders", 3);
+    }
+
+    /** Sends {@code from..to} to partition 0 of shm-orders and waits for every acknowledgement. */
+    private static void sendOverShm(
+            final IsthmusProducer producer,
+            final int from,
+            final int to,
+            final List<String> acknowledged,
+            final List<Exception> failures) {
+        for (int i = from; i < to; i++) {
+            final String value = "shm-" + i;
+            producer.send(
+                    "shm-orders",
+                    0,
+                    IsthmusProducer.NOW,
+                    null,
+                    value.getBytes(StandardCharsets.UTF_8),
+                    null,
+                    (metadata, exception) -> {
+                        if (exception != null) {
+                            failures.add(exception);
+                        } else {
+                            acknowledged.add(value);
+                        }
+                    });
+        }
+        producer.flush();
+    }
+
+    private static void readOverShm(final IsthmusConsumer consumer, final List<String> read, final int until) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (read.size() < until && System.nanoTime() < deadline) {
+            consumer.poll(
+                    record -> read.add(new String(
+                            record.segment()
+                                    .asSlice(record.valueOffset(), record.valueSize())
+                                    .toArray(ValueLayout.JAVA_BYTE),
+                            StandardCharsets.UTF_8)),
+                    1_000,
+                    Duration.ofMillis(100));
+        }
+        assertThat(read).as("records read over shared memory").hasSize(until);
+    }
+
+    /** Only {@code leader} holds the shared-memory grants (one to read, one to produce); its followers hold none. */
+    private void assertGrantsHeldBy(final int leader) throws InterruptedException {
+        awaitCondition(
+                () -> brokers.entrySet().stream()
+                        .allMatch(b -> b.getValue().shm().grantCount() == (b.getKey() == leader ? 1 : 0)
+                                && b.getValue().shm().produceGrantCount() == (b.getKey() == leader ? 1 : 0)),
+                "broker " + leader + " alone holds the shared-memory grants");
+    }
+
+    @Test
     void brokerOnlyNodesFollowAQuorumOfOneVoterAndHoldReplicasLikeVoters() throws Exception {
         replicateWith(2);
         startCluster(1);

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
@@ -89,6 +90,30 @@ class PartitionReplicationTest {
         partition.onFollowerFetch(3, 5, System.currentTimeMillis());
         assertThat(partition.highWatermark()).isEqualTo(5);
         assertThat(partition.log().latestEpoch()).isEqualTo(4);
+    }
+
+    @Test
+    void oneSidedReadersReadUpToTheHighWatermarkAndTheirSlotsAreRepublishedWhenItMoves() {
+        final AtomicInteger observed = new AtomicInteger();
+        partition.addAppendObserver(observed::incrementAndGet);
+        append(5);
+        final long firstBatchEnd = partition.log().activeSegment().committedPosition();
+        append(3);
+        assertThat(partition.readablePosition(partition.log().activeSegment())).isZero();
+
+        final int beforeFetches = observed.get();
+        partition.onFollowerFetch(2, 5, System.currentTimeMillis());
+        partition.onFollowerFetch(3, 5, System.currentTimeMillis());
+        assertThat(partition.highWatermark()).isEqualTo(5);
+        assertThat(observed.get())
+                .as("the observers (the slots) run when the high watermark moves, without an append")
+                .isGreaterThan(beforeFetches);
+        assertThat(partition.readablePosition(partition.log().activeSegment())).isEqualTo(firstBatchEnd);
+
+        partition.onFollowerFetch(2, 8, System.currentTimeMillis());
+        partition.onFollowerFetch(3, 8, System.currentTimeMillis());
+        assertThat(partition.readablePosition(partition.log().activeSegment()))
+                .isEqualTo(partition.log().activeSegment().committedPosition());
     }
 
     @Test

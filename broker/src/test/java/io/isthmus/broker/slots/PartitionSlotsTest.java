@@ -45,7 +45,8 @@ class PartitionSlotsTest {
                 new SegmentIdAllocator(),
                 InstantSource.system());
         aborted = new AbortedTransactionArray(log);
-        slots = new PartitionSlots("t-0", memory, log::highWatermark, log::lastStableOffset, aborted);
+        slots = new PartitionSlots(
+                "t-0", memory, log::readablePosition, log::highWatermark, log::lastStableOffset, aborted);
     }
 
     @AfterEach
@@ -90,6 +91,41 @@ class PartitionSlotsTest {
         final long readable = MetadataSlotDescriptor.readable(memory, SLOT_0);
         assertThat(MetadataSlotDescriptor.isSealed(readable)).isTrue();
         assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(first.committedPosition());
+    }
+
+    @Test
+    void aReplicatedPartitionsSlotEndsAtTheHighWatermarkAndIsSealedOnlyOnceItReachesTheSegmentEnd() {
+        log.trackHighWatermark();
+        final LogSegment first = log.activeSegment();
+        append(2);
+        final long firstBatchEnd = first.committedPosition();
+        append(3);
+        slots.assign(SLOT_0, first);
+        assertThat(MetadataSlotDescriptor.position(MetadataSlotDescriptor.readable(memory, SLOT_0)))
+                .as("no follower holds anything yet")
+                .isZero();
+
+        log.advanceHighWatermark(2);
+        slots.run();
+        assertThat(MetadataSlotDescriptor.position(MetadataSlotDescriptor.readable(memory, SLOT_0)))
+                .as("the first batch, offsets 0..1, is below the high watermark; the second is not")
+                .isEqualTo(firstBatchEnd)
+                .isLessThan(first.committedPosition());
+
+        log.roll();
+        slots.run();
+        long readable = MetadataSlotDescriptor.readable(memory, SLOT_0);
+        assertThat(MetadataSlotDescriptor.isSealed(readable))
+                .as("sealed, but a reader must not move on before the high watermark reaches the end")
+                .isFalse();
+        assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(firstBatchEnd);
+
+        log.advanceHighWatermark(5);
+        slots.run();
+        readable = MetadataSlotDescriptor.readable(memory, SLOT_0);
+        assertThat(MetadataSlotDescriptor.position(readable)).isEqualTo(first.committedPosition());
+        assertThat(MetadataSlotDescriptor.isSealed(readable)).isTrue();
+        assertThat(MetadataSlotDescriptor.highWatermark(memory, SLOT_0)).isEqualTo(5);
     }
 
     @Test

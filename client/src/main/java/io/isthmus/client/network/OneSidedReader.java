@@ -23,6 +23,16 @@ public interface OneSidedReader {
     /** Whether the broker answered that the reader's offset is not in the log. */
     boolean outOfRange();
 
+    /**
+     * Whether the partition's leader may have moved: the broker read from answered that it does not lead the partition
+     * (any more), or could not be reached. The reader asks nothing until it is {@link #seek sought} again, at the leader
+     * the metadata names then.
+     */
+    boolean leaderLost();
+
+    /** The broker the reader reads from, the partition's leader when it was last sought; null before. */
+    InetSocketAddress broker();
+
     /** Reads from {@code offset} on, from the partition leader at {@code leader}: access is asked for again. */
     void seek(long offset, InetSocketAddress leader);
 

@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidMetadataException;
+import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -230,13 +232,17 @@ final class Sender implements Runnable {
                 if (batch == null) {
                     break;
                 }
-                if (queue.stream == null) {
-                    final BrokerNode node = metadata == null ? null : metadata.node(leader);
-                    if (node == null) {
+                final BrokerNode node = metadata == null ? null : metadata.node(leader);
+                if (node == null) {
+                    if (queue.stream == null) {
                         staleTopics.add(queue.topic);
                         break;
                     }
+                } else if (queue.stream == null) {
                     queue.stream = oneSided.stream(queue.topic, queue.partition, node.address());
+                } else {
+                    // The partition's leader may have moved (a refreshed metadata): access is asked for there.
+                    queue.stream.leader(node.address());
                 }
                 final boolean written;
                 try {
@@ -244,6 +250,9 @@ final class Sender implements Runnable {
                 } catch (final RuntimeException e) {
                     takeWritten(queue, retry);
                     LOG.debug("one-sided write not made: {} cause={}", batch, e.getMessage());
+                    if (e instanceof InvalidMetadataException || e instanceof NetworkException) {
+                        staleTopics.add(queue.topic);
+                    }
                     batch.attempts++;
                     retryOrFail(batch, e, now);
                     wrote = true;
@@ -277,6 +286,10 @@ final class Sender implements Runnable {
         if (error == null) {
             accumulator.complete(batch, baseOffset, null);
         } else {
+            if (error instanceof InvalidMetadataException || error instanceof NetworkException) {
+                // Not the leader (any more), unknown there, or out of reach: the metadata names where to go now.
+                staleTopics.add(batch.queue.topic);
+            }
             retryOrFail(batch, error, System.nanoTime());
         }
     }

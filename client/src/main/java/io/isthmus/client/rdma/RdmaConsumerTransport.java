@@ -148,7 +148,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     public RdmaReadBuffer poll(final RdmaPartitionReader[] readers, final int count, final BatchSink sink) {
         for (int i = 0; i < count; i++) {
             final RdmaPartitionReader reader = readers[i];
-            if (reader.needsAccess && !reader.outOfRange) {
+            if (reader.needsAccess && !reader.outOfRange && !reader.leaderLost) {
                 requestAccess(reader);
             }
         }
@@ -196,6 +196,8 @@ public final class RdmaConsumerTransport implements AutoCloseable {
                 reader.granted(access);
             }
             case ControlErrorCodes.OFFSET_OUT_OF_RANGE -> reader.outOfRange = true;
+            // The leadership moved: the fetcher refreshes the metadata and seeks the reader to the new leader.
+            case ControlErrorCodes.NOT_LEADER_OR_FOLLOWER -> reader.leaderLost = true;
             case ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED ->
                 throw new TopicAuthorizationException(
                         "not authorized to read topic '" + reader.topic + "' (RDMA consume access refused)",

@@ -152,7 +152,7 @@ public final class ShmConsumerTransport implements ShmAttachable {
             if (reader.connection != null && !reader.connection.brokerAlive(probe)) {
                 lose(reader.connection, "the broker stopped, restarted or ended the session");
             }
-            if (reader.needsAccess && !reader.outOfRange) {
+            if (reader.needsAccess && !reader.outOfRange && !reader.leaderLost) {
                 requestAccess(reader);
             }
         }
@@ -274,6 +274,8 @@ public final class ShmConsumerTransport implements ShmAttachable {
         }
         final ShmConnection connection = reachable(reader.broker);
         if (connection == null) {
+            // Down, restarting, or gone for good with its leadership taken over by another broker: the fetcher looks.
+            reader.leaderLost = true;
             return;
         }
         accessRequests++;
@@ -282,6 +284,7 @@ public final class ShmConsumerTransport implements ShmAttachable {
             access = connection.consumeAccess(reader.topic, reader.partition, reader.nextOffset);
         } catch (final ShmBrokerUnreachableException e) {
             lose(connection, e.getMessage());
+            reader.leaderLost = true;
             return;
         }
         reader.connection = connection;
@@ -314,6 +317,8 @@ public final class ShmConsumerTransport implements ShmAttachable {
                 reader.abortedKnown = Math.max(reader.abortedKnown, access.abortedBase());
             }
             case ControlErrorCodes.OFFSET_OUT_OF_RANGE -> reader.outOfRange = true;
+            // The leadership moved: the fetcher refreshes the metadata and seeks the reader to the new leader.
+            case ControlErrorCodes.NOT_LEADER_OR_FOLLOWER -> reader.leaderLost = true;
             case ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED ->
                 throw new TopicAuthorizationException(
                         "not authorized to read topic '" + reader.topic + "' (shared-memory consume access refused)",

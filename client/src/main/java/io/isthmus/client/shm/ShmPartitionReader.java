@@ -20,6 +20,8 @@ public final class ShmPartitionReader implements OneSidedReader {
     boolean needsAccess = true;
     /** The broker said the offset is not in the log (retention deleted it, or a bad seek). */
     boolean outOfRange;
+    /** The broker said it does not lead the partition, or was out of reach: nothing is asked until the next seek. */
+    boolean leaderLost;
 
     int segmentId = -1;
     /** The segment file as mapped (this reader holds one reference), null before the first grant. */
@@ -85,6 +87,16 @@ public final class ShmPartitionReader implements OneSidedReader {
         return outOfRange;
     }
 
+    @Override
+    public boolean leaderLost() {
+        return leaderLost;
+    }
+
+    @Override
+    public InetSocketAddress broker() {
+        return broker;
+    }
+
     /** Reads from {@code offset} on, from the partition leader at {@code leader}: access is asked for again. */
     public void seek(final long offset, final InetSocketAddress leader) {
         if (offset < 0) {
@@ -94,6 +106,7 @@ public final class ShmPartitionReader implements OneSidedReader {
         broker = leader;
         needsAccess = true;
         outOfRange = false;
+        leaderLost = false;
         // Entries dropped as passed may matter again after a seek back: copy the array afresh.
         forgetAborted();
     }

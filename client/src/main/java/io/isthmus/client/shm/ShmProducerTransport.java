@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.protocol.Errors;
@@ -276,6 +277,9 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             case ControlErrorCodes.NONE -> map(stream, answer.stagingId(), answer.slots(), answer.slotBytes(), detail);
             case ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED ->
                 throw new TopicAuthorizationException("not allowed to write " + stream.topic + ": " + detail);
+            case ControlErrorCodes.NOT_LEADER_OR_FOLLOWER ->
+                throw new NotLeaderOrFollowerException("shared-memory produce access refused: " + stream.broker
+                        + " does not lead " + stream.topic + "-" + stream.partition + ": " + detail);
             case ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
                     ControlErrorCodes.NOT_CONNECTED,
                     ControlErrorCodes.RESOURCES_EXHAUSTED ->
@@ -365,6 +369,10 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
     private static RuntimeException failure(
             final ShmProduceStream stream, final short error, final ShmProduceResponse answer) {
         final String detail = answer.detail();
+        if (error == ControlErrorCodes.NOT_LEADER_OR_FOLLOWER) {
+            // The broker dropped the grant: access is asked for again, where the refreshed metadata says.
+            stream.lost();
+        }
         if (error == ControlErrorCodes.ACCESS_REVOKED || error == ControlErrorCodes.NOT_CONNECTED) {
             stream.lost();
             return new ShmAccessRevokedException("shared-memory produce access revoked: " + stream + " error="

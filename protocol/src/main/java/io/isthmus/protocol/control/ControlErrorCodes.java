@@ -12,6 +12,11 @@ public final class ControlErrorCodes {
     public static final short CORRUPT_MESSAGE = 2;
     /** Kafka's UNKNOWN_TOPIC_OR_PARTITION. */
     public static final short UNKNOWN_TOPIC_OR_PARTITION = 3;
+    /**
+     * Kafka's NOT_LEADER_OR_FOLLOWER: this broker does not lead the partition (a follower of a cluster, or a leader
+     * whose leadership moved since the grant), so access is refused or revoked; ask the leader the metadata names now.
+     */
+    public static final short NOT_LEADER_OR_FOLLOWER = 6;
     /** Kafka's UNKNOWN_SERVER_ERROR. */
     public static final short UNKNOWN_SERVER_ERROR = -1;
     /**
@@ -89,6 +94,7 @@ public final class ControlErrorCodes {
             case OFFSET_OUT_OF_RANGE -> "OFFSET_OUT_OF_RANGE";
             case CORRUPT_MESSAGE -> "CORRUPT_MESSAGE";
             case UNKNOWN_TOPIC_OR_PARTITION -> "UNKNOWN_TOPIC_OR_PARTITION";
+            case NOT_LEADER_OR_FOLLOWER -> "NOT_LEADER_OR_FOLLOWER";
             case UNKNOWN_SERVER_ERROR -> "UNKNOWN_SERVER_ERROR";
             case INVALID_REQUEST -> "INVALID_REQUEST";
             case TOPIC_AUTHORIZATION_FAILED -> "TOPIC_AUTHORIZATION_FAILED";

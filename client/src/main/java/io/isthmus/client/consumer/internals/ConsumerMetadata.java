@@ -53,6 +53,12 @@ public final class ConsumerMetadata {
         updateRequested = false;
     }
 
+    /** Whether the cluster view names a broker besides one: a partition's leadership can move. */
+    public boolean knowsOtherBrokers() {
+        final ClusterMetadata metadata = connections.metadata();
+        return metadata != null && metadata.nodes().size() > 1;
+    }
+
     /** The broker leading the partition, or null when the cluster view does not know it. */
     public BrokerNode leader(final PartitionState state) {
         final ClusterMetadata metadata = connections.metadata();

@@ -8,7 +8,9 @@ import io.isthmus.client.network.OneSidedReader;
 import io.isthmus.client.record.AbortedTransactionList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 
@@ -23,7 +25,8 @@ import org.apache.kafka.common.errors.OffsetOutOfRangeException;
  * as it does after a TCP fetch.
  *
  * <p>A partition gets a reader on its first fetch; the reader is re-positioned whenever the partition's fetch position
- * moved without it (a seek, a reset, an assignment change). With nothing new to read the fetcher backs off: spin-yield
+ * moved without it (a seek, a reset, an assignment change), and whenever its partition's leader changed: the metadata
+ * names another, or the broker it read from refused it as no longer the leader (then the metadata is refreshed first). With nothing new to read the fetcher backs off: spin-yield
  * first, then park for longer and longer, up to 10 ms (a round costs the broker nothing, but costs this core).
  *
  * @param <R> the transport's reader of one partition
@@ -36,6 +39,9 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
     private final ConsumerMetadata metadata;
     private final FetchedDataPool pool;
     private final Map<PartitionState, R> readers = new HashMap<>();
+    /** Readers refused by a broker that no longer leads their partition, waiting for metadata naming the leader. */
+    private final Set<R> awaitingLeader = new HashSet<>();
+
     private R[] polled;
     /** The data the current round's batches go into; null between rounds. */
     private FetchedData filling;
@@ -142,9 +148,22 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
                 reader.attach(partition);
                 readers.put(partition, reader);
             }
-            if (reader.nextOffset() != partition.fetchPosition()) {
-                final BrokerNode leader = metadata.leader(partition);
+            if (reader.leaderLost() && awaitingLeader.add(reader) && metadata.knowsOtherBrokers()) {
+                // Its broker no longer leads the partition, or is out of reach, and there are others: ask which leads
+                // it now, and seek there once the answer is in. A single broker's reader just asks it again.
+                metadata.requestUpdate();
+            }
+            if (awaitingLeader.contains(reader) && metadata.updateRequested()) {
+                continue;
+            }
+            final boolean leaderSought = awaitingLeader.remove(reader);
+            final BrokerNode leader = metadata.leader(partition);
+            if (leaderSought
+                    || reader.nextOffset() != partition.fetchPosition()
+                    || (leader != null && !leader.address().equals(reader.broker()))) {
+                // Its leader was sought, it moved without the reader, or the metadata names another leader now.
                 if (leader == null) {
+                    awaitingLeader.add(reader);
                     metadata.requestUpdate();
                     continue;
                 }
@@ -190,6 +209,7 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
             }
             subscriptions.requestPositionReset(partition);
             readers.remove(partition);
+            awaitingLeader.remove(reader);
             removeReader(reader);
         }
     }
@@ -218,6 +238,7 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
     public final void unassigned(final PartitionState partition) {
         final R reader = readers.remove(partition);
         if (reader != null) {
+            awaitingLeader.remove(reader);
             removeReader(reader);
         }
     }
@@ -225,6 +246,7 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
     @Override
     public final void close() {
         readers.clear();
+        awaitingLeader.clear();
         closeTransport();
     }
 }
