@@ -379,12 +379,15 @@ final class RdmaControlPlane implements AutoCloseable {
                     slotRegion.slotOffset(session.slotRange, slotIndex),
                     registration);
             session.consumeGrants.add(grant);
+            grant.slots.assign(grant.slotOffset, segment);
         } else {
+            // The slot moves to the new segment before the old one's registration (and lease) goes: a publication
+            // meanwhile reads the segment the slot names.
             final SegmentRegistration previous = grant.registration;
             grant.registration = registration;
+            grant.slots.assign(grant.slotOffset, segment);
             session.registrations.release(previous);
         }
-        grant.slots.assign(grant.slotOffset, segment);
         final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
         response.errorCode(ControlErrorCodes.NONE)
                 .segmentId(segment.id())

@@ -198,12 +198,15 @@ final class ShmControlPlane implements AutoCloseable {
                     slotRegion.slotOffset(session.slotRange, slotIndex),
                     lease);
             session.grants.add(grant);
+            grant.slots.assign(grant.slotOffset, segment);
         } else {
+            // The slot moves to the new segment before the old one's lease goes: a publication meanwhile reads the
+            // segment the slot names, which must stay mapped until then.
             final SegmentLease previous = grant.lease;
             grant.lease = lease;
+            grant.slots.assign(grant.slotOffset, segment);
             previous.close();
         }
-        grant.slots.assign(grant.slotOffset, segment);
         final long readable = MetadataSlotDescriptor.readable(slotRegion.memory(), grant.slotOffset);
         final String path = segment.logFile().toAbsolutePath().toString();
         final ShmConsumeAccessResponse answer = exchange.answer(

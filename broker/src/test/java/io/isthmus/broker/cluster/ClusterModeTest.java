@@ -369,32 +369,46 @@ class ClusterModeTest {
             awaitIsr(admin, "shm-orders", 3);
         }
         final String everyBroker = String.join(",", bootstrap(1), bootstrap(2), bootstrap(3));
-        final List<String> acknowledged = java.util.Collections.synchronizedList(new ArrayList<>());
+        // What each reader must see, in log order: read_uncommitted every record, read_committed no aborted one.
+        final List<String> everyRecord = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<String> committedRecords = java.util.Collections.synchronizedList(new ArrayList<>());
         final List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         final List<String> read = new ArrayList<>();
+        final List<String> readCommitted = new ArrayList<>();
         try (IsthmusProducer producer = new IsthmusProducer(
                         Map.of("bootstrap.servers", everyBroker, "transport", "shm", "linger.ms", "1"));
+                KafkaProducer<byte[], byte[]> transactions = transactionalProducer(everyBroker, "shm-orders-tx");
                 IsthmusConsumer consumer =
-                        new IsthmusConsumer(Map.of("bootstrap.servers", everyBroker, "transport", "shm"))) {
+                        new IsthmusConsumer(Map.of("bootstrap.servers", everyBroker, "transport", "shm"));
+                IsthmusConsumer committedConsumer = new IsthmusConsumer(Map.of(
+                        "bootstrap.servers", everyBroker, "transport", "shm", "isolation.level", "read_committed"))) {
             assertThat(producer.transport()).isEqualTo(io.isthmus.client.config.Transport.SHM);
             assertThat(consumer.transport()).isEqualTo(io.isthmus.client.config.Transport.SHM);
-            consumer.assign(List.of(tp));
-            consumer.seek(tp, 0);
+            assertThat(committedConsumer.transport()).isEqualTo(io.isthmus.client.config.Transport.SHM);
+            for (final IsthmusConsumer c : List.of(consumer, committedConsumer)) {
+                c.assign(List.of(tp));
+                c.seek(tp, 0);
+            }
+            transactions.initTransactions();
 
-            sendOverShm(producer, 0, 400, acknowledged, failures);
-            readOverShm(consumer, read, 400);
+            sendOverShm(producer, 0, 400, everyRecord, committedRecords, failures);
+            abortThenCommit(transactions, "first", everyRecord, committedRecords);
+            readOverShm(consumer, read, everyRecord.size());
+            readOverShm(committedConsumer, readCommitted, committedRecords.size());
             assertThat(leaderOf("shm-orders", 0)).isEqualTo(1);
             assertGrantsHeldBy(1);
 
             // The leader leaves: its successor grants, the clients follow without an error.
             brokers.remove(1).close();
-            sendOverShm(producer, 400, 800, acknowledged, failures);
-            readOverShm(consumer, read, 800);
+            sendOverShm(producer, 400, 800, everyRecord, committedRecords, failures);
+            abortThenCommit(transactions, "second", everyRecord, committedRecords);
+            readOverShm(consumer, read, everyRecord.size());
+            readOverShm(committedConsumer, readCommitted, committedRecords.size());
             final int successor = leaderOf("shm-orders", 0);
             assertGrantsHeldBy(successor);
 
             // Back and in sync, broker 1 is elected again while its predecessor keeps running: the predecessor
-            // revokes what it granted (its slot says REVOKED, its doorbells are refused) and the clients move on.
+            // revokes what it granted (its slots say REVOKED, its doorbells are refused) and the clients move on.
             start(1);
             brokers.get(1).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
             try (Admin admin = admin()) {
@@ -404,18 +418,49 @@ class ClusterModeTest {
                         .get();
             }
             awaitCondition(() -> leaderOf("shm-orders", 0) == 1, "broker 1, the preferred replica, leads again");
-            sendOverShm(producer, 800, 1_200, acknowledged, failures);
-            readOverShm(consumer, read, 1_200);
+            sendOverShm(producer, 800, 1_200, everyRecord, committedRecords, failures);
+            abortThenCommit(transactions, "third", everyRecord, committedRecords);
+            readOverShm(consumer, read, everyRecord.size());
+            readOverShm(committedConsumer, readCommitted, committedRecords.size());
             assertGrantsHeldBy(1);
             assertThat(brokers.get(successor).shm().revokedGrants())
                     .as("broker %d took back its grants when it stopped leading", successor)
-                    .isGreaterThanOrEqualTo(2);
+                    .isGreaterThanOrEqualTo(3);
         }
         assertThat(failures).as("sends that failed").isEmpty();
         assertThat(read)
-                .as("every acknowledged record read once, in order, over shared memory through two leader changes")
-                .containsExactlyElementsOf(acknowledged);
+                .as("every record read once, in order, over shared memory through two leader changes")
+                .containsExactlyElementsOf(everyRecord);
+        assertThat(readCommitted)
+                .as("read_committed over shared memory: every committed record once, in order, no aborted one")
+                .containsExactlyElementsOf(committedRecords);
         assertReplicasIdentical("shm-orders", 3);
+    }
+
+    /** Five records to partition 0 of shm-orders in an aborted transaction, then five in a committed one. */
+    private static void abortThenCommit(
+            final KafkaProducer<byte[], byte[]> transactions,
+            final String phase,
+            final List<String> everyRecord,
+            final List<String> committedRecords) {
+        for (final boolean abort : new boolean[] {true, false}) {
+            transactions.beginTransaction();
+            final List<String> values = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                final String value = phase + (abort ? "-aborted-" : "-committed-") + i;
+                values.add(value);
+                transactions.send(new ProducerRecord<>("shm-orders", 0, null, value.getBytes(StandardCharsets.UTF_8)));
+            }
+            // Flushed first, so the aborted records are in the log (an abort drops what was not sent yet).
+            transactions.flush();
+            if (abort) {
+                transactions.abortTransaction();
+            } else {
+                transactions.commitTransaction();
+                committedRecords.addAll(values);
+            }
+            everyRecord.addAll(values);
+        }
     }
 
     /** Sends {@code from..to} to partition 0 of shm-orders and waits for every acknowledgement. */
@@ -423,7 +468,8 @@ class ClusterModeTest {
             final IsthmusProducer producer,
             final int from,
             final int to,
-            final List<String> acknowledged,
+            final List<String> everyRecord,
+            final List<String> committedRecords,
             final List<Exception> failures) {
         for (int i = from; i < to; i++) {
             final String value = "shm-" + i;
@@ -438,7 +484,8 @@ class ClusterModeTest {
                         if (exception != null) {
                             failures.add(exception);
                         } else {
-                            acknowledged.add(value);
+                            everyRecord.add(value);
+                            committedRecords.add(value);
                         }
                     });
         }
@@ -460,11 +507,13 @@ class ClusterModeTest {
         assertThat(read).as("records read over shared memory").hasSize(until);
     }
 
-    /** Only {@code leader} holds the shared-memory grants (one to read, one to produce); its followers hold none. */
+    /**
+     * Only {@code leader} holds the shared-memory grants (one per reader, one to produce); its followers hold none.
+     */
     private void assertGrantsHeldBy(final int leader) throws InterruptedException {
         awaitCondition(
                 () -> brokers.entrySet().stream()
-                        .allMatch(b -> b.getValue().shm().grantCount() == (b.getKey() == leader ? 1 : 0)
+                        .allMatch(b -> b.getValue().shm().grantCount() == (b.getKey() == leader ? 2 : 0)
                                 && b.getValue().shm().produceGrantCount() == (b.getKey() == leader ? 1 : 0)),
                 "broker " + leader + " alone holds the shared-memory grants");
     }

@@ -358,24 +358,23 @@ public final class ShmConsumerTransport implements ShmAttachable {
     }
 
     /**
-     * The session with {@code broker}, attaching if there is none; null while a lost broker is not back (the first
-     * attach to a broker throws instead, so that {@code transport=shm} fails with the reason).
+     * The session with {@code broker}, attaching if there is none; null while the broker cannot be reached (a lost one
+     * not back yet, or a partition's new leader that is down or restarting), retried after a backoff. A broker that
+     * answers and refuses (another host, another OS user) throws, so that {@code transport=shm} fails with the reason.
      */
     private ShmConnection reachable(final InetSocketAddress broker) {
         final Long after = reattachAfter.get(broker);
-        if (after == null) {
-            return connection(broker);
-        }
-        if (System.nanoTime() - after < 0) {
+        if (after != null && System.nanoTime() - after < 0) {
             return null;
         }
         try {
             final ShmConnection connection = connection(broker);
-            reattachAfter.remove(broker);
-            LOG.info("shared-memory session attached again: {}", connection);
+            if (reattachAfter.remove(broker) != null) {
+                LOG.info("shared-memory session attached again: {}", connection);
+            }
             return connection;
         } catch (final ShmBrokerUnreachableException e) {
-            // Down or restarting: try again later. A broker that answers and refuses throws to the application.
+            // Down or restarting: try again later.
             reattachAfter.put(broker, System.nanoTime() + REATTACH_BACKOFF_MS * 1_000_000L);
             LOG.debug("the broker is not back yet: broker={} cause={}", broker, e.getMessage());
             return null;

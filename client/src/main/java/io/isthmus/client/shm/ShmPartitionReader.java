@@ -103,6 +103,10 @@ public final class ShmPartitionReader implements OneSidedReader {
             throw new IllegalArgumentException("offset must be >= 0: " + this + " offset=" + offset);
         }
         nextOffset = offset;
+        if (broker != null && !broker.equals(leader)) {
+            // Another broker numbers its segments and aborted-transaction arrays in its own way: map what it grants.
+            unmap();
+        }
         broker = leader;
         needsAccess = true;
         outOfRange = false;

@@ -220,6 +220,10 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
         final Link link = attached(stream);
         final long now = System.nanoTime();
         if (stream.needsAccess) {
+            if (stream.inFlight > 0 && link.size == 0) {
+                // In flight on another link (its leader moved): wait for their answers without holding this link up.
+                return false;
+            }
             if (stream.inFlight > 0 || link.size > 0) {
                 // The access request is answered in turn, so it waits for the doorbells in flight, and holds new ones.
                 link.accessWaiter = stream;

@@ -8,9 +8,7 @@ import io.isthmus.client.network.OneSidedReader;
 import io.isthmus.client.record.AbortedTransactionList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 
@@ -33,14 +31,20 @@ import org.apache.kafka.common.errors.OffsetOutOfRangeException;
  */
 abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
     private static final long IDLE_PARK_NANOS = 10_000_000L;
+    /** Kafka's default retry.backoff.ms. */
+    private static final long LEADER_LOOKUP_BACKOFF_NANOS = 100_000_000L;
 
     protected final ConsumerConfig config;
     private final SubscriptionState subscriptions;
     private final ConsumerMetadata metadata;
     private final FetchedDataPool pool;
     private final Map<PartitionState, R> readers = new HashMap<>();
-    /** Readers refused by a broker that no longer leads their partition, waiting for metadata naming the leader. */
-    private final Set<R> awaitingLeader = new HashSet<>();
+    /**
+     * Readers whose leader may have moved (see {@link OneSidedReader#leaderLost()}), with when they may be sought again:
+     * each waits for the metadata it asked for and for {@link #LEADER_LOOKUP_BACKOFF_NANOS}, so that a leader still
+     * named while it is down, or one not yet serving its new epoch, costs a lookup every 100 ms, not every round.
+     */
+    private final Map<R, Long> awaitingLeader = new HashMap<>();
 
     private R[] polled;
     /** The data the current round's batches go into; null between rounds. */
@@ -148,22 +152,26 @@ abstract class OneSidedFetcher<R extends OneSidedReader> implements Fetcher {
                 reader.attach(partition);
                 readers.put(partition, reader);
             }
-            if (reader.leaderLost() && awaitingLeader.add(reader) && metadata.knowsOtherBrokers()) {
-                // Its broker no longer leads the partition, or is out of reach, and there are others: ask which leads
-                // it now, and seek there once the answer is in. A single broker's reader just asks it again.
-                metadata.requestUpdate();
+            if (reader.leaderLost() && !awaitingLeader.containsKey(reader)) {
+                // Its broker no longer leads the partition, or is out of reach: with other brokers about, ask which
+                // leads it now, and seek there once the answer is in; a single broker's reader asks it again.
+                awaitingLeader.put(reader, System.nanoTime() + LEADER_LOOKUP_BACKOFF_NANOS);
+                if (metadata.knowsOtherBrokers()) {
+                    metadata.requestUpdate();
+                }
             }
-            if (awaitingLeader.contains(reader) && metadata.updateRequested()) {
+            final Long seekAfter = awaitingLeader.get(reader);
+            if (seekAfter != null && (metadata.updateRequested() || System.nanoTime() - seekAfter < 0)) {
                 continue;
             }
-            final boolean leaderSought = awaitingLeader.remove(reader);
+            final boolean leaderSought = awaitingLeader.remove(reader) != null;
             final BrokerNode leader = metadata.leader(partition);
             if (leaderSought
                     || reader.nextOffset() != partition.fetchPosition()
                     || (leader != null && !leader.address().equals(reader.broker()))) {
                 // Its leader was sought, it moved without the reader, or the metadata names another leader now.
                 if (leader == null) {
-                    awaitingLeader.add(reader);
+                    awaitingLeader.put(reader, System.nanoTime() + LEADER_LOOKUP_BACKOFF_NANOS);
                     metadata.requestUpdate();
                     continue;
                 }
