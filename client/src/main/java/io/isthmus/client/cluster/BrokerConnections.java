@@ -154,18 +154,85 @@ public final class BrokerConnections implements AutoCloseable {
         return connection;
     }
 
-    /** Fetches metadata for {@code topics} (null: all) and remembers it. */
+    /**
+     * Fetches metadata for {@code topics} (null: all) and remembers it. Asked of {@link #any()} first; if that broker
+     * does not answer (down, restarting, or an idle connection it closed), of each other broker the client knows (the
+     * bootstrap servers and the brokers of the last metadata), each on a fresh connection, as Kafka's clients go to
+     * another node: one broker of a cluster being down is no reason to fail.
+     *
+     * @throws NetworkException or {@link TimeoutException} if no broker answers
+     */
     public ClusterMetadata refresh(final Collection<String> topics) {
-        ClusterMetadata fresh;
+        final KafkaConnection first = any();
+        final InetSocketAddress firstAddress = first.address();
         try {
-            fresh = ClusterMetadata.fetch(any(), topics, requestTimeout);
+            return remember(ClusterMetadata.fetch(first, topics, requestTimeout));
         } catch (final NetworkException | TimeoutException e) {
-            // One retry on a fresh connection: the bootstrap broker may have closed an idle connection.
-            closeBootstrap();
-            fresh = ClusterMetadata.fetch(any(), topics, requestTimeout);
+            forget(first);
+            RuntimeException last = e;
+            for (final InetSocketAddress address : knownBrokers()) {
+                if (address.equals(firstAddress)) {
+                    continue; // asked again below, last
+                }
+                try {
+                    return askFresh(address, topics);
+                } catch (final NetworkException | TimeoutException again) {
+                    last = again;
+                }
+            }
+            try {
+                return askFresh(firstAddress, topics);
+            } catch (final NetworkException | TimeoutException again) {
+                again.addSuppressed(last);
+                throw again;
+            }
         }
+    }
+
+    /** Metadata from {@code address} on a new connection, which becomes the one {@link #any()} returns. */
+    private ClusterMetadata askFresh(final InetSocketAddress address, final Collection<String> topics) {
+        final KafkaConnection connection =
+                KafkaConnection.open(resolve(address), clientId, pool, requestTimeout, security, buffers);
+        try {
+            final ClusterMetadata fresh = ClusterMetadata.fetch(connection, topics, requestTimeout);
+            closeBootstrap();
+            bootstrapConnection = connection;
+            return remember(fresh);
+        } catch (final RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    private ClusterMetadata remember(final ClusterMetadata fresh) {
         metadata = fresh;
         return fresh;
+    }
+
+    /** Closes {@code connection} and lets go of it, whichever role it had. */
+    private void forget(final KafkaConnection connection) {
+        if (connection == bootstrapConnection) {
+            closeBootstrap();
+        } else {
+            byNode.values().remove(connection);
+            connection.close();
+        }
+    }
+
+    /** The bootstrap servers, then the brokers of the last metadata not among them. */
+    private List<InetSocketAddress> knownBrokers() {
+        final List<InetSocketAddress> addresses = new ArrayList<>();
+        for (final InetSocketAddress address : bootstrap) {
+            addresses.add(resolve(address));
+        }
+        if (metadata != null) {
+            for (final BrokerNode node : metadata.nodes().values()) {
+                if (!addresses.contains(node.address())) {
+                    addresses.add(node.address());
+                }
+            }
+        }
+        return addresses;
     }
 
     /**
