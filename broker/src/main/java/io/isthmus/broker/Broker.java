@@ -80,11 +80,6 @@ import org.slf4j.LoggerFactory;
 public final class Broker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
     private static final String OFFSETS_DIR = "__consumer_offsets";
-    /**
-     * How long a batch produced over a one-sided datapath waits for min.insync.replicas before REQUEST_TIMED_OUT: the
-     * producer sends no timeout there, so Kafka's default request.timeout.ms.
-     */
-    private static final long ONE_SIDED_REPLICATION_TIMEOUT_MS = 30_000;
 
     private final BrokerConfig config;
     private final PartitionManager partitions;
@@ -233,10 +228,10 @@ public final class Broker implements AutoCloseable {
             final AccessControl access = new AccessControl(authorizer);
             final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
             started.add(rdma::close);
-            // In a cluster, shared-memory access is the partition leader's to grant, ends with its leader epoch, and a
-            // batch produced through it is answered once min.insync.replicas hold it, as Produce with acks=all is.
+            // In a cluster, shared-memory access is the partition leader's to grant and ends with its leader epoch; a
+            // batch produced through it with acks=all is answered once min.insync.replicas hold it, as a Produce is.
             final LeaderAccess leaders = cluster.isPresent()
-                    ? new LeaderAccess(leadership, config.minInsyncReplicas(), ONE_SIDED_REPLICATION_TIMEOUT_MS)
+                    ? new LeaderAccess(leadership, config.minInsyncReplicas())
                     : LeaderAccess.SOLE_BROKER;
             final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer, leaders);
             started.add(shm::close);

@@ -187,7 +187,7 @@ public final class Demo implements Callable<Integer> {
             return false;
         }
         final ShmProducerTransport probe = ShmAttachable.attachOrPassBy(
-                new ShmProducerTransport("isthmus-demo", 30_000, SecuritySettings.PLAINTEXT, 1),
+                new ShmProducerTransport("isthmus-demo", 30_000, SecuritySettings.PLAINTEXT, 1, (short) -1),
                 broker.address(),
                 required);
         if (probe == null) {

@@ -270,7 +270,7 @@ class ShmProduceEndToEndTest {
             final InetSocketAddress address = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
             try (ShmConnection connection = ShmConnection.open(address, "raw", 10_000, SecuritySettings.PLAINTEXT);
                     Arena arena = Arena.ofConfined()) {
-                final ShmProduceAccessResponse access = connection.produceAccess(TOPIC, 0, 4, 4096);
+                final ShmProduceAccessResponse access = connection.produceAccess(TOPIC, 0, 4, 4096, (short) -1, 30_000);
                 assertThat(access.errorCode()).isEqualTo(ControlErrorCodes.NONE);
                 final int stagingId = access.stagingId();
                 final int slotBytes = access.slotBytes();
@@ -296,7 +296,9 @@ class ShmProduceEndToEndTest {
                 assertThat(badSlot.detail()).contains("slot=4 slots=4");
                 assertThat(answer(connection, stagingId + 100, 0).errorCode())
                         .isEqualTo(ControlErrorCodes.ACCESS_REVOKED);
-                assertThat(connection.produceAccess("no-such-topic", 0, 4, 4096).errorCode())
+                assertThat(connection
+                                .produceAccess("no-such-topic", 0, 4, 4096, (short) -1, 30_000)
+                                .errorCode())
                         .isEqualTo(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
                 // Released: the staging file goes, and a doorbell naming it is refused.
                 final Path stagingFile = Path.of(stagingPath);

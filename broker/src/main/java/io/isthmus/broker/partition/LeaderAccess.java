@@ -9,16 +9,16 @@ import org.apache.kafka.common.protocol.Errors;
  * The rules a one-sided datapath (shared memory, RDMA) serves a partition by, the same a Produce and a Fetch follow: it
  * grants direct access to the partition's log only while this broker leads the partition, each grant holds only within
  * the leader epoch it was made in (a later epoch, or the broker's lease with the quorum running out, ends it), and a
- * batch produced through a grant is answered once {@code min.insync.replicas} hold it, as {@code acks=all} is. Readers
+ * batch produced through a grant with {@code acks=all} is answered once {@code min.insync.replicas} hold it. Readers
  * are bounded by the high watermark on their side ({@link Partition#readablePosition}).
  *
  * @param leadership whether this broker leads a partition now, and in which epoch
- * @param minInsyncReplicas the replicas that must hold a batch before it is answered ({@code min.insync.replicas})
- * @param replicationTimeoutMs how long an answer waits for them before REQUEST_TIMED_OUT
+ * @param minInsyncReplicas the replicas that must hold an {@code acks=all} batch before it is answered ({@code
+ *     min.insync.replicas})
  */
-public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas, long replicationTimeoutMs) {
+public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas) {
     /** A single broker: it leads every partition it has, and an append is as replicated as it will be. */
-    public static final LeaderAccess SOLE_BROKER = new LeaderAccess(PartitionLeadership.SOLE_BROKER, 1, 0);
+    public static final LeaderAccess SOLE_BROKER = new LeaderAccess(PartitionLeadership.SOLE_BROKER, 1);
 
     /**
      * The leader epoch to grant {@code partition} in, or -1 if this broker does not lead it now (a follower, a leader
@@ -35,12 +35,13 @@ public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas
     }
 
     /**
-     * Appends through {@code append} and answers once replicated: NOT_ENOUGH_REPLICAS at once, with nothing appended,
-     * while fewer than {@code min.insync.replicas} are in sync (Kafka's check before an {@code acks=all} append);
-     * otherwise the append's outcome once the in-sync replicas hold it ({@link Partition#awaitReplicated}).
+     * Appends through {@code append} and answers once replicated, as a Produce with {@code acks=all}: NOT_ENOUGH_REPLICAS
+     * at once, with nothing appended, while fewer than {@code min.insync.replicas} are in sync; otherwise the append's
+     * outcome once the in-sync replicas hold it ({@link Partition#awaitReplicated}), or REQUEST_TIMED_OUT after {@code
+     * timeoutMs}.
      */
     public CompletableFuture<ProduceOutcome> appendReplicated(
-            final Partition partition, final Supplier<CompletableFuture<ProduceOutcome>> append) {
+            final Partition partition, final long timeoutMs, final Supplier<CompletableFuture<ProduceOutcome>> append) {
         if (this == SOLE_BROKER) {
             return append.get();
         }
@@ -51,7 +52,6 @@ public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas
                     "in-sync replicas " + partition.inSyncReplicas() + " fewer than min.insync.replicas="
                             + minInsyncReplicas));
         }
-        return append.get()
-                .thenCompose(appended -> partition.awaitReplicated(appended, minInsyncReplicas, replicationTimeoutMs));
+        return append.get().thenCompose(appended -> partition.awaitReplicated(appended, minInsyncReplicas, timeoutMs));
     }
 }

@@ -279,6 +279,14 @@ final class ShmControlPlane implements AutoCloseable {
             return;
         }
         final int messageMaxBytes = partition.log().config().messageMaxBytes();
+        if (request.acks() < -1 || request.acks() > 1 || request.timeoutMs() < 0) {
+            refuseProduce(
+                    exchange,
+                    ControlErrorCodes.INVALID_REQUEST,
+                    "acks=" + request.acks() + " timeoutMs=" + request.timeoutMs() + ": acks is -1, 0 or 1, the"
+                            + " timeout at least 0");
+            return;
+        }
         if (request.slots() < 1 || request.slotBytes() < RecordBatchDescriptor.HEADER_LENGTH) {
             refuseProduce(
                     exchange,
@@ -309,7 +317,8 @@ final class ShmControlPlane implements AutoCloseable {
             refuseProduce(exchange, ControlErrorCodes.RESOURCES_EXHAUSTED, "no staging file: " + e.getMessage());
             return;
         }
-        grant = new ShmProduceGrant(partition, leaderEpoch, staging, slots, slotBytes);
+        grant = new ShmProduceGrant(
+                partition, leaderEpoch, request.acks(), request.timeoutMs(), staging, slots, slotBytes);
         session.produceGrants.add(grant);
         final String path = grant.path();
         exchange.answer(new ShmProduceAccessResponse(), ShmProduceAccessResponse.length(path))
@@ -392,8 +401,11 @@ final class ShmControlPlane implements AutoCloseable {
         }
         CompletableFuture<ProduceOutcome> outcome;
         try {
-            // In a cluster, answered as acks=all: once min.insync.replicas hold the batch.
-            outcome = leaders.appendReplicated(grant.partition, () -> grant.partition.appendStagedAsync(staged));
+            // With acks=all, answered in a cluster once min.insync.replicas hold the batch, as a Produce is.
+            outcome = grant.acks == -1
+                    ? leaders.appendReplicated(
+                            grant.partition, grant.timeoutMs, () -> grant.partition.appendStagedAsync(staged))
+                    : grant.partition.appendStagedAsync(staged);
         } catch (final RuntimeException e) {
             LOG.error("appending a shared-memory batch failed: {}", grant, e);
             outcome = CompletableFuture.completedFuture(
@@ -411,10 +423,12 @@ final class ShmControlPlane implements AutoCloseable {
         });
     }
 
+    /** Revokes {@code grant} at a doorbell (its partition is gone, or led elsewhere or in another epoch now). */
     private synchronized void dropProduceGrant(final long connectionId, final ShmProduceGrant grant) {
         final ShmSession session = sessions.get(connectionId);
         if (session != null && session.produceGrants.remove(grant)) {
             grant.close();
+            revokedGrants++;
         }
     }
 

@@ -14,7 +14,10 @@ final class ShmProduceGrant {
     final Partition partition;
     /** The leader epoch the grant was made in; it ends with that epoch (see {@code LeaderAccess}). */
     final int leaderEpoch;
+    /** The producer's acks: -1 answers a batch once min.insync.replicas hold it, within {@link #timeoutMs}. */
+    final short acks;
 
+    final int timeoutMs;
     final int slots;
     final int slotBytes;
     private final ShmStagingFile staging;
@@ -24,11 +27,15 @@ final class ShmProduceGrant {
     ShmProduceGrant(
             final Partition partition,
             final int leaderEpoch,
+            final short acks,
+            final int timeoutMs,
             final ShmStagingFile staging,
             final int slots,
             final int slotBytes) {
         this.partition = partition;
         this.leaderEpoch = leaderEpoch;
+        this.acks = acks;
+        this.timeoutMs = timeoutMs;
         this.staging = staging;
         this.slots = slots;
         this.slotBytes = slotBytes;

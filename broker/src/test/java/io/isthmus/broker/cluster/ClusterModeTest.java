@@ -673,15 +673,54 @@ class ClusterModeTest {
             assertThatThrownBy(refused::get)
                     .hasCauseInstanceOf(org.apache.kafka.common.errors.NotEnoughReplicasException.class);
         }
-        // Nothing of the refused write is in the log; what was acknowledged is.
+        // Over shared memory likewise: the producer's acks travel with its grant.
+        assertThat(sendOverShmWithAcks(bootstrap(leader), "all", "refused-over-shm"))
+                .isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class)
+                .hasCauseInstanceOf(org.apache.kafka.common.errors.NotEnoughReplicasException.class);
+        // Nothing of the refused writes is in the log; what was acknowledged is.
         final Partition local = brokers.get(leader)
                 .partitions()
                 .partition(new TopicPartition("strict", 0))
                 .orElseThrow();
         assertThat(local.logEndOffset()).isEqualTo(100);
-        assertThat(consumeAll("strict-readers", "strict", bootstrap(leader), 100)
+        // acks=1 over shared memory is the leader's alone to answer, as over TCP.
+        assertThat(sendOverShmWithAcks(bootstrap(leader), "1", "one-ack-over-shm"))
+                .isNull();
+        assertThat(local.logEndOffset()).isEqualTo(101);
+        sent.get(new TopicPartition("strict", 0)).add("one-ack-over-shm");
+        assertThat(consumeAll("strict-readers", "strict", bootstrap(leader), 101)
                         .get(new TopicPartition("strict", 0)))
                 .containsExactlyElementsOf(sent.get(new TopicPartition("strict", 0)));
+    }
+
+    /** Sends {@code value} to partition 0 of "strict" over shared memory with {@code acks}, no retry: the error, or null. */
+    private static Exception sendOverShmWithAcks(final String bootstrap, final String acks, final String value) {
+        final java.util.concurrent.CompletableFuture<Exception> outcome =
+                new java.util.concurrent.CompletableFuture<>();
+        try (IsthmusProducer producer = new IsthmusProducer(Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "transport",
+                "shm",
+                "acks",
+                acks,
+                "enable.idempotence",
+                "false",
+                "retries",
+                "0",
+                "linger.ms",
+                "0"))) {
+            producer.send(
+                    "strict",
+                    0,
+                    IsthmusProducer.NOW,
+                    null,
+                    value.getBytes(StandardCharsets.UTF_8),
+                    null,
+                    (metadata, exception) -> outcome.complete(exception));
+            producer.flush();
+        }
+        return outcome.join();
     }
 
     @Test

@@ -189,7 +189,11 @@ public final class IsthmusProducer implements AutoCloseable {
         }
         return ShmAttachable.attachOrPassBy(
                 new ShmProducerTransport(
-                        config.clientId(), config.requestTimeout().toMillis(), config.security(), config.maxInFlight()),
+                        config.clientId(),
+                        config.requestTimeout().toMillis(),
+                        config.security(),
+                        config.maxInFlight(),
+                        config.acks()),
                 broker.address(),
                 required);
     }

@@ -170,16 +170,24 @@ public final class ShmConnection implements AutoCloseable {
 
     /**
      * SHM_PRODUCE_ACCESS: a staging file of {@code slots} slots of {@code slotBytes} for the partition (the broker may
-     * grant fewer and smaller). The answer is valid until the next control request here; no doorbell may be waiting for
+     * grant fewer and smaller), its batches answered as the producer's {@code acks} and {@code timeoutMs} ({@code
+     * request.timeout.ms}) say. The answer is valid until the next control request here; no doorbell may be waiting for
      * its answer.
      */
     public ShmProduceAccessResponse produceAccess(
-            final String topic, final int partition, final int slots, final int slotBytes) {
+            final String topic,
+            final int partition,
+            final int slots,
+            final int slotBytes,
+            final short acks,
+            final int timeoutMs) {
         produceAccessRequest
                 .wrapForEncode(control.requestFrame(), control.requestBodyOffset())
                 .partition(partition)
                 .slots(slots)
                 .slotBytes(slotBytes)
+                .acks(acks)
+                .timeoutMs(timeoutMs)
                 .topic(topic);
         return control.call(ControlApiKeys.SHM_PRODUCE_ACCESS, produceAccessRequest, produceAccessResponse);
     }

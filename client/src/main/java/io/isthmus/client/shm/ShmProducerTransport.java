@@ -58,6 +58,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
     private final long requestTimeoutMs;
     private final SecuritySettings security;
     private final int slotsWanted;
+    private final short acks;
     private final Map<InetSocketAddress, Link> links = new HashMap<>();
     private final List<ShmProduceStream> streams = new ArrayList<>();
     /** When a broker whose session broke may be attached to again. */
@@ -136,16 +137,20 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
     /**
      * @param slotsWanted staging slots asked for per partition: the batches in flight there (the broker may grant
      *     fewer, up to its {@code shm.produce.slots})
+     * @param acks the producer's {@code acks}: with -1 (all) the broker answers a batch once {@code
+     *     min.insync.replicas} hold it, waiting at most {@code requestTimeoutMs}
      */
     public ShmProducerTransport(
             final String clientId,
             final long requestTimeoutMs,
             final SecuritySettings security,
-            final int slotsWanted) {
+            final int slotsWanted,
+            final short acks) {
         this.clientId = clientId;
         this.requestTimeoutMs = requestTimeoutMs;
         this.security = security;
         this.slotsWanted = slotsWanted;
+        this.acks = acks;
     }
 
     /**
@@ -269,7 +274,9 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
         accessRequests++;
         final ShmProduceAccessResponse answer;
         try {
-            answer = link.connection.produceAccess(stream.topic, stream.partition, slotsWanted, SLOT_BYTES_WANTED);
+            answer = link.connection.produceAccess(
+                    stream.topic, stream.partition, slotsWanted, SLOT_BYTES_WANTED, acks, (int)
+                            Math.min(Integer.MAX_VALUE, requestTimeoutMs));
         } catch (final ShmTransportException e) {
             lose(link, "asking for produce access failed: " + e.getMessage());
             throw new NetworkException(

@@ -141,9 +141,13 @@ class ShmControlMessagesTest {
                 .partition(7)
                 .slots(8)
                 .slotBytes(262_144)
+                .acks((short) -1)
+                .timeoutMs(30_000)
                 .topic("orders");
         final ByteBuffer accessWire = ByteBuffer.wrap(access);
         assertThat(accessWire.getInt(ShmProduceAccessRequest.PARTITION_OFFSET)).isEqualTo(7);
+        assertThat(accessWire.getShort(ShmProduceAccessRequest.ACKS_OFFSET)).isEqualTo((short) -1);
+        assertThat(accessWire.getInt(ShmProduceAccessRequest.TIMEOUT_MS_OFFSET)).isEqualTo(30_000);
         assertThat(accessWire.getInt(ShmProduceAccessRequest.SLOTS_OFFSET)).isEqualTo(8);
         assertThat(accessWire.getInt(ShmProduceAccessRequest.SLOT_BYTES_OFFSET)).isEqualTo(262_144);
         final ShmProduceAccessRequest readAccess = new ShmProduceAccessRequest().wrap(MemorySegment.ofArray(access), 0);
