@@ -163,12 +163,17 @@ public final class BrokerConnections implements AutoCloseable {
      * @throws NetworkException or {@link TimeoutException} if no broker answers
      */
     public ClusterMetadata refresh(final Collection<String> topics) {
-        final KafkaConnection first = any();
-        final InetSocketAddress firstAddress = first.address();
+        KafkaConnection first = null;
+        InetSocketAddress firstAddress = null;
         try {
+            first = any();
+            firstAddress = first.address();
             return remember(ClusterMetadata.fetch(first, topics, requestTimeout));
         } catch (final NetworkException | TimeoutException e) {
-            forget(first);
+            // No bootstrap server answers, or the one asked did not: the brokers the last metadata named may.
+            if (first != null) {
+                forget(first);
+            }
             RuntimeException last = e;
             for (final InetSocketAddress address : knownBrokers()) {
                 if (address.equals(firstAddress)) {
@@ -179,6 +184,9 @@ public final class BrokerConnections implements AutoCloseable {
                 } catch (final NetworkException | TimeoutException again) {
                     last = again;
                 }
+            }
+            if (firstAddress == null) {
+                throw last;
             }
             try {
                 return askFresh(firstAddress, topics);

@@ -106,6 +106,7 @@ public final class ShmPartitionReader implements OneSidedReader {
         if (broker != null && !broker.equals(leader)) {
             // Another broker numbers its segments and aborted-transaction arrays in its own way: map what it grants.
             unmap();
+            connection = null;
         }
         broker = leader;
         needsAccess = true;

@@ -23,6 +23,8 @@ final class ShmProduceStream implements OneSidedProducerTransport.Stream {
     private Arena mapping;
     int nextSlot;
     int inFlight;
+    /** The session its doorbells in flight were rung on (they never span two); meaningful while {@link #inFlight} > 0. */
+    Object inFlightOn;
 
     ShmProduceStream(final String topic, final int partition, final InetSocketAddress broker) {
         this.topic = topic;

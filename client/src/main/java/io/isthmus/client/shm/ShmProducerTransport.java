@@ -225,7 +225,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
         final Link link = attached(stream);
         final long now = System.nanoTime();
         if (stream.needsAccess) {
-            if (stream.inFlight > 0 && link.size == 0) {
+            if (stream.inFlight > 0 && stream.inFlightOn != link) {
                 // In flight on another link (its leader moved): wait for their answers without holding this link up.
                 return false;
             }
@@ -265,6 +265,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
         link.add(stream, token, correlationId);
         stream.nextSlot = slot + 1 == stream.slots ? 0 : slot + 1;
         stream.inFlight++;
+        stream.inFlightOn = link;
         inFlight++;
         writes++;
         return true;

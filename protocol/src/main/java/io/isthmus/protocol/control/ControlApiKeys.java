@@ -28,8 +28,12 @@ public final class ControlApiKeys {
     public static final short SHM_PRODUCE = 32008;
     /** Last key of the isthmus range (reserved up to here for what comes next: replication). */
     public static final short LAST = 32099;
-    /** The only version of every control request so far. */
-    public static final short VERSION = 0;
+    /**
+     * The one version of every control request, which a broker requires (it closes a connection sending another, naming
+     * both): 1 since SHM_PRODUCE_ACCESS carries the producer's acks and timeout, so a client and a broker of different
+     * layouts fail at once, with the reason, instead of reading each other's fields at the wrong offsets.
+     */
+    public static final short VERSION = 1;
 
     private ControlApiKeys() {}
 

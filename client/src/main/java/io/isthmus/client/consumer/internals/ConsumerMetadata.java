@@ -18,6 +18,7 @@ public final class ConsumerMetadata {
     private final BrokerConnections connections;
     private final Duration timeout;
     private boolean updateRequested = true;
+    private boolean severalBrokers;
 
     public ConsumerMetadata(final BrokerConnections connections, final Duration timeout) {
         this.connections = connections;
@@ -44,6 +45,7 @@ public final class ConsumerMetadata {
             return;
         }
         final ClusterMetadata metadata = connections.awaitTopics(topics, timeout);
+        severalBrokers |= metadata.nodes().size() > 1;
         for (final PartitionState state : subscriptions.partitions()) {
             final TopicMetadata topic = metadata.topic(state.topic());
             state.leader(
@@ -53,10 +55,16 @@ public final class ConsumerMetadata {
         updateRequested = false;
     }
 
-    /** Whether the cluster view names a broker besides one: a partition's leadership can move. */
+    /**
+     * Whether some cluster view so far named more than one broker: a partition's leadership can move. Remembered, since
+     * a later view may list one broker while the others are down or fenced.
+     */
     public boolean knowsOtherBrokers() {
-        final ClusterMetadata metadata = connections.metadata();
-        return metadata != null && metadata.nodes().size() > 1;
+        if (!severalBrokers) {
+            final ClusterMetadata metadata = connections.metadata();
+            severalBrokers = metadata != null && metadata.nodes().size() > 1;
+        }
+        return severalBrokers;
     }
 
     /** The broker leading the partition, or null when the cluster view does not know it. */
