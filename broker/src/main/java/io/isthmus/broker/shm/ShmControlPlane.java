@@ -33,6 +33,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiPredicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
@@ -143,9 +144,7 @@ final class ShmControlPlane implements AutoCloseable {
             return;
         }
         final String topic = request.topic();
-        if (topic == null
-                || !authorizer.authorize(
-                        session.principal, session.host, AclOperation.READ, ResourceType.TOPIC, topic)) {
+        if (!allowed(session, AclOperation.READ, topic)) {
             refuseConsume(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
             return;
         }
@@ -254,9 +253,7 @@ final class ShmControlPlane implements AutoCloseable {
             return;
         }
         final String topic = request.topic();
-        if (topic == null
-                || !authorizer.authorize(
-                        session.principal, session.host, AclOperation.WRITE, ResourceType.TOPIC, topic)) {
+        if (!allowed(session, AclOperation.WRITE, topic)) {
             refuseProduce(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED, "not allowed to write " + topic);
             return;
         }
@@ -490,19 +487,10 @@ final class ShmControlPlane implements AutoCloseable {
      * the offset is gone, or where it went). Returns the grants revoked.
      */
     synchronized int sweepDeletedSegments() {
-        int revoked = 0;
-        for (final ShmSession session : sessions.values()) {
-            for (int i = session.grants.size() - 1; i >= 0; i--) {
-                final ShmConsumeGrant grant = session.grants.get(i);
-                if (grant.lease.segment().isDeleted()) {
-                    LOG.info("revoking shared-memory read access to a deleted segment: {} {}", session, grant);
-                    drop(session, grant, true);
-                    revoked++;
-                }
-            }
-        }
-        revokedGrants += revoked;
-        return revoked;
+        return revokeWhere(
+                (session, grant) -> grant.lease.segment().isDeleted(),
+                (session, grant) -> false,
+                "its segment was deleted");
     }
 
     /**
@@ -513,28 +501,10 @@ final class ShmControlPlane implements AutoCloseable {
      * revoked.
      */
     synchronized int revokeLostLeadership() {
-        int revoked = 0;
-        for (final ShmSession session : sessions.values()) {
-            for (int i = session.grants.size() - 1; i >= 0; i--) {
-                final ShmConsumeGrant grant = session.grants.get(i);
-                if (!leaders.holds(grant.partition, grant.leaderEpoch)) {
-                    LOG.info("revoking shared-memory read access: leadership moved: {} {}", session, grant);
-                    drop(session, grant, true);
-                    revoked++;
-                }
-            }
-            for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
-                final ShmProduceGrant grant = session.produceGrants.get(i);
-                if (!leaders.holds(grant.partition, grant.leaderEpoch)) {
-                    LOG.info("revoking shared-memory produce access: leadership moved: {} {}", session, grant);
-                    session.produceGrants.remove(i);
-                    grant.close();
-                    revoked++;
-                }
-            }
-        }
-        revokedGrants += revoked;
-        return revoked;
+        return revokeWhere(
+                (session, grant) -> !leaders.holds(grant.partition, grant.leaderEpoch),
+                (session, grant) -> !leaders.holds(grant.partition, grant.leaderEpoch),
+                "leadership moved");
     }
 
     /**
@@ -542,30 +512,51 @@ final class ShmControlPlane implements AutoCloseable {
      * (revoked, so the client's next access request or doorbell is refused). Returns the grants revoked.
      */
     synchronized int reauthorize() {
+        return revokeWhere(
+                (session, grant) -> !allowed(
+                        session,
+                        AclOperation.READ,
+                        grant.partition.topicPartition().topic()),
+                (session, grant) -> !allowed(
+                        session,
+                        AclOperation.WRITE,
+                        grant.partition.topicPartition().topic()),
+                null);
+    }
+
+    /** Whether the session's principal may do {@code operation} on {@code topic} (a null topic: no). */
+    private boolean allowed(final ShmSession session, final AclOperation operation, final String topic) {
+        return topic != null
+                && authorizer.authorize(session.principal, session.host, operation, ResourceType.TOPIC, topic);
+    }
+
+    /**
+     * Revokes, over every session, the read grants {@code readLost} names (their slots say REVOKED) and the produce
+     * grants {@code writeLost} names (their staging files go); logs each with {@code why} unless it is null. Returns
+     * the grants revoked.
+     */
+    private int revokeWhere(
+            final BiPredicate<ShmSession, ShmConsumeGrant> readLost,
+            final BiPredicate<ShmSession, ShmProduceGrant> writeLost,
+            final String why) {
         int revoked = 0;
         for (final ShmSession session : sessions.values()) {
             for (int i = session.grants.size() - 1; i >= 0; i--) {
                 final ShmConsumeGrant grant = session.grants.get(i);
-                if (!authorizer.authorize(
-                        session.principal,
-                        session.host,
-                        AclOperation.READ,
-                        ResourceType.TOPIC,
-                        grant.partition.topicPartition().topic())) {
+                if (readLost.test(session, grant)) {
+                    if (why != null) {
+                        LOG.info("revoking shared-memory read access: {}: {} {}", why, session, grant);
+                    }
                     drop(session, grant, true);
                     revoked++;
                 }
             }
-        }
-        for (final ShmSession session : sessions.values()) {
             for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
                 final ShmProduceGrant grant = session.produceGrants.get(i);
-                if (!authorizer.authorize(
-                        session.principal,
-                        session.host,
-                        AclOperation.WRITE,
-                        ResourceType.TOPIC,
-                        grant.partition.topicPartition().topic())) {
+                if (writeLost.test(session, grant)) {
+                    if (why != null) {
+                        LOG.info("revoking shared-memory produce access: {}: {} {}", why, session, grant);
+                    }
                     session.produceGrants.remove(i);
                     grant.close();
                     revoked++;
