@@ -94,6 +94,16 @@ public final class BrokerProcess implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
+    /** {@code kill -STOP} or {@code kill -CONT}: pauses or resumes the broker, its connections left open. */
+    public void signal(final String signal) throws IOException, InterruptedException {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
     /** SIGTERM: the broker shuts down cleanly. */
     int terminate() throws InterruptedException {
         process.destroy();

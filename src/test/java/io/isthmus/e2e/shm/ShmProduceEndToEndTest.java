@@ -261,6 +261,43 @@ class ShmProduceEndToEndTest {
         }
     }
 
+    /**
+     * A broker that stops answering without closing its connections (paused here; wedged or cut off in life) must not
+     * hold the producer's batches forever: after {@code request.timeout.ms} the producer drops the session and retries
+     * on a new one, and the batch goes in once, whether or not the paused broker had appended it.
+     */
+    @Test
+    void shouldDropASessionWhoseBrokerStopsAnsweringAndDeliverItsBatchesOnceOnANewOne() throws Exception {
+        final int port = freePort();
+        final String bootstrap = "127.0.0.1:" + port;
+        try (BrokerProcess broker = BrokerProcess.start(dir.resolve("logs"), port)) {
+            createTopic(bootstrap);
+            try (IsthmusProducer producer = new IsthmusProducer(Map.of(
+                    "bootstrap.servers", bootstrap,
+                    "transport", "shm",
+                    "acks", "all",
+                    "request.timeout.ms", "2000",
+                    "delivery.timeout.ms", "60000"))) {
+                send(producer, 1, 0, 1_000);
+                broker.signal("STOP");
+                final Thread resume = Thread.ofVirtual().start(() -> {
+                    try {
+                        Thread.sleep(5_000);
+                        broker.signal("CONT");
+                    } catch (final Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                send(producer, 1, 1_000, 2_000);
+                resume.join();
+                assertThat(producer.shmTransport().connectionsLost())
+                        .as("the session with the paused broker was dropped after request.timeout.ms")
+                        .isGreaterThanOrEqualTo(1);
+            }
+            assertThat(readLog(bootstrap, 2_000)).isEqualTo(Map.of(1L, sequence(2_000)));
+        }
+    }
+
     @Test
     void shouldRefuseABadDoorbellWithAClearErrorAndKeepServing() throws Exception {
         try (Broker broker = EmbeddedBroker.start(dir)) {

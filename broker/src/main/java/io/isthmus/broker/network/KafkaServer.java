@@ -189,11 +189,18 @@ public final class KafkaServer implements AutoCloseable {
         return metrics;
     }
 
+    /**
+     * Stops accepting, closes every connection and stops the event loops. The connections are closed here, not left to
+     * the event loops' shutdown: a broker closed in a running process (a test's cluster, an embedded broker) was seen
+     * to leave accepted connections open with no loop reading them, so their clients waited for answers that never
+     * came instead of seeing the broker go and moving to another.
+     */
     @Override
     public void close() {
         for (final Channel channel : serverChannels) {
             channel.close().awaitUninterruptibly();
         }
+        openChannels.close().awaitUninterruptibly();
         bossGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly();
         workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly();
     }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
@@ -56,6 +57,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
 
     private final String clientId;
     private final long requestTimeoutMs;
+    private final long requestTimeoutNanos;
     private final SecuritySettings security;
     private final int slotsWanted;
     private final short acks;
@@ -82,6 +84,9 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
         ShmProduceStream[] streams = new ShmProduceStream[16];
         Object[] tokens = new Object[16];
         int[] correlationIds = new int[16];
+        /** When each doorbell was rung ({@link System#nanoTime()}), for {@code request.timeout.ms}. */
+        long[] rungNanos = new long[16];
+
         int head;
         int size;
         /** Why the session broke, or null. */
@@ -98,7 +103,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             this.connection = connection;
         }
 
-        void add(final ShmProduceStream stream, final Object token, final int correlationId) {
+        void add(final ShmProduceStream stream, final Object token, final int correlationId, final long nowNanos) {
             if (size == streams.length) {
                 grow();
             }
@@ -106,6 +111,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             streams[index] = stream;
             tokens[index] = token;
             correlationIds[index] = correlationId;
+            rungNanos[index] = nowNanos;
             size++;
         }
 
@@ -121,15 +127,18 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             final ShmProduceStream[] s = new ShmProduceStream[capacity];
             final Object[] t = new Object[capacity];
             final int[] c = new int[capacity];
+            final long[] r = new long[capacity];
             for (int i = 0; i < size; i++) {
                 final int from = (head + i) & (streams.length - 1);
                 s[i] = streams[from];
                 t[i] = tokens[from];
                 c[i] = correlationIds[from];
+                r[i] = rungNanos[from];
             }
             streams = s;
             tokens = t;
             correlationIds = c;
+            rungNanos = r;
             head = 0;
         }
     }
@@ -148,6 +157,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             final short acks) {
         this.clientId = clientId;
         this.requestTimeoutMs = requestTimeoutMs;
+        this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
         this.security = security;
         this.slotsWanted = slotsWanted;
         this.acks = acks;
@@ -262,7 +272,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             throw new NetworkException(
                     "shared-memory control connection lost: " + stream + " cause=" + e.getMessage(), e);
         }
-        link.add(stream, token, correlationId);
+        link.add(stream, token, correlationId, now);
         stream.nextSlot = slot + 1 == stream.slots ? 0 : slot + 1;
         stream.inFlight++;
         stream.inFlightOn = link;
@@ -336,6 +346,13 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
                     break;
                 }
                 if (answer == null) {
+                    final long waited = System.nanoTime() - link.rungNanos[link.head];
+                    if (waited > requestTimeoutNanos) {
+                        // A broker that stopped answering without closing the connection (paused, wedged): as Kafka's
+                        // client does after request.timeout.ms, the connection is dropped and the batches retried
+                        // where the metadata says.
+                        lose(link, "no answer to a doorbell within request.timeout.ms=" + requestTimeoutMs);
+                    }
                     break;
                 }
                 final ShmProduceStream stream = link.streams[link.head];
