@@ -226,13 +226,14 @@ public final class Broker implements AutoCloseable {
 
             final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
             final AccessControl access = new AccessControl(authorizer);
-            final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer);
-            started.add(rdma::close);
-            // In a cluster, shared-memory access is the partition leader's to grant and ends with its leader epoch; a
-            // batch produced through it with acks=all is answered once min.insync.replicas hold it, as a Produce is.
+            // In a cluster, one-sided access (RDMA, shared memory) is the partition leader's to grant and ends with its
+            // leader epoch; a batch produced through shared memory with acks=all is answered once min.insync.replicas
+            // hold it, as a Produce is.
             final LeaderAccess leaders = cluster.isPresent()
                     ? new LeaderAccess(leadership, config.minInsyncReplicas())
                     : LeaderAccess.SOLE_BROKER;
+            final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer, leaders);
+            started.add(rdma::close);
             final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer, leaders);
             started.add(shm::close);
             aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {

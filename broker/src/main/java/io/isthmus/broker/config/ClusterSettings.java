@@ -74,14 +74,6 @@ public record ClusterSettings(
                             + " (a broker that follows the voters): controller-only nodes are not built, every node"
                             + " holds partitions");
         }
-        // RDMA grants are not yet taken back when a partition's leadership moves (shared memory's are: LeaderAccess).
-        if (config.rdmaEnabled()) {
-            throw new ConfigException(
-                    BrokerConfig.RDMA_ENABLED,
-                    "true",
-                    "the RDMA datapath is not served by a broker of a cluster yet: its grants are not revoked when a"
-                            + " partition's leader changes; leave rdma.enabled off with process.roles set");
-        }
         final List<QuorumVoter> voters;
         try {
             voters = QuorumVoter.parseAll(config.getString(BrokerConfig.CONTROLLER_QUORUM_VOTERS));

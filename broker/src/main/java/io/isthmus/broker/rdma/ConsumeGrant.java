@@ -20,6 +20,8 @@ final class ConsumeGrant {
     final int slotIndex;
     final long slotOffset;
     SegmentRegistration registration;
+    /** The leader epoch the grant was made (or last moved to a segment) in: it holds while this broker leads in it. */
+    int leaderEpoch;
     /** Registrations of the arrays this grant was told about, the current one last; kept until the grant goes. */
     private final List<MemoryRegion> abortedRegions = new ArrayList<>(1);
 
@@ -28,12 +30,14 @@ final class ConsumeGrant {
             final PartitionSlots slots,
             final int slotIndex,
             final long slotOffset,
-            final SegmentRegistration registration) {
+            final SegmentRegistration registration,
+            final int leaderEpoch) {
         this.partition = partition;
         this.slots = slots;
         this.slotIndex = slotIndex;
         this.slotOffset = slotOffset;
         this.registration = registration;
+        this.leaderEpoch = leaderEpoch;
     }
 
     /**

@@ -5,6 +5,7 @@ import io.isthmus.broker.log.OffsetOutOfRangeException;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentLease;
 import io.isthmus.broker.network.ControlExchange;
+import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
@@ -65,6 +66,9 @@ final class RdmaControlPlane implements AutoCloseable {
     private final PartitionManager partitions;
     private final MetadataSlotRegion slotRegion;
     private final PartitionSlotsTable partitionSlots;
+    /** Whether this broker leads a partition now, in which epoch: on a cluster, only the leader grants read access. */
+    private final LeaderAccess leaders;
+
     private final RdmaSession[] sessions;
     private final Map<Long, RdmaSession> sessionsByConnection = new HashMap<>();
     /** The datapath's receive work requests (same thread): the receives a new session starts with. */
@@ -89,8 +93,10 @@ final class RdmaControlPlane implements AutoCloseable {
             final PartitionManager partitions,
             final ReceiveWorkRequests receives,
             final SharedProducePath shared,
-            final Authorizer authorizer) {
+            final Authorizer authorizer,
+            final LeaderAccess leaders) {
         this.settings = settings;
+        this.leaders = leaders;
         this.authorizer = authorizer;
         this.device = device;
         this.partitions = partitions;
@@ -251,6 +257,11 @@ final class RdmaControlPlane implements AutoCloseable {
             refuseProduce(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
+        if (leaders != LeaderAccess.SOLE_BROKER) {
+            // A node of a cluster does not advertise PRODUCE_ACCESS (RdmaService): RDMA writes are not replicated yet.
+            refuseProduce(exchange, ControlErrorCodes.RDMA_UNAVAILABLE);
+            return;
+        }
         if (request.shared()) {
             if (shared == null) {
                 refuseProduce(exchange, ControlErrorCodes.RDMA_UNAVAILABLE);
@@ -331,6 +342,13 @@ final class RdmaControlPlane implements AutoCloseable {
             response.errorCode(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
+        // A follower, a leader that has not taken the metadata's epoch yet, or a broker whose lease ran out: the
+        // consumer asks the metadata which broker leads now.
+        final int leaderEpoch = leaders.grantEpoch(partition);
+        if (leaderEpoch < 0) {
+            response.errorCode(ControlErrorCodes.NOT_LEADER_OR_FOLLOWER);
+            return;
+        }
         final LogSegment segment;
         final long startPosition;
         try {
@@ -377,7 +395,8 @@ final class RdmaControlPlane implements AutoCloseable {
                     partitionSlots.slotsFor(partition),
                     slotIndex,
                     slotRegion.slotOffset(session.slotRange, slotIndex),
-                    registration);
+                    registration,
+                    leaderEpoch);
             session.consumeGrants.add(grant);
             grant.slots.assign(grant.slotOffset, segment);
         } else {
@@ -385,6 +404,7 @@ final class RdmaControlPlane implements AutoCloseable {
             // meanwhile reads the segment the slot names.
             final SegmentRegistration previous = grant.registration;
             grant.registration = registration;
+            grant.leaderEpoch = leaderEpoch;
             grant.slots.assign(grant.slotOffset, segment);
             session.registrations.release(previous);
         }
@@ -532,7 +552,12 @@ final class RdmaControlPlane implements AutoCloseable {
         partitionSlots.closeIfUnused(grant.partition, grant.slots);
     }
 
-    int sweepDeletedSegments() {
+    /**
+     * Takes back read access to segments retention deleted, and every read grant of a leadership this broker lost (a
+     * follower now, a later leader epoch, or its quorum lease ran out): the reader's slot says REVOKED, and its next
+     * access request is answered NOT_LEADER_OR_FOLLOWER, so it moves to the new leader. Returns the grants revoked.
+     */
+    int sweep() {
         int revoked = 0;
         for (final RdmaSession session : sessions) {
             if (session == null) {
@@ -540,10 +565,16 @@ final class RdmaControlPlane implements AutoCloseable {
             }
             for (int i = session.consumeGrants.size() - 1; i >= 0; i--) {
                 final ConsumeGrant grant = session.consumeGrants.get(i);
-                if (grant.registration.segment().isDeleted()) {
+                final String why = grant.registration.segment().isDeleted()
+                        ? "segment deleted"
+                        : leaders.holds(grant.partition, grant.leaderEpoch) ? null : "leadership moved";
+                if (why != null) {
                     LOG.info(
-                            "revoking read access to a deleted segment: {} segment={}",
+                            "revoking RDMA read access: {}: {} partition={} leaderEpoch={} segment={}",
+                            why,
                             session,
+                            grant.partition.topicPartition(),
+                            grant.leaderEpoch,
                             grant.registration.segment());
                     dropConsume(session, grant, true);
                     revokedGrants++;
@@ -602,7 +633,7 @@ final class RdmaControlPlane implements AutoCloseable {
         }
         return partitions.partition(new TopicPartition(topic, partition)).orElse(null);
     }
-    /** Produce or consume grants revoked by the broker (bad writes, deleted segments). */
+    /** Produce or consume grants revoked by the broker (bad writes, deleted segments, leaderships lost). */
     long revokedGrants() {
         return revokedGrants;
     }

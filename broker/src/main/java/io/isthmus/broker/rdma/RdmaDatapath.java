@@ -1,6 +1,7 @@
 package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.network.ControlExchange;
+import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.verbs.ReceiveWorkRequests;
@@ -87,6 +88,7 @@ public final class RdmaDatapath implements AutoCloseable {
             final RdmaDevice device,
             final PartitionManager partitions,
             final Authorizer authorizer,
+            final LeaderAccess leaders,
             final IdleStrategy idle) {
         this.settings = settings;
         this.device = device;
@@ -95,7 +97,7 @@ public final class RdmaDatapath implements AutoCloseable {
         this.receives = ReceiveWorkRequests.allocate(arena, Math.max(1, settings.maxRecvWr()), 1);
         this.acker = new AckSender(settings, arena, RdmaControlPlane.sessionSlots(settings), this::teardown);
         this.shared = openSharedProduce();
-        this.control = new RdmaControlPlane(settings, device, partitions, receives, shared, authorizer);
+        this.control = new RdmaControlPlane(settings, device, partitions, receives, shared, authorizer, leaders);
         this.exclusive = new ExclusiveProducePath(acker, control);
         this.thread = new Thread(this::run, "isthmus-rdma-datapath");
         this.thread.setDaemon(true);
@@ -117,7 +119,10 @@ public final class RdmaDatapath implements AutoCloseable {
 
     /** Opens the device and starts the datapath thread. */
     static RdmaDatapath start(
-            final RdmaSettings settings, final PartitionManager partitions, final Authorizer authorizer) {
+            final RdmaSettings settings,
+            final PartitionManager partitions,
+            final Authorizer authorizer,
+            final LeaderAccess leaders) {
         final RdmaDevice device = RdmaDevice.open(settings);
         final RdmaDatapath datapath;
         try {
@@ -126,6 +131,7 @@ public final class RdmaDatapath implements AutoCloseable {
                     device,
                     partitions,
                     authorizer,
+                    leaders,
                     new BackoffIdleStrategy(
                             100, 50, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)));
         } catch (final RuntimeException e) {
@@ -290,11 +296,10 @@ public final class RdmaDatapath implements AutoCloseable {
                     work += shared.tick(now);
                     nextTick = now + TICK_INTERVAL_NANOS;
                 }
-                if (work == 0) {
-                    if (now - nextSweep >= 0) {
-                        work += control.sweepDeletedSegments();
-                        nextSweep = now + SWEEP_INTERVAL_NANOS;
-                    }
+                // On its interval even under load: a leadership lost must end its grants while clients keep reading.
+                if (now - nextSweep >= 0) {
+                    work += control.sweep();
+                    nextSweep = now + SWEEP_INTERVAL_NANOS;
                 }
             } catch (final RuntimeException e) {
                 LOG.error("RDMA datapath pass failed; carrying on", e);
@@ -463,9 +468,9 @@ public final class RdmaDatapath implements AutoCloseable {
         return submit(() -> shared == null ? 0 : shared.sharedPartitions());
     }
 
-    /** Forces a sweep for deleted segments now; returns how many grants it revoked. */
+    /** Forces a sweep for deleted segments and lost leaderships now; returns how many grants it revoked. */
     CompletableFuture<Integer> sweepNow() {
-        return submit(control::sweepDeletedSegments);
+        return submit(control::sweep);
     }
 
     /** Stops the thread, tears every session down and frees the device. */

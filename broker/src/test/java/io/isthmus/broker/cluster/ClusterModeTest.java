@@ -8,6 +8,7 @@ import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.testkit.Await;
+import io.isthmus.broker.testkit.SoftRoceDevice;
 import io.isthmus.client.consumer.ConsumerBatch;
 import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.client.network.KafkaConnection;
@@ -268,8 +269,6 @@ class ClusterModeTest {
         assertThatThrownBy(() -> Broker.start(config(2, Map.of(BrokerConfig.PROCESS_ROLES, "broker,controller"))))
                 .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
                 .hasMessageContaining("not among controller.quorum.voters");
-        assertThatThrownBy(() -> Broker.start(config(1, Map.of(BrokerConfig.RDMA_ENABLED, "true"))))
-                .hasMessageContaining("rdma.enabled");
         assertThatThrownBy(() -> Broker.start(config(
                         1,
                         Map.of(
@@ -393,8 +392,8 @@ class ClusterModeTest {
 
             sendOverShm(producer, 0, 400, everyRecord, committedRecords, failures);
             abortThenCommit(transactions, "first", everyRecord, committedRecords);
-            readOverShm(consumer, read, everyRecord.size());
-            readOverShm(committedConsumer, readCommitted, committedRecords.size());
+            readRecords(consumer, read, everyRecord.size());
+            readRecords(committedConsumer, readCommitted, committedRecords.size());
             assertThat(leaderOf("shm-orders", 0)).isEqualTo(1);
             assertGrantsHeldBy(1);
 
@@ -402,8 +401,8 @@ class ClusterModeTest {
             brokers.remove(1).close();
             sendOverShm(producer, 400, 800, everyRecord, committedRecords, failures);
             abortThenCommit(transactions, "second", everyRecord, committedRecords);
-            readOverShm(consumer, read, everyRecord.size());
-            readOverShm(committedConsumer, readCommitted, committedRecords.size());
+            readRecords(consumer, read, everyRecord.size());
+            readRecords(committedConsumer, readCommitted, committedRecords.size());
             final int successor = leaderOf("shm-orders", 0);
             assertGrantsHeldBy(successor);
 
@@ -420,8 +419,8 @@ class ClusterModeTest {
             awaitCondition(() -> leaderOf("shm-orders", 0) == 1, "broker 1, the preferred replica, leads again");
             sendOverShm(producer, 800, 1_200, everyRecord, committedRecords, failures);
             abortThenCommit(transactions, "third", everyRecord, committedRecords);
-            readOverShm(consumer, read, everyRecord.size());
-            readOverShm(committedConsumer, readCommitted, committedRecords.size());
+            readRecords(consumer, read, everyRecord.size());
+            readRecords(committedConsumer, readCommitted, committedRecords.size());
             assertGrantsHeldBy(1);
             assertThat(brokers.get(successor).shm().revokedGrants())
                     .as("broker %d took back its grants when it stopped leading", successor)
@@ -435,6 +434,106 @@ class ClusterModeTest {
                 .as("read_committed over shared memory: every committed record once, in order, no aborted one")
                 .containsExactlyElementsOf(committedRecords);
         assertReplicasIdentical("shm-orders", 3);
+    }
+
+    /**
+     * RDMA on a cluster, on the Soft-RoCE guest's device: only each partition's leader grants read access, its readers
+     * stop at the high watermark, and a leader that loses the partition takes its grants back while it keeps running;
+     * the isthmus consumer follows both leader changes over RDMA without an error. Producers take TCP there (no RDMA
+     * produce on a cluster yet): {@code auto} picks it, {@code rdma} is refused with the reason.
+     */
+    @Test
+    @org.junit.jupiter.api.Tag("rdma")
+    void rdmaReadAccessIsGrantedByEachPartitionsLeaderOnlyAndTheConsumerFollowsLeaderChanges() throws Exception {
+        replicateWith(2);
+        extra.putAll(Map.of(
+                BrokerConfig.RDMA_ENABLED, "true",
+                BrokerConfig.RDMA_DEVICE, SoftRoceDevice.name(),
+                BrokerConfig.RDMA_GID_INDEX, SoftRoceDevice.gidIndex(),
+                BrokerConfig.RDMA_CQ_SIZE, "1024",
+                BrokerConfig.RDMA_MAX_CONNECTIONS, "8",
+                // Shared memory off, so that transport=auto shows where RDMA produce leaves a producer: TCP.
+                BrokerConfig.SHM_ENABLED, "false"));
+        startCluster();
+        final TopicPartition tp = new TopicPartition("rdma-orders", 0);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("rdma-orders", Map.of(0, List.of(1, 2, 3)))))
+                    .all()
+                    .get();
+            awaitLeaders(admin, "rdma-orders");
+            awaitIsr(admin, "rdma-orders", 3);
+        }
+        for (final Broker broker : brokers.values()) {
+            assertThat(broker.rdma().unavailableReason()).isEmpty();
+        }
+        final Map<String, Object> client = new HashMap<>(Map.of(
+                "bootstrap.servers", String.join(",", bootstrap(1), bootstrap(2), bootstrap(3)),
+                "rdma.device", SoftRoceDevice.name(),
+                "rdma.gid.index", SoftRoceDevice.gidIndex()));
+        client.put("transport", "rdma");
+        assertThatThrownBy(() -> new IsthmusProducer(client))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("RDMA consume only");
+        final List<String> sent = new ArrayList<>();
+        final List<String> read = new ArrayList<>();
+        final Map<String, Object> producerSettings = new HashMap<>(client);
+        producerSettings.put("transport", "auto");
+        producerSettings.put("acks", "all");
+        try (IsthmusProducer producer = new IsthmusProducer(producerSettings);
+                IsthmusConsumer consumer = new IsthmusConsumer(client)) {
+            assertThat(producer.transport()).isEqualTo(io.isthmus.client.config.Transport.TCP);
+            assertThat(consumer.transport()).isEqualTo(io.isthmus.client.config.Transport.RDMA);
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, 0);
+
+            sendTo(producer, "rdma-orders", 0, 100, sent);
+            readRecords(consumer, read, sent.size());
+            assertThat(leaderOf("rdma-orders", 0)).isEqualTo(1);
+
+            // The leader leaves: the consumer finds its successor and reads on over RDMA.
+            brokers.remove(1).close();
+            sendTo(producer, "rdma-orders", 100, 200, sent);
+            readRecords(consumer, read, sent.size());
+            final int successor = leaderOf("rdma-orders", 0);
+
+            // Broker 1 returns and is elected again while its predecessor runs on: the predecessor revokes.
+            start(1);
+            brokers.get(1).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+            try (Admin admin = admin()) {
+                awaitIsr(admin, "rdma-orders", 3);
+                admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, Set.of(tp))
+                        .partitions()
+                        .get();
+            }
+            awaitCondition(() -> leaderOf("rdma-orders", 0) == 1, "broker 1, the preferred replica, leads again");
+            sendTo(producer, "rdma-orders", 200, 300, sent);
+            readRecords(consumer, read, sent.size());
+            assertThat(consumer.transport()).isEqualTo(io.isthmus.client.config.Transport.RDMA);
+            assertThat(brokers.get(successor).rdma().datapath().orElseThrow().revokedGrants())
+                    .as("broker %d took back the read grant when it stopped leading", successor)
+                    .isGreaterThanOrEqualTo(1);
+        }
+        assertThat(read)
+                .as("every record read once, in order, over RDMA through two leader changes")
+                .containsExactlyElementsOf(sent);
+        assertReplicasIdentical("rdma-orders", 3);
+    }
+
+    /** Sends {@code from..to} to partition 0 of {@code topic} and waits for every acknowledgement. */
+    private static void sendTo(
+            final IsthmusProducer producer, final String topic, final int from, final int to, final List<String> sent) {
+        final List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int i = from; i < to; i++) {
+            final String value = topic + "-" + i;
+            producer.send(topic, 0, IsthmusProducer.NOW, null, value.getBytes(StandardCharsets.UTF_8), null, (m, e) -> {
+                if (e != null) {
+                    failures.add(e);
+                }
+            });
+            sent.add(value);
+        }
+        producer.flush();
+        assertThat(failures).as("sends that failed").isEmpty();
     }
 
     /** Five records to partition 0 of shm-orders in an aborted transaction, then five in a committed one. */
@@ -492,8 +591,9 @@ class ClusterModeTest {
         producer.flush();
     }
 
-    private static void readOverShm(final IsthmusConsumer consumer, final List<String> read, final int until) {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    /** Polls {@code consumer} until {@code read} holds {@code until} record values (two minutes at most). */
+    private static void readRecords(final IsthmusConsumer consumer, final List<String> read, final int until) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (read.size() < until && System.nanoTime() < deadline) {
             consumer.poll(
                     record -> read.add(new String(
@@ -504,7 +604,7 @@ class ClusterModeTest {
                     1_000,
                     Duration.ofMillis(100));
         }
-        assertThat(read).as("records read over shared memory").hasSize(until);
+        assertThat(read).as("records read").hasSize(until);
     }
 
     /**

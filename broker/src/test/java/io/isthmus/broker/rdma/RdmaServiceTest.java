@@ -33,8 +33,11 @@ class RdmaServiceTest {
 
     @Test
     void shouldBeOffWithAReasonWhenDisabled() {
-        final RdmaService service =
-                RdmaService.start(RdmaSettings.from(BrokerConfig.of(Map.of())), null, Authorizer.ALLOW_ALL);
+        final RdmaService service = RdmaService.start(
+                RdmaSettings.from(BrokerConfig.of(Map.of())),
+                null,
+                Authorizer.ALLOW_ALL,
+                io.isthmus.broker.partition.LeaderAccess.SOLE_BROKER);
 
         assertThat(service.isRunning()).isFalse();
         assertThat(service.unavailableReason()).contains("RDMA is disabled (rdma.enabled=false)");

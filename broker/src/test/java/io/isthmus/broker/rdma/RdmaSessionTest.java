@@ -38,13 +38,13 @@ class RdmaSessionTest {
         assertThat(session.freeSlotIndex(4)).isZero();
         assertThat(session.slotsInUse()).isZero();
 
-        session.consumeGrants.add(new ConsumeGrant(null, null, 0, 0, null));
-        session.consumeGrants.add(new ConsumeGrant(null, null, 2, 80, null));
+        session.consumeGrants.add(new ConsumeGrant(null, null, 0, 0, null, 0));
+        session.consumeGrants.add(new ConsumeGrant(null, null, 2, 80, null, 0));
 
         assertThat(session.freeSlotIndex(4)).isEqualTo(1);
         assertThat(session.slotsInUse()).isEqualTo(3);
-        session.consumeGrants.add(new ConsumeGrant(null, null, 1, 40, null));
-        session.consumeGrants.add(new ConsumeGrant(null, null, 3, 120, null));
+        session.consumeGrants.add(new ConsumeGrant(null, null, 1, 40, null, 0));
+        session.consumeGrants.add(new ConsumeGrant(null, null, 3, 120, null, 0));
         assertThat(session.freeSlotIndex(4)).isEqualTo(-1);
     }
 }

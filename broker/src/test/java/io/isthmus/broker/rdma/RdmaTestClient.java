@@ -116,13 +116,11 @@ final class RdmaTestClient implements AutoCloseable {
     }
 
     static String deviceName() {
-        final String name = System.getenv("ISTHMUS_RDMA_DEVICE");
-        return name == null ? "rxe0" : name;
+        return io.isthmus.broker.testkit.SoftRoceDevice.name();
     }
 
     static int gidIndex() {
-        final String index = System.getenv("ISTHMUS_RDMA_GID_INDEX");
-        return index == null ? 1 : Integer.parseInt(index);
+        return Integer.parseInt(io.isthmus.broker.testkit.SoftRoceDevice.gidIndex());
     }
 
     /** RDMA_CONNECT with a manual QP exchange; on success the QP is in RTS with ACK_CREDITS receives posted. */

@@ -73,6 +73,7 @@ public final class KafkaConnection implements AutoCloseable {
     private boolean closed;
 
     private boolean advertisesRdma;
+    private boolean advertisesRdmaProduce;
     private boolean advertisesShm;
     private boolean advertisesShmProduce;
 
@@ -154,6 +155,9 @@ public final class KafkaConnection implements AutoCloseable {
             if (api.apiKey() == ControlApiKeys.RDMA_CONNECT) {
                 advertisesRdma = true;
             }
+            if (api.apiKey() == ControlApiKeys.PRODUCE_ACCESS) {
+                advertisesRdmaProduce = true;
+            }
             if (api.apiKey() == ControlApiKeys.SHM_ATTACH) {
                 advertisesShm = true;
             }
@@ -176,6 +180,14 @@ public final class KafkaConnection implements AutoCloseable {
     /** Whether the broker listed the isthmus RDMA control requests in ApiVersions: its RDMA datapath is running. */
     public boolean advertisesRdma() {
         return advertisesRdma;
+    }
+
+    /**
+     * Whether the broker lists PRODUCE_ACCESS in ApiVersions: it takes batches from producers over RDMA (a node of a
+     * cluster serves RDMA consume only).
+     */
+    public boolean advertisesRdmaProduce() {
+        return advertisesRdmaProduce;
     }
 
     /** Whether the broker listed the isthmus shared-memory control requests in ApiVersions (shm.enabled). */

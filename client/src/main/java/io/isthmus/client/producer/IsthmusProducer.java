@@ -169,8 +169,13 @@ public final class IsthmusProducer implements AutoCloseable {
             }
         }
         final RdmaAvailability local = Rdma.availability();
-        final boolean advertised = local.usable() && connections.any().advertisesRdma();
-        return asked.resolve(local, advertised);
+        final KafkaConnection broker = connections.any();
+        if (asked == Transport.RDMA && local.usable() && broker.advertisesRdma() && !broker.advertisesRdmaProduce()) {
+            throw new UnsupportedOperationException(Transport.RDMA_UNAVAILABLE
+                    + "the broker serves RDMA consume only (a node of a cluster: batches written over RDMA are not"
+                    + " replicated yet); use --transport tcp, shm or auto");
+        }
+        return asked.resolve(local, local.usable() && broker.advertisesRdmaProduce());
     }
 
     /**

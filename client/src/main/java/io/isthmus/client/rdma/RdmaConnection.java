@@ -34,6 +34,8 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One client's RDMA connection to a broker: the TCP {@link ControlChannel} (its own socket, so the broker ties the RDMA
@@ -138,7 +140,11 @@ public final class RdmaConnection implements AutoCloseable {
             final int ackCredits,
             final int maxSendWr) {
         final ControlChannel control = ControlChannel.open(
-                broker, clientId, settings.requestTimeoutMs(), settings.security(), RdmaTransportException::new);
+                broker,
+                clientId,
+                settings.requestTimeoutMs(),
+                settings.security(),
+                RdmaBrokerUnreachableException::new);
         final RdmaConnection connection;
         try {
             connection = new RdmaConnection(broker, clientId, settings, ackCredits, maxSendWr, control);
@@ -300,6 +306,33 @@ public final class RdmaConnection implements AutoCloseable {
     /** Polls up to {@code completions.capacity()} send-side completions. */
     public int pollSend(final WorkCompletions completions) {
         return sendCq.poll(completions);
+    }
+
+    /**
+     * Gives up on {@code outstanding} send-queue operations (READs, atomics) whose completions were not reaped: moves the
+     * queue pair to the error state, which ends them (flushed, if the NIC had not finished them), and reaps their
+     * completions, for at most {@code timeoutMs}. Until they are reaped the NIC may still write the local memory they
+     * target, so that memory must not be freed or reused before. Returns whether all were reaped.
+     */
+    public boolean drainSend(final int outstanding, final WorkCompletions completions, final long timeoutMs) {
+        try {
+            qp.moveToError();
+        } catch (final RuntimeException e) {
+            // Already in error (a failed completion moves it there): the flush is under way all the same.
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        int left = outstanding;
+        while (left > 0) {
+            final int reaped = sendCq.poll(completions);
+            left -= reaped;
+            if (reaped == 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(100_000L);
+            }
+        }
+        return true;
     }
 
     /** Polls up to {@code completions.capacity()} acknowledgement receives. */

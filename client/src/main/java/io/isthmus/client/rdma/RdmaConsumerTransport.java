@@ -57,6 +57,9 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     /** Aborted-transaction entries one READ brings at most. */
     private static final int ABORTED_BYTES = 64 * 1024;
 
+    /** Whether the last failed {@link #awaitReads} left READs the NIC might still complete (see there). */
+    private boolean readsAbandoned;
+
     /** Receives the whole batches of one poll. */
     public interface BatchSink {
         /**
@@ -148,6 +151,11 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     public RdmaReadBuffer poll(final RdmaPartitionReader[] readers, final int count, final BatchSink sink) {
         for (int i = 0; i < count; i++) {
             final RdmaPartitionReader reader = readers[i];
+            if (reader.connection != null && reader.connection.isClosed()) {
+                // Its connection broke under another reader: it asks for access again, on a new one.
+                reader.connection = null;
+                reader.needsAccess = true;
+            }
             if (reader.needsAccess && !reader.outOfRange && !reader.leaderLost) {
                 requestAccess(reader);
             }
@@ -181,10 +189,22 @@ public final class RdmaConsumerTransport implements AutoCloseable {
         if (reader.broker == null || reader.nextOffset < 0) {
             throw new IllegalStateException("RDMA reader not positioned: " + reader);
         }
-        final Link link = link(reader.broker);
-        accessRequests++;
-        final ConsumeAccessResponse access =
-                link.connection.consumeAccess(reader.topic, reader.partition, reader.nextOffset);
+        Link link = null;
+        final ConsumeAccessResponse access;
+        try {
+            link = link(reader.broker);
+            accessRequests++;
+            access = link.connection.consumeAccess(reader.topic, reader.partition, reader.nextOffset);
+        } catch (final RdmaBrokerUnreachableException e) {
+            // Down, restarting, or gone with its leadership taken over: the fetcher asks the metadata where to read now
+            // (a single broker's reader asks this broker again, spaced out).
+            LOG.debug("RDMA consume access not asked, the broker is out of reach: {} cause={}", reader, e.getMessage());
+            if (link != null) {
+                drop(link.connection);
+            }
+            reader.leaderLost = true;
+            return;
+        }
         reader.connection = link.connection;
         switch (access.errorCode()) {
             case ControlErrorCodes.NONE -> {
@@ -292,7 +312,9 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             return null;
         }
         if (!awaitReads(connection, chunkReaders.size(), readers, count)) {
-            buffer.release();
+            if (!readsAbandoned) {
+                buffer.release();
+            }
             return null;
         }
         final boolean handedOut;
@@ -465,17 +487,32 @@ public final class RdmaConsumerTransport implements AutoCloseable {
         if (!failed) {
             return true;
         }
+        // READs still outstanding may yet land in this connection's slot and aborted-array memory and in the read
+        // buffer: they are ended and reaped before any of it is freed or used again.
+        readsAbandoned =
+                done < expected && !connection.drainSend(expected - done, completions, settings.requestTimeoutMs());
+        if (readsAbandoned) {
+            LOG.warn(
+                    "RDMA READs not ended within {} ms after a failure; their read buffer is left unused: {}",
+                    settings.requestTimeoutMs(),
+                    connection);
+        }
         LOG.warn("RDMA READ failed, reconnecting and asking for access again: {} completion={}", connection, failure);
-        links.values().removeIf(link -> link.connection == connection);
-        linkArray = links.values().toArray(Link[]::new);
         for (int i = 0; i < count; i++) {
             if (readers[i].connection == connection) {
                 readers[i].connection = null;
                 readers[i].needsAccess = true;
             }
         }
-        connection.close();
+        drop(connection);
         return false;
+    }
+
+    /** Forgets and closes a connection that broke: the next access request to its broker opens a new one. */
+    private void drop(final RdmaConnection connection) {
+        links.values().removeIf(link -> link.connection == connection);
+        linkArray = links.values().toArray(Link[]::new);
+        connection.close();
     }
 
     /** Spin briefly, then yield, then park: the broker may share this core (embedded, or a one-vCPU guest). */
