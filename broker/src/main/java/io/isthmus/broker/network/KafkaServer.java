@@ -200,7 +200,7 @@ public final class KafkaServer implements AutoCloseable {
         for (final Channel channel : serverChannels) {
             channel.close().awaitUninterruptibly();
         }
-        openChannels.close().awaitUninterruptibly();
+        openChannels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         bossGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly();
         workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly();
     }

@@ -56,6 +56,8 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     private static final int SLOT_BYTES = 64 * 1024;
     /** Aborted-transaction entries one READ brings at most. */
     private static final int ABORTED_BYTES = 64 * 1024;
+    /** How long a broker found out of reach is not dialled again. */
+    private static final long UNREACHABLE_BACKOFF_NANOS = 500_000_000L;
 
     /** Whether the last failed {@link #awaitReads} left READs the NIC might still complete (see there). */
     private boolean readsAbandoned;
@@ -79,6 +81,11 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     private final Map<InetSocketAddress, Link> links = new HashMap<>();
     /** {@link #links}' values, rebuilt when a link comes or goes, so a poll iterates without allocating. */
     private Link[] linkArray = new Link[0];
+    /**
+     * Brokers found out of reach, with when they may be dialled again: the other readers of such a broker look for
+     * their leader at once instead of each waiting out a connection attempt in the same poll.
+     */
+    private final Map<InetSocketAddress, Long> unreachableUntil = new HashMap<>();
 
     private final WorkCompletions completions;
     private final Arena arena = Arena.ofShared();
@@ -189,6 +196,14 @@ public final class RdmaConsumerTransport implements AutoCloseable {
         if (reader.broker == null || reader.nextOffset < 0) {
             throw new IllegalStateException("RDMA reader not positioned: " + reader);
         }
+        final Long until = unreachableUntil.get(reader.broker);
+        if (until != null) {
+            if (System.nanoTime() - until < 0) {
+                reader.leaderLost = true;
+                return;
+            }
+            unreachableUntil.remove(reader.broker);
+        }
         Link link = null;
         final ConsumeAccessResponse access;
         try {
@@ -202,6 +217,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             if (link != null) {
                 drop(link.connection);
             }
+            unreachableUntil.put(reader.broker, System.nanoTime() + UNREACHABLE_BACKOFF_NANOS);
             reader.leaderLost = true;
             return;
         }

@@ -157,7 +157,9 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             final short acks) {
         this.clientId = clientId;
         this.requestTimeoutMs = requestTimeoutMs;
-        this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+        // Half as long again as the broker's own bound (an acks=all doorbell is answered REQUEST_TIMED_OUT after
+        // request.timeout.ms), so a replication stall fails its batch rather than the whole session.
+        this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs) * 3 / 2;
         this.security = security;
         this.slotsWanted = slotsWanted;
         this.acks = acks;
@@ -272,7 +274,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             throw new NetworkException(
                     "shared-memory control connection lost: " + stream + " cause=" + e.getMessage(), e);
         }
-        link.add(stream, token, correlationId, now);
+        link.add(stream, token, correlationId, System.nanoTime()); // after access, which may have waited
         stream.nextSlot = slot + 1 == stream.slots ? 0 : slot + 1;
         stream.inFlight++;
         stream.inFlightOn = link;
@@ -351,7 +353,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
                         // A broker that stopped answering without closing the connection (paused, wedged): as Kafka's
                         // client does after request.timeout.ms, the connection is dropped and the batches retried
                         // where the metadata says.
-                        lose(link, "no answer to a doorbell within request.timeout.ms=" + requestTimeoutMs);
+                        lose(link, "no answer to a doorbell within 1.5 x request.timeout.ms=" + requestTimeoutMs);
                     }
                     break;
                 }
