@@ -20,6 +20,11 @@ public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas
     /** A single broker: it leads every partition it has, and an append is as replicated as it will be. */
     public static final LeaderAccess SOLE_BROKER = new LeaderAccess(PartitionLeadership.SOLE_BROKER, 1);
 
+    /** Whether this is a single broker's access (no followers, no quorum), not a node of a cluster's. */
+    public boolean soleBroker() {
+        return leadership == PartitionLeadership.SOLE_BROKER;
+    }
+
     /**
      * The leader epoch to grant {@code partition} in, or -1 if this broker does not lead it now (a follower, a leader
      * that has not taken the metadata's epoch yet, a broker whose lease ran out).
@@ -42,7 +47,7 @@ public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas
      */
     public CompletableFuture<ProduceOutcome> appendReplicated(
             final Partition partition, final long timeoutMs, final Supplier<CompletableFuture<ProduceOutcome>> append) {
-        if (this == SOLE_BROKER) {
+        if (soleBroker()) {
             return append.get();
         }
         if (partition.inSyncReplicaCount() < minInsyncReplicas) {

@@ -257,7 +257,7 @@ final class RdmaControlPlane implements AutoCloseable {
             refuseProduce(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
-        if (leaders != LeaderAccess.SOLE_BROKER) {
+        if (!leaders.soleBroker()) {
             // A node of a cluster does not advertise PRODUCE_ACCESS (RdmaService): RDMA writes are not replicated yet.
             refuseProduce(exchange, ControlErrorCodes.RDMA_UNAVAILABLE);
             return;

@@ -42,7 +42,7 @@ public final class RdmaService implements AutoCloseable {
         this.datapath = datapath;
         this.reason = reason;
         this.controlHandler = new RdmaControlHandler(datapath, reason);
-        this.advertised = leaders == LeaderAccess.SOLE_BROKER ? CONTROL_KEYS : CONSUME_ONLY_KEYS;
+        this.advertised = leaders.soleBroker() ? CONTROL_KEYS : CONSUME_ONLY_KEYS;
     }
 
     /**

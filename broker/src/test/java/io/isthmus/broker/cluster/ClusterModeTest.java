@@ -358,15 +358,7 @@ class ClusterModeTest {
     void sharedMemoryIsGrantedByEachPartitionsLeaderOnlyAndTakenBackWhenItsLeadershipMoves() throws Exception {
         replicateWith(2);
         startCluster();
-        final TopicPartition tp = new TopicPartition("shm-orders", 0);
-        try (Admin admin = admin()) {
-            // Broker 1 is the preferred leader: it leads first, and again after the election below.
-            admin.createTopics(List.of(new NewTopic("shm-orders", Map.of(0, List.of(1, 2, 3)))))
-                    .all()
-                    .get();
-            awaitLeaders(admin, "shm-orders");
-            awaitIsr(admin, "shm-orders", 3);
-        }
+        final TopicPartition tp = createLedByBrokerOne("shm-orders");
         final String everyBroker = String.join(",", bootstrap(1), bootstrap(2), bootstrap(3));
         // What each reader must see, in log order: read_uncommitted every record, read_committed no aborted one.
         final List<String> everyRecord = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -408,15 +400,7 @@ class ClusterModeTest {
 
             // Back and in sync, broker 1 is elected again while its predecessor keeps running: the predecessor
             // revokes what it granted (its slots say REVOKED, its doorbells are refused) and the clients move on.
-            start(1);
-            brokers.get(1).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
-            try (Admin admin = admin()) {
-                awaitIsr(admin, "shm-orders", 3);
-                admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, Set.of(tp))
-                        .partitions()
-                        .get();
-            }
-            awaitCondition(() -> leaderOf("shm-orders", 0) == 1, "broker 1, the preferred replica, leads again");
+            restartAndElectBrokerOne(tp);
             sendOverShm(producer, 800, 1_200, everyRecord, committedRecords, failures);
             abortThenCommit(transactions, "third", everyRecord, committedRecords);
             readRecords(consumer, read, everyRecord.size());
@@ -455,14 +439,7 @@ class ClusterModeTest {
                 // Shared memory off, so that transport=auto shows where RDMA produce leaves a producer: TCP.
                 BrokerConfig.SHM_ENABLED, "false"));
         startCluster();
-        final TopicPartition tp = new TopicPartition("rdma-orders", 0);
-        try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic("rdma-orders", Map.of(0, List.of(1, 2, 3)))))
-                    .all()
-                    .get();
-            awaitLeaders(admin, "rdma-orders");
-            awaitIsr(admin, "rdma-orders", 3);
-        }
+        final TopicPartition tp = createLedByBrokerOne("rdma-orders");
         for (final Broker broker : brokers.values()) {
             assertThat(broker.rdma().unavailableReason()).isEmpty();
         }
@@ -497,15 +474,7 @@ class ClusterModeTest {
             final int successor = leaderOf("rdma-orders", 0);
 
             // Broker 1 returns and is elected again while its predecessor runs on: the predecessor revokes.
-            start(1);
-            brokers.get(1).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
-            try (Admin admin = admin()) {
-                awaitIsr(admin, "rdma-orders", 3);
-                admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, Set.of(tp))
-                        .partitions()
-                        .get();
-            }
-            awaitCondition(() -> leaderOf("rdma-orders", 0) == 1, "broker 1, the preferred replica, leads again");
+            restartAndElectBrokerOne(tp);
             sendTo(producer, "rdma-orders", 200, 300, sent);
             readRecords(consumer, read, sent.size());
             assertThat(consumer.transport()).isEqualTo(io.isthmus.client.config.Transport.RDMA);
@@ -517,6 +486,34 @@ class ClusterModeTest {
                 .as("every record read once, in order, over RDMA through two leader changes")
                 .containsExactlyElementsOf(sent);
         assertReplicasIdentical("rdma-orders", 3);
+    }
+
+    /**
+     * Partition 0 of a new topic {@code topic} on brokers 1, 2 and 3, all in sync; broker 1, its preferred replica,
+     * leads it (and leads it again after a preferred election).
+     */
+    private TopicPartition createLedByBrokerOne(final String topic) throws Exception {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(1, 2, 3)))))
+                    .all()
+                    .get();
+            awaitLeaders(admin, topic);
+            awaitIsr(admin, topic, 3);
+        }
+        return new TopicPartition(topic, 0);
+    }
+
+    /** Starts broker 1 again and, once it is back in sync, elects it, {@code tp}'s preferred replica, leader again. */
+    private void restartAndElectBrokerOne(final TopicPartition tp) throws Exception {
+        start(1);
+        brokers.get(1).cluster().orElseThrow().awaitActive(ACTIVE_WITHIN);
+        try (Admin admin = admin()) {
+            awaitIsr(admin, tp.topic(), 3);
+            admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, Set.of(tp))
+                    .partitions()
+                    .get();
+        }
+        awaitCondition(() -> leaderOf(tp.topic(), tp.partition()) == 1, "broker 1, the preferred replica, leads again");
     }
 
     /** Sends {@code from..to} to partition 0 of {@code topic} and waits for every acknowledgement. */
