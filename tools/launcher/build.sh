@@ -23,7 +23,9 @@ maven_repository() {
 
 # Runs the Maven wrapper with the chosen JDK; every argument is passed on.
 mvnw() {
-    MAVEN_OPTS=$(maven_opts) "$ISTHMUS_HOME/mvnw" -B -ntp -Dmaven.repo.local="$(maven_repository)" \
+    local pinning
+    read -r -a pinning <<<"$(jvm_pinning)"
+    MAVEN_OPTS=$(maven_opts) ${pinning[@]+"${pinning[@]}"} "$ISTHMUS_HOME/mvnw" -B -ntp -Dmaven.repo.local="$(maven_repository)" \
         -f "$ISTHMUS_HOME/pom.xml" "$@"
 }
 
@@ -79,6 +81,15 @@ module_classpath() {
     echo "$module_dir/target/classes:$(cat "$module_dir/target/runtime.classpath")"
 }
 
+# The command a JVM is started under: inside the Soft-RoCE guest with multi-threaded TCG (softroce.sh
+# sets ISTHMUS_SOFTROCE_TCG), pinned to one vCPU, because QEMU 7.2's multi-threaded TCG crashes freshly
+# JIT-compiled code that migrates between vCPUs (the RDMA suite pins its JVM the same way); else nothing.
+jvm_pinning() {
+    if [ "${ISTHMUS_SOFTROCE_TCG:-}" = multi ]; then
+        echo "taskset -c 0"
+    fi
+}
+
 # Runs a Java main class from a module, with the flags every isthmus JVM needs.
 run_java() {
     local module=$1 main_class=$2
@@ -87,7 +98,9 @@ run_java() {
     # Third-party libraries (Kafka's, Netty's) still touch sun.misc.Unsafe; JDK 23+ warns unless allowed,
     # and JDK 22 refuses the flag.
     [ "$(jdk_feature_version "$JAVA_HOME")" -ge 23 ] && flags+=(--sun-misc-unsafe-memory-access=allow)
+    local pinning
+    read -r -a pinning <<<"$(jvm_pinning)"
     # shellcheck disable=SC2086 # ISTHMUS_JAVA_OPTS is a list of JVM flags on purpose
-    exec "$JAVA_HOME/bin/java" "${flags[@]}" ${ISTHMUS_JAVA_OPTS:-} \
+    exec ${pinning[@]+"${pinning[@]}"} "$JAVA_HOME/bin/java" "${flags[@]}" ${ISTHMUS_JAVA_OPTS:-} \
         -cp "$(module_classpath "$module")" "$main_class" "$@"
 }

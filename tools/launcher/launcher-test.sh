@@ -104,6 +104,15 @@ check "build outputs newer than the stamp do not trigger a rebuild" test "$(buil
 touch "$work/tree/mod/src/main/java/A.java"
 check "a changed source file triggers a rebuild" test "$(build_decision)" = rebuild
 
+# JVMs inside the Soft-RoCE guest under multi-threaded TCG run on one vCPU (see jvm_pinning).
+jvm_pinning_with() {
+    env "$@" ISTHMUS_HOME="$root" bash -c "source '$root/tools/launcher/build.sh'; jvm_pinning"
+}
+check "inside the guest under multi-threaded TCG a JVM is pinned to one vCPU" \
+    test "$(jvm_pinning_with ISTHMUS_SOFTROCE_TCG=multi)" = "taskset -c 0"
+check "under single-threaded TCG and outside the guest a JVM is not pinned" \
+    test "$(jvm_pinning_with ISTHMUS_SOFTROCE_TCG=single)$(jvm_pinning_with ISTHMUS_SOFTROCE_TCG=)" = ""
+
 # Report parsing, on a surefire-shaped report.
 mkdir -p "$work/reports"
 cat > "$work/reports/TEST-a.B.xml" <<'XML'
