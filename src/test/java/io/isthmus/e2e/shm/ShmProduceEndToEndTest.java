@@ -282,6 +282,8 @@ class ShmProduceEndToEndTest {
                 broker.signal("STOP");
                 final Thread resume = Thread.ofVirtual().start(() -> {
                     try {
+                        // Not a synchronisation: how long the broker stays paused, past the producer's 3 s
+                        // (1.5 x request.timeout.ms) without an answer.
                         Thread.sleep(5_000);
                         broker.signal("CONT");
                     } catch (final Exception e) {

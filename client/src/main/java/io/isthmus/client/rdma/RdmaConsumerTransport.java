@@ -59,8 +59,15 @@ public final class RdmaConsumerTransport implements AutoCloseable {
     /** How long a broker found out of reach is not dialled again. */
     private static final long UNREACHABLE_BACKOFF_NANOS = 500_000_000L;
 
-    /** Whether the last failed {@link #awaitReads} left READs the NIC might still complete (see there). */
-    private boolean readsAbandoned;
+    /** How the READs of one wait ended ({@link #awaitReads}). */
+    private enum Reads {
+        /** Every READ completed well. */
+        DONE,
+        /** One failed or timed out; all were ended and reaped, and their memory may be reused. */
+        FAILED,
+        /** One failed or timed out and the rest could not be reaped: the NIC may still write where they point. */
+        ABANDONED
+    }
 
     /** Receives the whole batches of one poll. */
     public interface BatchSink {
@@ -266,7 +273,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
                 slotsToRead * MetadataSlotDescriptor.LENGTH,
                 any.slotRegionAddress,
                 any.slotRegionRkey);
-        if (!awaitReads(connection, 1, readers, count)) {
+        if (awaitReads(connection, 1, readers, count) != Reads.DONE) {
             return null;
         }
         if (readCommitted && !refreshTransactions(link, readers, count)) {
@@ -327,8 +334,9 @@ public final class RdmaConsumerTransport implements AutoCloseable {
         if (buffer == null) {
             return null;
         }
-        if (!awaitReads(connection, chunkReaders.size(), readers, count)) {
-            if (!readsAbandoned) {
+        final Reads reads = awaitReads(connection, chunkReaders.size(), readers, count);
+        if (reads != Reads.DONE) {
+            if (reads == Reads.FAILED) {
                 buffer.release();
             }
             return null;
@@ -428,7 +436,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
                     entries * AbortedTransactionsDescriptor.ENTRY_LENGTH,
                     r.abortedAddress + first * AbortedTransactionsDescriptor.ENTRY_LENGTH,
                     r.abortedRkey);
-            if (!awaitReads(link.connection, 1, readers, count)) {
+            if (awaitReads(link.connection, 1, readers, count) != Reads.DONE) {
                 return false;
             }
             for (int i = 0; i < entries; i++) {
@@ -473,9 +481,9 @@ public final class RdmaConsumerTransport implements AutoCloseable {
 
     /**
      * Waits for {@code expected} READ completions. On an error the queue pair is broken: the connection is closed and
-     * its readers ask for access again; returns false then.
+     * its readers ask for access again.
      */
-    private boolean awaitReads(
+    private Reads awaitReads(
             final RdmaConnection connection, final int expected, final RdmaPartitionReader[] readers, final int count) {
         final long deadline = System.nanoTime() + settings.requestTimeoutMs() * 1_000_000L;
         int done = 0;
@@ -501,13 +509,13 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             }
         }
         if (!failed) {
-            return true;
+            return Reads.DONE;
         }
         // READs still outstanding may yet land in this connection's slot and aborted-array memory and in the read
         // buffer: they are ended and reaped before any of it is freed or used again.
-        readsAbandoned =
+        final boolean abandoned =
                 done < expected && !connection.drainSend(expected - done, completions, settings.requestTimeoutMs());
-        if (readsAbandoned) {
+        if (abandoned) {
             LOG.warn(
                     "RDMA READs not ended within {} ms after a failure; their read buffer is left unused: {}",
                     settings.requestTimeoutMs(),
@@ -521,7 +529,7 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             }
         }
         drop(connection);
-        return false;
+        return abandoned ? Reads.ABANDONED : Reads.FAILED;
     }
 
     /** Forgets and closes a connection that broke: the next access request to its broker opens a new one. */

@@ -57,7 +57,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
 
     private final String clientId;
     private final long requestTimeoutMs;
-    private final long requestTimeoutNanos;
+    private final long unansweredDoorbellNanos;
     private final SecuritySettings security;
     private final int slotsWanted;
     private final short acks;
@@ -84,7 +84,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
         ShmProduceStream[] streams = new ShmProduceStream[16];
         Object[] tokens = new Object[16];
         int[] correlationIds = new int[16];
-        /** When each doorbell was rung ({@link System#nanoTime()}), for {@code request.timeout.ms}. */
+        /** When each doorbell was rung ({@link System#nanoTime()}), to drop a session that stopped answering. */
         long[] rungNanos = new long[16];
 
         int head;
@@ -103,7 +103,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             this.connection = connection;
         }
 
-        void add(final ShmProduceStream stream, final Object token, final int correlationId, final long nowNanos) {
+        void add(final ShmProduceStream stream, final Object token, final int correlationId, final long rungAt) {
             if (size == streams.length) {
                 grow();
             }
@@ -111,7 +111,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
             streams[index] = stream;
             tokens[index] = token;
             correlationIds[index] = correlationId;
-            rungNanos[index] = nowNanos;
+            rungNanos[index] = rungAt;
             size++;
         }
 
@@ -159,7 +159,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
         this.requestTimeoutMs = requestTimeoutMs;
         // Half as long again as the broker's own bound (an acks=all doorbell is answered REQUEST_TIMED_OUT after
         // request.timeout.ms), so a replication stall fails its batch rather than the whole session.
-        this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs) * 3 / 2;
+        this.unansweredDoorbellNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs) * 3 / 2;
         this.security = security;
         this.slotsWanted = slotsWanted;
         this.acks = acks;
@@ -349,7 +349,7 @@ public final class ShmProducerTransport implements OneSidedProducerTransport, Sh
                 }
                 if (answer == null) {
                     final long waited = System.nanoTime() - link.rungNanos[link.head];
-                    if (waited > requestTimeoutNanos) {
+                    if (waited > unansweredDoorbellNanos) {
                         // A broker that stopped answering without closing the connection (paused, wedged): as Kafka's
                         // client does after request.timeout.ms, the connection is dropped and the batches retried
                         // where the metadata says.
