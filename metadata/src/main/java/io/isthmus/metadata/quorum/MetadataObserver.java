@@ -8,10 +8,13 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +45,8 @@ public final class MetadataObserver implements MetadataNode {
         this.settings = settings;
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(
+                properties, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
         this.client = QuorumClient.connect(
                 MetadataQuorum.groupOf(settings), properties, settings.brokerSessionTimeout(), commandRetrySpan);
         this.follower = new Thread(this::follow, "metadata-observer-" + settings.nodeId());

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -254,8 +255,11 @@ public final class MetadataQuorum implements MetadataNode {
         long election = settings.electionTimeout().toMillis();
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setRequestTimeout(
-                p, TimeDuration.valueOf(Math.max(3000, 2 * election), TimeUnit.MILLISECONDS));
+        TimeDuration requestTimeout =
+                TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        RaftServerConfigKeys.Rpc.setRequestTimeout(p, requestTimeout);
+        // This voter's own client (its broker's commands) waits as long for an answer.
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, requestTimeout);
         // Heartbeats are read-only requests: linearizable, so a leader cut off from the others cannot answer them (and
         // grant a broker a lease) after a successor was elected and started counting sessions.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);

@@ -39,6 +39,7 @@ public record QuorumSettings(
     public static final Duration DEFAULT_BROKER_SESSION_TIMEOUT = Duration.ofSeconds(9);
     public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 10_000;
     public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L << 20;
+    private static final Duration MIN_REQUEST_TIMEOUT = Duration.ofSeconds(3);
 
     public QuorumSettings {
         Objects.requireNonNull(clusterId, "clusterId");
@@ -74,6 +75,17 @@ public record QuorumSettings(
                 DEFAULT_BROKER_SESSION_TIMEOUT,
                 DEFAULT_SNAPSHOT_EVERY_ENTRIES,
                 DEFAULT_LOG_SEGMENT_BYTES);
+    }
+
+    /**
+     * How long one request to a voter may take, a command's or a voter's own: twice the election timeout, and never
+     * less than Ratis's default of 3 s. A quorum configured for a slow machine (a longer election timeout) is given the
+     * time it needs for its requests too; at a fixed 3 s, commands to a single voter on an emulated, loaded CPU timed
+     * out on every try while the voter was still writing them.
+     */
+    public Duration requestTimeout() {
+        Duration twice = electionTimeout.multipliedBy(2);
+        return twice.compareTo(MIN_REQUEST_TIMEOUT) < 0 ? MIN_REQUEST_TIMEOUT : twice;
     }
 
     /** Whether this node is one of the voters. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +31,24 @@ class QuorumVoterTest {
         assertThatThrownBy(() -> QuorumVoter.parseAll("x@host:9093")).hasMessageContaining("'x@host:9093'");
         assertThatThrownBy(() -> QuorumVoter.parseAll("1@host:0")).hasMessageContaining("port 0");
         assertThatThrownBy(() -> QuorumVoter.parseAll("1@a:1,1@b:2")).hasMessageContaining("voter 1 twice");
+    }
+
+    @Test
+    void requestsMayTakeTwiceTheElectionTimeoutAndNeverLessThanRatissDefault() {
+        List<QuorumVoter> voters = QuorumVoter.parseAll("1@localhost:9093");
+        QuorumSettings defaults = QuorumSettings.of(1, "c", voters, Path.of("/tmp/x"));
+        QuorumSettings slow = new QuorumSettings(
+                1,
+                "c",
+                voters,
+                Path.of("/tmp/x"),
+                Duration.ofSeconds(4),
+                Duration.ofSeconds(20),
+                QuorumSettings.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
+
+        assertThat(defaults.requestTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(slow.requestTimeout()).isEqualTo(Duration.ofSeconds(8));
     }
 
     @Test
