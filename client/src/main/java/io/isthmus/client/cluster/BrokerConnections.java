@@ -212,9 +212,10 @@ public final class BrokerConnections implements AutoCloseable {
         }
     }
 
+    /** Takes {@code fresh} as the latest metadata, keeping what it says about leaders only where it is not older. */
     private ClusterMetadata remember(final ClusterMetadata fresh) {
-        metadata = fresh;
-        return fresh;
+        metadata = fresh.keepingNewerLeadersOf(metadata);
+        return metadata;
     }
 
     /** Closes {@code connection} and lets go of it, whichever role it had. */

@@ -94,6 +94,73 @@ public final class ClusterMetadata {
         return new ClusterMetadata(response.clusterId(), response.controllerId(), nodes, topics);
     }
 
+    /**
+     * This metadata, except for partitions it names with an older leader epoch than {@code previous} did: those keep
+     * what {@code previous} said, their leader's node included (Kafka's rule since KIP-320). A broker whose image lags
+     * the quorum's (one just resumed, or slow to apply) answers with leaders that were replaced since, and following
+     * it would send the client back to a broker it already saw lose the partition. A topic recreated under a new id
+     * starts its epochs again, and is taken as it comes.
+     */
+    public ClusterMetadata keepingNewerLeadersOf(final ClusterMetadata previous) {
+        if (previous == null) {
+            return this;
+        }
+        Map<String, TopicMetadata> mergedTopics = null;
+        Map<Integer, BrokerNode> mergedNodes = null;
+        for (final TopicMetadata topic : topics.values()) {
+            final TopicMetadata known = previous.topic(topic.name());
+            if (known == null
+                    || topic.error() != Errors.NONE
+                    || known.error() != Errors.NONE
+                    || !sameTopic(topic.topicId(), known.topicId())) {
+                continue;
+            }
+            List<PartitionMetadata> partitions = null;
+            for (final PartitionMetadata p : topic.partitions()) {
+                if (p.partition() >= known.partitionCount()) {
+                    continue;
+                }
+                final PartitionMetadata before = known.partitions().get(p.partition());
+                if (p.leaderEpoch() < 0 || before.leaderEpoch() <= p.leaderEpoch()) {
+                    continue;
+                }
+                if (partitions == null) {
+                    partitions = new ArrayList<>(topic.partitions());
+                }
+                partitions.set(p.partition(), before);
+                final BrokerNode leader = previous.node(before.leader());
+                if (leader != null && !nodes.containsKey(leader.id())) {
+                    if (mergedNodes == null) {
+                        mergedNodes = new HashMap<>(nodes);
+                    }
+                    mergedNodes.put(leader.id(), leader);
+                }
+            }
+            if (partitions != null) {
+                if (mergedTopics == null) {
+                    mergedTopics = new HashMap<>(topics);
+                }
+                mergedTopics.put(
+                        topic.name(),
+                        new TopicMetadata(
+                                topic.name(),
+                                topic.topicId(),
+                                topic.error(),
+                                topic.internal(),
+                                List.copyOf(partitions)));
+            }
+        }
+        if (mergedTopics == null) {
+            return this;
+        }
+        return new ClusterMetadata(clusterId, controllerId, mergedNodes == null ? nodes : mergedNodes, mergedTopics);
+    }
+
+    /** Whether two topic ids name the same topic: equal, or either unknown (an old broker, or a v0 answer). */
+    private static boolean sameTopic(final Uuid a, final Uuid b) {
+        return a == null || b == null || Uuid.ZERO_UUID.equals(a) || Uuid.ZERO_UUID.equals(b) || a.equals(b);
+    }
+
     public String clusterId() {
         return clusterId;
     }
