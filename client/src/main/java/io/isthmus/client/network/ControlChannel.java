@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -53,7 +54,11 @@ public final class ControlChannel implements AutoCloseable {
     private static final int MAX_RESPONSE_FRAME =
             ControlFrame.RESPONSE_BODY_OFFSET + MAX_BLOCK + Short.BYTES + Short.MAX_VALUE;
 
-    /** How a transport words its failures: its own exception type, with the message and the cause. */
+    /**
+     * How a transport words a failure: its own exception type, with the message and the cause. A transport gives two:
+     * one for a broker out of reach (which passes when it is back, or another leads), one for a broker that broke the
+     * protocol (which does not pass by asking again, and must reach the application).
+     */
     @FunctionalInterface
     public interface Failure {
         RuntimeException exception(String message, Throwable cause);
@@ -61,7 +66,8 @@ public final class ControlChannel implements AutoCloseable {
 
     private final InetSocketAddress broker;
     private final long requestTimeoutMs;
-    private final Failure failure;
+    private final Failure unreachable;
+    private final Failure violation;
     private final SocketChannel channel;
     private final Selector selector;
     private final SelectionKey key;
@@ -86,14 +92,16 @@ public final class ControlChannel implements AutoCloseable {
             final InetSocketAddress broker,
             final String clientId,
             final long requestTimeoutMs,
-            final Failure failure,
+            final Failure unreachable,
+            final Failure violation,
             final SocketChannel channel,
             final Selector selector,
             final SelectionKey key) {
         this.broker = broker;
         this.clientId = clientId;
         this.requestTimeoutMs = requestTimeoutMs;
-        this.failure = failure;
+        this.unreachable = unreachable;
+        this.violation = violation;
         this.channel = channel;
         this.selector = selector;
         this.key = key;
@@ -112,14 +120,18 @@ public final class ControlChannel implements AutoCloseable {
     /**
      * Connects to {@code broker} and authenticates as {@code security} says.
      *
-     * @throws RuntimeException made by {@code failure} if the broker cannot be reached or refuses the principal
+     * @param unreachable the exception for a broker that cannot be reached, or whose connection breaks
+     * @param violation the exception for an answer that breaks the protocol (the connection is closed with it)
+     * @throws RuntimeException made by {@code unreachable} if the broker cannot be reached, or Kafka's SASL exceptions
+     *     if it refuses the principal
      */
     public static ControlChannel open(
             final InetSocketAddress broker,
             final String clientId,
             final long requestTimeoutMs,
             final SecuritySettings security,
-            final Failure failure) {
+            final Failure unreachable,
+            final Failure violation) {
         SocketChannel channel = null;
         Selector selector = null;
         final ControlChannel opened;
@@ -132,10 +144,17 @@ public final class ControlChannel implements AutoCloseable {
             channel.configureBlocking(false);
             selector = Selector.open();
             opened = new ControlChannel(
-                    broker, clientId, requestTimeoutMs, failure, channel, selector, channel.register(selector, 0));
+                    broker,
+                    clientId,
+                    requestTimeoutMs,
+                    unreachable,
+                    violation,
+                    channel,
+                    selector,
+                    channel.register(selector, 0));
         } catch (final IOException | RuntimeException e) {
             closeQuietly(selector, channel);
-            throw failed(failure, "cannot open a control connection: broker=" + broker + " cause=" + e, e);
+            throw failed(unreachable, "cannot open a control connection: broker=" + broker + " cause=" + e, e);
         }
         try {
             SaslAuthentication.authenticate(security, broker.getHostString(), opened::kafkaRequest);
@@ -221,8 +240,9 @@ public final class ControlChannel implements AutoCloseable {
             key.interestOps(SelectionKey.OP_READ);
             selector.select(Math.max(1, timeoutMillis));
             selector.selectedKeys().clear();
-        } catch (final IOException e) {
-            throw failed(failure, "waiting for the broker failed: broker=" + broker + " cause=" + e, e);
+        } catch (final IOException | CancelledKeyException e) {
+            // Cancelled: the socket was closed after an answer broke the protocol.
+            throw failed(unreachable, "waiting for the broker failed: broker=" + broker + " cause=" + e, e);
         }
     }
 
@@ -249,7 +269,7 @@ public final class ControlChannel implements AutoCloseable {
         final int size = ControlFrame.size(responseFrame, 0);
         if (size < ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH
                 || size > MAX_RESPONSE_FRAME - ControlHeaderDescriptor.SIZE_PREFIX_LENGTH) {
-            throw new IOException("bad control response size: size=" + size);
+            throw violated("bad control response size: broker=" + broker + " size=" + size, null);
         }
         responseBuffer.limit(ControlHeaderDescriptor.SIZE_PREFIX_LENGTH + size);
         if (!fill(wait, deadline)) {
@@ -282,7 +302,7 @@ public final class ControlChannel implements AutoCloseable {
         final int size = ControlFrame.size(responseFrame, 0);
         final int answered = ControlFrame.responseCorrelationId(responseFrame, 0);
         if (answered != id) {
-            throw failure.exception(
+            throw violated(
                     "control response out of order: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
                             + " correlationId=" + id + " answered=" + answered,
                     null);
@@ -293,7 +313,7 @@ public final class ControlChannel implements AutoCloseable {
                     ControlFrame.RESPONSE_BODY_OFFSET,
                     size - ControlHeaderDescriptor.RESPONSE_HEADER_LENGTH);
         } catch (final IllegalArgumentException e) {
-            throw failure.exception(
+            throw violated(
                     "malformed control response: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey)
                             + " cause=" + e.getMessage(),
                     e);
@@ -321,8 +341,7 @@ public final class ControlChannel implements AutoCloseable {
             transfer(sizeBuffer, false, deadline);
             final int responseSize = sizeBuffer.getInt(0);
             if (responseSize < 4 || responseSize > MAX_RESPONSE_FRAME) {
-                throw failure.exception(
-                        "bad " + apiKey + " response size: broker=" + broker + " size=" + responseSize, null);
+                throw violated("bad " + apiKey + " response size: broker=" + broker + " size=" + responseSize, null);
             }
             final ByteBuffer response = ByteBuffer.allocate(responseSize);
             transfer(response, false, deadline);
@@ -331,23 +350,38 @@ public final class ControlChannel implements AutoCloseable {
             final ResponseHeaderData responseHeader =
                     new ResponseHeaderData(reader, apiKey.responseHeaderVersion(version));
             if (responseHeader.correlationId() != id) {
-                throw failure.exception(
+                throw violated(
                         "out of order " + apiKey + " response: broker=" + broker + " correlationId=" + id + " answered="
                                 + responseHeader.correlationId(),
                         null);
             }
             return AbstractResponse.parseResponse(apiKey, reader, version).data();
         } catch (final IOException e) {
-            throw failed(failure, apiKey + " failed on the control connection: broker=" + broker + " cause=" + e, e);
+            throw failed(
+                    unreachable, apiKey + " failed on the control connection: broker=" + broker + " cause=" + e, e);
         }
     }
 
     /** {@link #failed} for a control request of {@code apiKey} whose I/O failed. */
     private RuntimeException requestFailed(final short apiKey, final IOException e) {
         return failed(
-                failure,
+                unreachable,
                 "control request failed: broker=" + broker + " apiKey=" + ControlApiKeys.name(apiKey) + " cause=" + e,
                 e);
+    }
+
+    /**
+     * The exception for an answer that breaks the protocol, after closing the socket: what follows in the stream cannot
+     * be framed, so the next request on this connection fails as a lost connection would, and its user opens a new
+     * one. The frames stay allocated until {@link #close()}: a caller may still be holding a flyweight over them.
+     */
+    private RuntimeException violated(final String message, final Throwable cause) {
+        try {
+            channel.close();
+        } catch (final IOException ignored) {
+            // Closing a socket we own; the broker notices either way.
+        }
+        return violation.exception(message, cause);
     }
 
     /**

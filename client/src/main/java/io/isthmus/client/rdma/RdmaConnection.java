@@ -144,7 +144,8 @@ public final class RdmaConnection implements AutoCloseable {
                 clientId,
                 settings.requestTimeoutMs(),
                 settings.security(),
-                RdmaBrokerUnreachableException::new);
+                RdmaBrokerUnreachableException::new,
+                RdmaTransportException::new);
         final RdmaConnection connection;
         try {
             connection = new RdmaConnection(broker, clientId, settings, ackCredits, maxSendWr, control);

@@ -97,8 +97,13 @@ public final class ShmConnection implements AutoCloseable {
             final String clientId,
             final long requestTimeoutMs,
             final SecuritySettings security) {
-        final ControlChannel control =
-                ControlChannel.open(broker, clientId, requestTimeoutMs, security, ShmBrokerUnreachableException::new);
+        final ControlChannel control = ControlChannel.open(
+                broker,
+                clientId,
+                requestTimeoutMs,
+                security,
+                ShmBrokerUnreachableException::new,
+                ShmTransportException::new);
         try {
             ShmAttachResponse answer = attach(control, new byte[ShmDirectoryLayout.TOKEN_LENGTH]);
             if (answer.errorCode() == ControlErrorCodes.SHM_TOKEN_MISMATCH) {
