@@ -11,6 +11,7 @@ import io.isthmus.client.consumer.IsthmusConsumer;
 import io.isthmus.client.network.ControlChannel;
 import io.isthmus.client.producer.IsthmusProducer;
 import io.isthmus.client.security.SecuritySettings;
+import io.isthmus.client.shm.ShmBrokerUnreachableException;
 import io.isthmus.client.shm.ShmTransportException;
 import io.isthmus.e2e.BrokerProcess;
 import io.isthmus.e2e.EmbeddedBroker;
@@ -308,7 +309,12 @@ class ShmEndToEndTest {
             try {
                 Thread.currentThread().interrupt();
                 assertThatThrownBy(() -> ControlChannel.open(
-                                address, "test", 10_000, SecuritySettings.PLAINTEXT, ShmTransportException::new))
+                                address,
+                                "test",
+                                10_000,
+                                SecuritySettings.PLAINTEXT,
+                                ShmBrokerUnreachableException::new,
+                                ShmTransportException::new))
                         .as("a control connection opened on an interrupted thread")
                         .isInstanceOf(InterruptException.class);
                 assertThat(Thread.currentThread().isInterrupted())
@@ -369,7 +375,12 @@ class ShmEndToEndTest {
             final String[] hostPort = bootstrap.split(":");
             final InetSocketAddress address = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
             try (ControlChannel channel = ControlChannel.open(
-                    address, "test", 10_000, SecuritySettings.PLAINTEXT, ShmTransportException::new)) {
+                    address,
+                    "test",
+                    10_000,
+                    SecuritySettings.PLAINTEXT,
+                    ShmBrokerUnreachableException::new,
+                    ShmTransportException::new)) {
                 final byte[] guess = new byte[ShmDirectoryLayout.TOKEN_LENGTH];
                 guess[0] = 42;
                 final ShmAttachRequest request = new ShmAttachRequest()

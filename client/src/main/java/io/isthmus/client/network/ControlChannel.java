@@ -122,8 +122,8 @@ public final class ControlChannel implements AutoCloseable {
      *
      * @param unreachable the exception for a broker that cannot be reached, or whose connection breaks
      * @param violation the exception for an answer that breaks the protocol (the connection is closed with it)
-     * @throws RuntimeException made by {@code unreachable} if the broker cannot be reached, or Kafka's SASL exceptions
-     *     if it refuses the principal
+     * @throws RuntimeException made by {@code unreachable} if the broker cannot be reached, by {@code violation} if its
+     *     answers to the SASL exchange break the protocol, or Kafka's SASL exceptions if it refuses the principal
      */
     public static ControlChannel open(
             final InetSocketAddress broker,
@@ -378,6 +378,10 @@ public final class ControlChannel implements AutoCloseable {
     private RuntimeException violated(final String message, final Throwable cause) {
         try {
             channel.close();
+            // A channel still registered only shuts its output on close; the descriptor goes once the selector has
+            // dropped the cancelled key.
+            key.cancel();
+            selector.selectNow();
         } catch (final IOException ignored) {
             // Closing a socket we own; the broker notices either way.
         }

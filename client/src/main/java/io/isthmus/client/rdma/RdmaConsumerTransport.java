@@ -227,6 +227,13 @@ public final class RdmaConsumerTransport implements AutoCloseable {
             unreachableUntil.put(reader.broker, System.nanoTime() + UNREACHABLE_BACKOFF_NANOS);
             reader.leaderLost = true;
             return;
+        } catch (final RdmaTransportException e) {
+            // The broker broke the protocol, or the device failed: the application hears of it, and the next poll
+            // connects afresh.
+            if (link != null) {
+                drop(link.connection);
+            }
+            throw e;
         }
         reader.connection = link.connection;
         switch (access.errorCode()) {

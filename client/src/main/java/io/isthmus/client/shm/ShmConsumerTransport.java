@@ -286,6 +286,10 @@ public final class ShmConsumerTransport implements ShmAttachable {
             lose(connection, e.getMessage());
             reader.leaderLost = true;
             return;
+        } catch (final ShmTransportException e) {
+            // The broker broke the protocol: the application hears of it, and the next poll attaches afresh.
+            lose(connection, e.getMessage());
+            throw e;
         }
         reader.connection = connection;
         switch (access.errorCode()) {

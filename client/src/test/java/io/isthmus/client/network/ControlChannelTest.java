@@ -40,8 +40,8 @@ class ControlChannelTest {
     @Test
     void anAnswerToAnotherRequestIsAViolationAndTheNextRequestFindsTheConnectionGone() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            // Reads one request frame and answers it under a correlation id it never had.
-            final CompletableFuture<Void> broker = CompletableFuture.runAsync(() -> {
+            // Reads one request frame, answers it under a correlation id it never had, then waits for what comes next.
+            final CompletableFuture<Integer> afterTheAnswer = CompletableFuture.supplyAsync(() -> {
                 try (Socket socket = server.accept()) {
                     final DataInputStream in = new DataInputStream(socket.getInputStream());
                     in.readFully(new byte[in.readInt()]);
@@ -49,7 +49,7 @@ class ControlChannelTest {
                     out.writeInt(4);
                     out.writeInt(12345);
                     out.flush();
-                    socket.getInputStream().read(); // until the client closes
+                    return in.read();
                 } catch (final IOException e) {
                     throw new IllegalStateException(e);
                 }
@@ -62,9 +62,12 @@ class ControlChannelTest {
                         .isInstanceOf(Violation.class)
                         .hasMessageContaining("out of order")
                         .hasMessageContaining("answered=12345");
+                assertThat(afterTheAnswer.get(10, TimeUnit.SECONDS))
+                        .as("the client closed the connection on the violation (end of stream, not another request)")
+                        .isEqualTo(-1);
+                assertThat(control.peerClosed()).isTrue();
                 assertThatThrownBy(() -> release(control)).isInstanceOf(Unreachable.class);
             }
-            broker.get(10, TimeUnit.SECONDS);
         }
     }
 
