@@ -31,6 +31,8 @@ public final class BrokerConnections implements AutoCloseable {
     private final Map<Integer, KafkaConnection> byNode = new HashMap<>();
     private KafkaConnection bootstrapConnection;
     private ClusterMetadata metadata;
+    /** Every topic and broker the refreshes have named, as last named: what a new answer's leader epochs must not undo. */
+    private ClusterMetadata seen;
 
     public BrokerConnections(
             final List<InetSocketAddress> bootstrap,
@@ -212,9 +214,13 @@ public final class BrokerConnections implements AutoCloseable {
         }
     }
 
-    /** Takes {@code fresh} as the latest metadata, keeping what it says about leaders only where it is not older. */
+    /**
+     * Takes {@code fresh} as the latest metadata, except for partitions it names with an older leader epoch than any
+     * refresh so far did (KIP-320).
+     */
     private ClusterMetadata remember(final ClusterMetadata fresh) {
-        metadata = fresh.keepingNewerLeadersOf(metadata);
+        metadata = fresh.keepingNewerLeadersOf(seen);
+        seen = seen == null ? metadata : seen.updatedWith(metadata);
         return metadata;
     }
 

@@ -45,12 +45,15 @@ public final class BrokerNode {
         return rack;
     }
 
-    /** The broker's address, resolved on the first call (unresolved if the name did not resolve then). */
+    /** The broker's address, resolved on the first call that resolves it (unresolved until the name resolves). */
     public InetSocketAddress address() {
         InetSocketAddress resolved = address;
         if (resolved == null) {
             resolved = new InetSocketAddress(host, port);
-            address = resolved;
+            if (!resolved.isUnresolved()) {
+                // A name that did not resolve is looked up again next time, as before the cache.
+                address = resolved;
+            }
         }
         return resolved;
     }

@@ -156,6 +156,19 @@ public final class ClusterMetadata {
         return new ClusterMetadata(clusterId, controllerId, mergedNodes == null ? nodes : mergedNodes, mergedTopics);
     }
 
+    /**
+     * What the client has seen so far: this metadata's topics and brokers, each replaced by {@code newer}'s where it
+     * names them too. A refresh of some topics only (a producer asks for the topics it found stale) leaves the others
+     * as last seen, so a later answer about them is still checked against their newest leader epoch.
+     */
+    public ClusterMetadata updatedWith(final ClusterMetadata newer) {
+        final Map<String, TopicMetadata> allTopics = new HashMap<>(topics);
+        allTopics.putAll(newer.topics);
+        final Map<Integer, BrokerNode> allNodes = new HashMap<>(nodes);
+        allNodes.putAll(newer.nodes);
+        return new ClusterMetadata(newer.clusterId, newer.controllerId, allNodes, allTopics);
+    }
+
     /** Whether two topic ids name the same topic: equal, or either unknown (an old broker, or a v0 answer). */
     private static boolean sameTopic(final Uuid a, final Uuid b) {
         return a == null || b == null || Uuid.ZERO_UUID.equals(a) || Uuid.ZERO_UUID.equals(b) || a.equals(b);

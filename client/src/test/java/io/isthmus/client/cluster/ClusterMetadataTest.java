@@ -16,7 +16,7 @@ class ClusterMetadataTest {
     private static final Uuid RECREATED = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
 
     @Test
-    void aPartitionNamedWithAnOlderLeaderEpochKeepsTheLeaderAlreadySeenAndItsNode() {
+    void aPartitionNamedWithAnOlderLeaderEpochKeepsTheLeaderAlreadySeen() {
         // Broker 2 took partition 0 over in epoch 5, and broker 1 left the cluster.
         final ClusterMetadata seen =
                 ClusterMetadata.from(response(List.of(2, 3), topic(ORDERS, partition(0, 2, 5), partition(1, 3, 7))));
@@ -43,6 +43,24 @@ class ClusterMetadataTest {
 
         assertThat(merged.topic("orders").leader(0)).isEqualTo(4);
         assertThat(merged.node(4)).isEqualTo(seen.node(4));
+    }
+
+    @Test
+    void aRefreshOfOtherTopicsInBetweenForgetsNoLeaderEpoch() {
+        final ClusterMetadata orders = ClusterMetadata.from(response(List.of(1, 2), topic(ORDERS, partition(0, 2, 5))));
+        final ClusterMetadata payments = ClusterMetadata.from(response(
+                List.of(1, 2),
+                new MetadataResponseTopic()
+                        .setName("payments")
+                        .setTopicId(RECREATED)
+                        .setPartitions(List.of(partition(0, 1, 3)))));
+        final ClusterMetadata seen = orders.updatedWith(payments);
+        assertThat(seen.topics().keySet()).containsExactlyInAnyOrder("orders", "payments");
+
+        final ClusterMetadata lagging =
+                ClusterMetadata.from(response(List.of(1, 2), topic(ORDERS, partition(0, 1, 4))));
+        assertThat(lagging.keepingNewerLeadersOf(seen).topic("orders").leader(0))
+                .isEqualTo(2);
     }
 
     @Test
