@@ -83,9 +83,9 @@ class ClusterModeTest {
     private String voters;
     /** The brokers that vote in the metadata quorum; the others are broker-only nodes. */
     private Set<Integer> voterIds = Set.of(1, 2, 3);
-    /** How long a broker may take to become active, and any other awaited condition to come true. */
+    /** How long a broker may take to become active. */
     private Duration activeWithin = Duration.ofSeconds(60);
-
+    /** How long any other awaited condition (leaders, ISRs, grants, replicas alike) may take to come true. */
     private Duration patience = Duration.ofSeconds(30);
 
     @AfterEach
