@@ -66,6 +66,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -99,7 +100,8 @@ class ClusterFailoverTest {
         return Map.copyOf(settings);
     }
 
-    @TempDir
+    /** Kept when a test fails: each broker's log ({@code broker-N.log}) is there to read. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
     private LocalCluster cluster;
