@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.internals.Topic;
@@ -21,6 +22,7 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.resource.ResourceType;
@@ -44,6 +46,20 @@ public final class ProduceHandler implements ApiHandler {
     private final AccessControl access;
     private final PartitionLeadership leadership;
     private final int minInsyncReplicas;
+
+    /**
+     * Per producer and partition, the last verified append handed out and not done yet; the next one waits for it. A
+     * transactional batch waits for its coordinator's word off the network thread, while the connection's next requests
+     * are read and dispatched: without this order a producer's second batch could reach the log before its first, be
+     * refused as a sequence gap, and have that refusal read after the first one's acknowledgement, which kafka-clients
+     * takes as fatal (seen once in CI: "sequence gap … expected=2520, got=2521" right after an aborted transaction).
+     * Kafka keeps the order by reading one request of a connection at a time; here only one producer's appends to one
+     * partition are kept in order, and everything else still runs side by side.
+     */
+    private final ConcurrentHashMap<ProducerPartition, CompletableFuture<ProduceOutcome>> verifiedAppends =
+            new ConcurrentHashMap<>();
+
+    private record ProducerPartition(long producerId, TopicPartition partition) {}
 
     /** A single broker's handler: it leads every partition it has. */
     public ProduceHandler(final PartitionManager partitions, final AccessControl access) {
@@ -167,7 +183,10 @@ public final class ProduceHandler implements ApiHandler {
                         .thenApply(done -> answer);
     }
 
-    /** The append, for a transactional producer once {@link #verification} let its batches in. */
+    /**
+     * The append, for a transactional producer once {@link #verification} let its batches in, and after the producer's
+     * earlier append to the partition is done ({@link #verifiedAppends}).
+     */
     private CompletableFuture<ProduceOutcome> verifiedAppend(
             final String transactionalId,
             final Partition partition,
@@ -175,15 +194,37 @@ public final class ProduceHandler implements ApiHandler {
         if (transactionalId == null || !(data.records() instanceof MemoryRecords records)) {
             return append(partition, data);
         }
-        return verification
-                .verify(transactionalId, records, partition.topicPartition())
+        final ProducerPartition key = new ProducerPartition(producerIdOf(records), partition.topicPartition());
+        final CompletableFuture<ProduceOutcome> outcome = new CompletableFuture<>();
+        final CompletableFuture<ProduceOutcome> earlier = verifiedAppends.put(key, outcome);
+        final CompletableFuture<?> turn =
+                earlier == null ? CompletableFuture.completedFuture(null) : earlier.handle((done, failure) -> null);
+        turn.thenCompose(ignored -> verification.verify(transactionalId, records, partition.topicPartition()))
                 .thenCompose(error -> error == Errors.NONE
                         ? append(partition, data)
                         : CompletableFuture.completedFuture(new ProduceOutcome(
                                 error,
                                 -1,
                                 "the transaction's coordinator did not confirm " + partition.topicPartition()
-                                        + " in the open transaction of transactionalId=" + transactionalId)));
+                                        + " in the open transaction of transactionalId=" + transactionalId)))
+                .whenComplete((done, failure) -> {
+                    // In the log (or refused) by now: a later batch may go, and needs no turn if none waits.
+                    verifiedAppends.remove(key, outcome);
+                    if (failure != null) {
+                        outcome.completeExceptionally(failure);
+                    } else {
+                        outcome.complete(done);
+                    }
+                });
+        return outcome;
+    }
+
+    /** The producer id of the request's first batch, or -1 if it has none (the log refuses it then). */
+    private static long producerIdOf(final MemoryRecords records) {
+        for (final RecordBatch batch : records.batches()) {
+            return batch.producerId();
+        }
+        return RecordBatch.NO_PRODUCER_ID;
     }
 
     private static CompletableFuture<ProduceOutcome> append(

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.testkit.KafkaBatches;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -205,6 +208,62 @@ class ProduceHandlerTest {
 
         assertThat(response.errorCode()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code());
         assertThat(partition(0).logEndOffset()).isEqualTo(3);
+    }
+
+    /**
+     * A transactional producer's first batch waits for its coordinator's word while its second, sent right behind it,
+     * is verified at once: the second must still enter the log after the first, not be refused as a sequence gap.
+     * Without the per-producer order the second is appended first and answered OUT_OF_ORDER_SEQUENCE_NUMBER, after
+     * which kafka-clients, seeing the first acknowledged, fails the transaction.
+     */
+    @Test
+    void aTransactionalProducersBatchesEnterThePartitionInTheOrderTheyCameWhateverTheirVerificationTakes()
+            throws Exception {
+        final CompletableFuture<Errors> firstVerified = new CompletableFuture<>();
+        final AtomicInteger asked = new AtomicInteger();
+        final ProduceVerification slowFirst = new ProduceVerification() {
+            @Override
+            public CompletableFuture<Errors> verify(
+                    final String transactionalId, final MemoryRecords records, final TopicPartition partition) {
+                return asked.getAndIncrement() == 0 ? firstVerified : CompletableFuture.completedFuture(Errors.NONE);
+            }
+
+            @Override
+            public void markerWritten(final long producerId, final TopicPartition partition) {}
+        };
+        handler =
+                new ProduceHandler(partitions, AccessControl.allowAll(), PartitionLeadership.SOLE_BROKER, 1, slowFirst);
+        final ProduceRequestData first =
+                request((short) -1, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(7, (short) 0, 0, 1));
+        final ProduceRequestData second =
+                request((short) -1, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(7, (short) 0, 1, 3));
+        first.setTransactionalId("payments-writer");
+        second.setTransactionalId("payments-writer");
+
+        final CompletableFuture<Response> firstAnswer = handler.handle(
+                Requests.context(ApiKeys.PRODUCE, BY_NAME), Requests.parse(ApiKeys.PRODUCE, BY_NAME, first));
+        final CompletableFuture<Response> secondAnswer = handler.handle(
+                Requests.context(ApiKeys.PRODUCE, BY_NAME), Requests.parse(ApiKeys.PRODUCE, BY_NAME, second));
+        assertThat(secondAnswer).as("the second batch waits for the first").isNotDone();
+        firstVerified.complete(Errors.NONE);
+
+        assertThat(partitionResponse(Requests.await(firstAnswer)).errorCode()).isEqualTo(Errors.NONE.code());
+        final ProduceResponseData.PartitionProduceResponse secondResponse =
+                partitionResponse(Requests.await(secondAnswer));
+        assertThat(secondResponse.errorCode())
+                .as("%s", secondResponse.errorMessage())
+                .isEqualTo(Errors.NONE.code());
+        assertThat(secondResponse.baseOffset()).isEqualTo(1);
+        assertThat(partition(0).logEndOffset()).isEqualTo(4);
+    }
+
+    private static ProduceResponseData.PartitionProduceResponse partitionResponse(final Response response) {
+        return ((ProduceResponseData) response.body())
+                .responses()
+                .iterator()
+                .next()
+                .partitionResponses()
+                .getFirst();
     }
 
     @Test
