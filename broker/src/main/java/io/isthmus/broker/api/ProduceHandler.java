@@ -199,7 +199,18 @@ public final class ProduceHandler implements ApiHandler {
         final CompletableFuture<ProduceOutcome> earlier = verifiedAppends.put(key, outcome);
         final CompletableFuture<?> turn =
                 earlier == null ? CompletableFuture.completedFuture(null) : earlier.handle((done, failure) -> null);
-        turn.thenCompose(ignored -> verification.verify(transactionalId, records, partition.topicPartition()))
+        // The coordinator is asked at once (a check may take its whole timeout while the coordinator is away, and
+        // checks in a queue would add up); only the append waits its turn.
+        CompletableFuture<Errors> verified;
+        try {
+            verified = verification.verify(transactionalId, records, partition.topicPartition());
+        } catch (final RuntimeException e) {
+            verified = CompletableFuture.failedFuture(e); // still completes this turn, so later batches go on
+        }
+        final CompletableFuture<Errors> answer = verified;
+        // Whatever the check says, failures included, is looked at in turn: a batch refused early must not let the
+        // one behind it overtake the one before it.
+        turn.thenCompose(ignored -> answer)
                 .thenCompose(error -> error == Errors.NONE
                         ? append(partition, data)
                         : CompletableFuture.completedFuture(new ProduceOutcome(
