@@ -30,6 +30,7 @@ import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -60,6 +61,7 @@ public final class MetadataQuorum implements MetadataNode {
     private final ScheduledExecutorService sessionTimer;
 
     private MetadataQuorum(QuorumSettings settings) throws IOException {
+        RatisProcessGuard.install();
         this.settings = settings;
         this.group = groupOf(settings);
         BrokerSessions sessions = new BrokerSessions(settings.brokerSessionTimeout(), System::nanoTime);
@@ -122,11 +124,27 @@ public final class MetadataQuorum implements MetadataNode {
         try {
             quorum.server.start();
             NodeDirectory.markStarted(settings);
+        } catch (ExitUtils.ExitException e) {
+            // Ratis gives up on its server (its port taken, for one); the guard turned its System.exit into this.
+            quorum.close();
+            throw new IOException(
+                    "voter " + settings.nodeId() + " could not start its quorum server on "
+                            + settings.self().address() + ": " + rootMessageOf(e),
+                    e);
         } catch (IOException | RuntimeException e) {
             quorum.close();
             throw e;
         }
         return quorum;
+    }
+
+    /** The innermost cause's message, which says why (a taken port), where Ratis's own says only that it failed. */
+    private static String rootMessageOf(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root.getMessage();
     }
 
     @Override

@@ -93,6 +93,7 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
     private boolean closed;
 
     private QuorumClient(RaftGroup group, RaftProperties properties, Duration sessionTimeout, Duration retrySpan) {
+        RatisProcessGuard.install();
         this.group = group;
         this.properties = properties;
         this.retrySpan = retrySpan;
