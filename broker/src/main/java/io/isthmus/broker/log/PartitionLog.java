@@ -497,38 +497,48 @@ public final class PartitionLog implements AutoCloseable {
         long bytes = 0;
         long maxTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
         int index = 0;
-        while (index < count) {
-            if (validated.isDuplicate(index)) {
-                index++;
-                continue;
-            }
-            // Greedy group of consecutive admitted batches that fits one segment.
-            final long from = validated.get(index).position();
-            long groupSize = 0;
-            long groupOffsets = 0;
-            int groupEnd = index;
-            while (groupEnd < count && !validated.isDuplicate(groupEnd)) {
-                final BatchSummary summary = validated.get(groupEnd);
-                if (groupSize + summary.sizeInBytes() > config.segmentBytes()) {
-                    break;
+        try {
+            while (index < count) {
+                if (validated.isDuplicate(index)) {
+                    index++;
+                    continue;
                 }
-                groupOffsets += summary.offsetCount();
-                groupSize += summary.sizeInBytes();
-                groupEnd++;
+                // Greedy group of consecutive admitted batches that fits one segment.
+                final long from = validated.get(index).position();
+                long groupSize = 0;
+                long groupOffsets = 0;
+                int groupEnd = index;
+                while (groupEnd < count && !validated.isDuplicate(groupEnd)) {
+                    final BatchSummary summary = validated.get(groupEnd);
+                    if (groupSize + summary.sizeInBytes() > config.segmentBytes()) {
+                        break;
+                    }
+                    groupOffsets += summary.offsetCount();
+                    groupSize += summary.sizeInBytes();
+                    groupEnd++;
+                }
+                final LogSegment segment = segmentFor(groupSize, groupOffsets);
+                final int position = segment.tail();
+                // Disk first: on a full file system this throws, with nothing written, instead of faulting in the copy.
+                segment.reserveForAppend(position + groupSize, groupEnd - index);
+                MemorySegment.copy(batches, from, segment.mapping(), position, groupSize);
+                last = commit(segment, position, index, groupEnd, leaderEpoch, replicated);
+                if (first == null) {
+                    first = last;
+                }
+                batchCount += last.batchCount();
+                bytes += groupSize;
+                maxTimestamp = Math.max(maxTimestamp, last.maxTimestamp());
+                index = groupEnd;
             }
-            final LogSegment segment = segmentFor(groupSize, groupOffsets);
-            final int position = segment.tail();
-            // Disk first: on a full file system this throws, with nothing written, instead of faulting in the copy.
-            segment.reserveForAppend(position + groupSize, groupEnd - index);
-            MemorySegment.copy(batches, from, segment.mapping(), position, groupSize);
-            last = commit(segment, position, index, groupEnd, leaderEpoch, replicated);
-            if (first == null) {
-                first = last;
+        } catch (final IOException | RuntimeException | Error failure) {
+            if (!replicated) {
+                // A roll or a reservation failed (a full disk): what committed keeps its offsets, and what did not
+                // is forgotten, so the producer's retry of it is appended rather than refused as still pending.
+                resolveProducerState(validated, 0, index);
+                releaseProducerState(validated, index, count);
             }
-            batchCount += last.batchCount();
-            bytes += groupSize;
-            maxTimestamp = Math.max(maxTimestamp, last.maxTimestamp());
-            index = groupEnd;
+            throw failure;
         }
         if (replicated) {
             recordReplicatedProducerState(validated);
@@ -959,7 +969,12 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Forgets what {@link #admit} recorded for the batches before {@code end}: they will not be committed. */
     private void releaseProducerState(final ValidatedBatches batches, final int end) {
-        for (int i = 0; i < end; i++) {
+        releaseProducerState(batches, 0, end);
+    }
+
+    /** Forgets what {@link #admit} recorded for the batches in {@code [from, to)}: they will not be committed. */
+    private void releaseProducerState(final ValidatedBatches batches, final int from, final int to) {
+        for (int i = from; i < to; i++) {
             final BatchSummary batch = batches.get(i);
             if (batch.hasProducerId() && !batch.isControl() && !batches.isDuplicate(i)) {
                 producers.forgetFrom(batch.producerId(), batch.producerEpoch(), batch.baseSequence());
@@ -992,7 +1007,12 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Fills in the offsets {@link #commit} gave the admitted batches. */
     private void resolveProducerState(final ValidatedBatches batches) {
-        for (int i = 0; i < batches.count(); i++) {
+        resolveProducerState(batches, 0, batches.count());
+    }
+
+    /** Fills in the offsets {@link #commit} gave the admitted batches in {@code [from, to)}. */
+    private void resolveProducerState(final ValidatedBatches batches, final int from, final int to) {
+        for (int i = from; i < to; i++) {
             final BatchSummary batch = batches.get(i);
             if (batch.isControl()) {
                 producers.markerAppended(batch.producerId(), batch.producerEpoch(), batches.coordinatorEpoch(i));

@@ -1,8 +1,10 @@
 package io.isthmus.broker.log;
 
+import static io.isthmus.broker.testkit.KafkaBatches.idempotent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.broker.testkit.KafkaBatches;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.io.ByteArrayOutputStream;
@@ -673,5 +675,33 @@ class PartitionLogTest {
             assertThat(lease.memory().address()).isEqualTo(lease.segment().address());
             assertThat(lease.segment().isSealed()).isFalse();
         }
+    }
+
+    @Test
+    void anIdempotentBatchWhoseAppendFailedAfterItsCheckIsAppendedWhenRetried() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of(LogConfig.ROLL_MS, "1000")));
+        final long producerId = 7;
+        final short epoch = 0;
+        assertThat(log.append(KafkaBatches.segment(idempotent(producerId, epoch, 0, 2)), 3)
+                        .firstOffset())
+                .isZero();
+        clock.advance(2_000);
+        // The next append rolls (log.roll.ms), and the new segment's file cannot be created: a directory is there.
+        final Path blocker = Files.createDirectory(LogFileNames.logFile(tmp.resolve("topic-0"), 2));
+        final MemorySegment next = KafkaBatches.segment(idempotent(producerId, epoch, 2, 3));
+        assertThatThrownBy(() -> log.append(next, 3)).hasMessageContaining("already exists");
+        assertThat(log.logEndOffset()).isEqualTo(2);
+
+        Files.delete(blocker);
+        final AppendInfo retried = log.append(next, 3);
+
+        assertThat(retried.duplicate()).isFalse();
+        assertThat(retried.firstOffset()).isEqualTo(2);
+        assertThat(log.append(next, 3).duplicate())
+                .as("a second retry is the duplicate it now is")
+                .isTrue();
+        assertThat(log.append(KafkaBatches.segment(idempotent(producerId, epoch, 5, 1)), 3)
+                        .firstOffset())
+                .isEqualTo(5);
     }
 }
