@@ -1,10 +1,10 @@
 package io.isthmus.e2e;
 
+import static io.isthmus.e2e.LoopbackPorts.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.log.LogFileNames;
 import io.isthmus.client.producer.IsthmusProducer;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -213,11 +213,5 @@ class BrokerCrashTest {
             }
         }
         return values;
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

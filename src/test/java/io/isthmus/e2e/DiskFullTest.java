@@ -1,9 +1,9 @@
 package io.isthmus.e2e;
 
+import static io.isthmus.e2e.LoopbackPorts.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A broker whose log directory fills up, on a real (small) file system: appends get KAFKA_STORAGE_ERROR with nothing
  * written, the broker keeps serving, every acknowledged record reads back, and appends work again once a deleted topic
- * gives space back. Segments are sparse files written through mappings, so without the reservations this is a SIGBUS
+ * gives space back, a batch an idempotent producer kept retrying through the full disk included. Segments are sparse files written through mappings, so without the reservations this is a SIGBUS
  * that ends the broker.
  */
 class DiskFullTest {
@@ -68,8 +68,21 @@ class DiskFullTest {
             assertThat(broker.isAlive()).as("the broker survived the full disk").isTrue();
             assertThat(readBack(bootstrap, "kept", kept.size())).isEqualTo(kept);
 
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-                admin.deleteTopics(List.of("filler")).all().get();
+            // An idempotent producer that keeps retrying through the full disk: its batch was checked, then refused.
+            try (KafkaProducer<String, String> patient = idempotentProducer(bootstrap)) {
+                final java.util.concurrent.Future<RecordMetadata> waiting =
+                        patient.send(new ProducerRecord<>("kept", "waiting"));
+                Thread.sleep(1_000);
+                assertThat(waiting.isDone())
+                        .as("refused while the disk is full")
+                        .isFalse();
+
+                try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+                    admin.deleteTopics(List.of("filler")).all().get();
+                }
+                assertThat(waiting.get(30, TimeUnit.SECONDS).offset())
+                        .as("the retried batch, appended once space came back, right after the last acknowledged")
+                        .isEqualTo(kept.size());
             }
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             RecordMetadata after = null;
@@ -83,9 +96,7 @@ class DiskFullTest {
             assertThat(after)
                     .as("an append once the deleted topic gave its space back")
                     .isNotNull();
-            assertThat(after.offset())
-                    .as("right after the last acknowledged record")
-                    .isEqualTo(kept.size());
+            assertThat(after.offset()).as("right after the retried record").isEqualTo(kept.size() + 1);
         }
     }
 
@@ -135,6 +146,16 @@ class DiskFullTest {
         return new KafkaProducer<>(props);
     }
 
+    /** kafka-clients' defaults: idempotent, acks=all, retrying until its delivery timeout. */
+    private static KafkaProducer<String, String> idempotentProducer(final String bootstrap) {
+        final Properties props = new Properties();
+        props.put("bootstrap.servers", bootstrap);
+        props.put("delivery.timeout.ms", "120000");
+        props.put("key.serializer", StringSerializer.class.getName());
+        props.put("value.serializer", StringSerializer.class.getName());
+        return new KafkaProducer<>(props);
+    }
+
     private static Map<Long, String> readBack(final String bootstrap, final String topic, final int count) {
         final Properties props = new Properties();
         props.put("bootstrap.servers", bootstrap);
@@ -163,12 +184,6 @@ class DiskFullTest {
             return probe.waitFor(10, TimeUnit.SECONDS) && probe.exitValue() == 0;
         } catch (final Exception e) {
             return false;
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -1,8 +1,8 @@
 package io.isthmus.e2e;
 
+import static io.isthmus.e2e.LoopbackPorts.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -208,11 +208,5 @@ class TransactionCrashTest {
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());
         return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

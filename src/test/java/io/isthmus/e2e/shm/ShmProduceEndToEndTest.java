@@ -1,5 +1,6 @@
 package io.isthmus.e2e.shm;
 
+import static io.isthmus.e2e.LoopbackPorts.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,7 +24,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -382,12 +382,6 @@ class ShmProduceEndToEndTest {
             connection.awaitAnswer(100);
         }
         return answer;
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     /** A {@link ShmProducerProcess} and the lines it prints. */

@@ -1378,9 +1378,20 @@ class ClusterModeTest {
         Await.until(condition, patience, what);
     }
 
+    /**
+     * A loopback port free now, below Linux's ephemeral range (32768-60999): a port from that range can meanwhile
+     * become the local port of any outgoing connection, and a broker restarted on its old port would fail to bind.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            final int port =
+                    20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (final IOException taken) {
+                // in use: draw another
+            }
         }
+        throw new IOException("no free loopback port between 20000 and 32000");
     }
 }

@@ -53,11 +53,22 @@ public final class LocalQuorum implements AutoCloseable {
         running = new MetadataQuorum[voters + 1];
     }
 
-    /** A loopback port nothing listens on now (a voter binds it moments later). */
+    /**
+     * A loopback port nothing listens on now (a voter binds it moments later, and again after each restart), below
+     * Linux's ephemeral range (32768-60999): a port from that range can meanwhile become the local port of any outgoing
+     * connection, and the restarted voter would fail to bind it.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            final int port =
+                    20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (final IOException taken) {
+                // in use: draw another
+            }
         }
+        throw new IOException("no free loopback port between 20000 and 32000");
     }
 
     public LocalQuorum startAll() throws IOException {
