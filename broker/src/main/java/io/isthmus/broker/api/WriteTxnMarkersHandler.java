@@ -134,7 +134,7 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
         if (leads != Errors.NONE) {
             return CompletableFuture.completedFuture(leads);
         }
-        if (partition.inSyncReplicaCount() < minInsyncReplicas) {
+        if (partition.tooFewInSync(minInsyncReplicas, "min.insync.replicas").isPresent()) {
             return CompletableFuture.completedFuture(Errors.NOT_ENOUGH_REPLICAS);
         }
         final ProduceOutcome appended = TransactionMarkerWriter.appendTo(partition, marker, "producerId=" + producerId);

@@ -392,11 +392,11 @@ final class TransactionStatePartitions implements TransactionCoordinators, AutoC
                     Errors.NOT_COORDINATOR,
                     partition.topicPartition() + " is not led here in epoch " + leaderEpoch + ": " + leads);
         }
-        if (partition.inSyncReplicaCount() < settings.minInsyncReplicas()) {
+        final Optional<String> tooFew =
+                partition.tooFewInSync(settings.minInsyncReplicas(), "transaction.state.log.min.isr");
+        if (tooFew.isPresent()) {
             throw new StateWriteException(
-                    Errors.COORDINATOR_NOT_AVAILABLE,
-                    partition.topicPartition() + " has in-sync replicas " + partition.inSyncReplicas()
-                            + ", fewer than transaction.state.log.min.isr=" + settings.minInsyncReplicas());
+                    Errors.COORDINATOR_NOT_AVAILABLE, partition.topicPartition() + ": " + tooFew.get());
         }
         final ProduceOutcome appended = partition.appendFromClient(batch);
         if (appended.error() == Errors.NONE && appended.leaderEpoch() != leaderEpoch) {

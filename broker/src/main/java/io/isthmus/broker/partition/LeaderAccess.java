@@ -1,6 +1,7 @@
 package io.isthmus.broker.partition;
 
 import io.isthmus.broker.partition.Partition.ProduceOutcome;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.kafka.common.protocol.Errors;
@@ -50,12 +51,9 @@ public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas
         if (soleBroker()) {
             return append.get();
         }
-        if (partition.inSyncReplicaCount() < minInsyncReplicas) {
-            return CompletableFuture.completedFuture(new ProduceOutcome(
-                    Errors.NOT_ENOUGH_REPLICAS,
-                    -1,
-                    "in-sync replicas " + partition.inSyncReplicas() + " fewer than min.insync.replicas="
-                            + minInsyncReplicas));
+        final Optional<String> tooFew = partition.tooFewInSync(minInsyncReplicas, "min.insync.replicas");
+        if (tooFew.isPresent()) {
+            return CompletableFuture.completedFuture(new ProduceOutcome(Errors.NOT_ENOUGH_REPLICAS, -1, tooFew.get()));
         }
         return append.get().thenCompose(appended -> partition.awaitReplicated(appended, minInsyncReplicas, timeoutMs));
     }

@@ -221,6 +221,18 @@ public final class Partition implements AutoCloseable {
     }
 
     /**
+     * Why a write that waits for its in-sync replicas must be refused before anything is appended: fewer than {@code
+     * minInsyncReplicas} are in sync (the reason names them and {@code setting}, the limit's name as the operator set
+     * it). Empty when enough are.
+     */
+    public Optional<String> tooFewInSync(final int minInsyncReplicas, final String setting) {
+        if (inSyncReplicaCount() >= minInsyncReplicas) {
+            return Optional.empty();
+        }
+        return Optional.of("in-sync replicas " + inSyncReplicas() + " fewer than " + setting + "=" + minInsyncReplicas);
+    }
+
+    /**
      * A follower fetched at {@code fetchOffset}: its progress is recorded, the high watermark advanced if the ISR now
      * all hold more, and the ISR grown if the follower has caught up. Returns false if {@code replicaId} is not a
      * follower of this leader.

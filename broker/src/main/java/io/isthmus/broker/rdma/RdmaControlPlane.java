@@ -41,7 +41,6 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -248,7 +247,7 @@ final class RdmaControlPlane implements AutoCloseable {
             refuseProduce(exchange, ControlErrorCodes.NOT_CONNECTED);
             return;
         }
-        if (!allowed(session, AclOperation.WRITE, request.topic())) {
+        if (!authorizer.authorizeTopic(session.principal, session.host, AclOperation.WRITE, request.topic())) {
             refuseProduce(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
             return;
         }
@@ -333,7 +332,7 @@ final class RdmaControlPlane implements AutoCloseable {
             response.errorCode(ControlErrorCodes.NOT_CONNECTED);
             return;
         }
-        if (!allowed(session, AclOperation.READ, request.topic())) {
+        if (!authorizer.authorizeTopic(session.principal, session.host, AclOperation.READ, request.topic())) {
             response.errorCode(ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
             return;
         }
@@ -475,11 +474,6 @@ final class RdmaControlPlane implements AutoCloseable {
     }
 
     /** Whether the session's principal may perform {@code operation} on {@code topic}, as over TCP. */
-    private boolean allowed(final RdmaSession session, final AclOperation operation, final String topic) {
-        return topic != null
-                && authorizer.authorize(session.principal, session.host, operation, ResourceType.TOPIC, topic);
-    }
-
     // ------------------------------------------------------------------ taking access away
 
     /**
@@ -511,16 +505,20 @@ final class RdmaControlPlane implements AutoCloseable {
     /** A grant of {@code session} its principal may no longer hold, described, or null. */
     private String lostGrant(final RdmaSession session) {
         for (final ProduceGrant grant : session.produceGrants) {
-            if (!allowed(
-                    session,
+            if (!authorizer.authorizeTopic(
+                    session.principal,
+                    session.host,
                     AclOperation.WRITE,
                     grant.partition.topicPartition().topic())) {
                 return "may no longer write " + grant.partition.topicPartition();
             }
         }
         for (final ConsumeGrant grant : session.consumeGrants) {
-            if (!allowed(
-                    session, AclOperation.READ, grant.partition.topicPartition().topic())) {
+            if (!authorizer.authorizeTopic(
+                    session.principal,
+                    session.host,
+                    AclOperation.READ,
+                    grant.partition.topicPartition().topic())) {
                 return "may no longer read " + grant.partition.topicPartition();
             }
         }

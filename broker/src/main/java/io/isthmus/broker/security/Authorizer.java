@@ -7,7 +7,7 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * Decides whether a principal, connected from a host, may perform an operation on a resource: Kafka's authorization
- * model, asked by every API handler and by the RDMA control plane before it grants access to a partition's memory.
+ * model, asked by every API handler and by the RDMA and shared-memory control planes before it grants access to a partition's memory.
  */
 public interface Authorizer {
     /** No authorizer configured ({@code authorizer.class.name} empty): everyone may do everything, as in Kafka. */
@@ -39,6 +39,16 @@ public interface Authorizer {
             AclOperation operation,
             ResourceType resourceType,
             String resourceName);
+
+    /**
+     * Whether {@code principal} from {@code host} may perform {@code operation} on {@code topic}; never on a topic
+     * not known here ({@code null}), which the shared-memory and RDMA control planes refuse as unauthorized rather
+     * than tell an unauthorized client it does not exist.
+     */
+    default boolean authorizeTopic(
+            final KafkaPrincipal principal, final InetAddress host, final AclOperation operation, final String topic) {
+        return topic != null && authorize(principal, host, operation, ResourceType.TOPIC, topic);
+    }
 
     /**
      * Whether {@code principal} from {@code host} may perform {@code operation} on at least one resource of {@code

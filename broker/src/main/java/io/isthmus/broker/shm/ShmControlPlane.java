@@ -37,7 +37,6 @@ import java.util.function.BiPredicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -144,7 +143,7 @@ final class ShmControlPlane implements AutoCloseable {
             return;
         }
         final String topic = request.topic();
-        if (!allowed(session, AclOperation.READ, topic)) {
+        if (!authorizer.authorizeTopic(session.principal, session.host, AclOperation.READ, topic)) {
             refuseConsume(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
             return;
         }
@@ -253,7 +252,7 @@ final class ShmControlPlane implements AutoCloseable {
             return;
         }
         final String topic = request.topic();
-        if (!allowed(session, AclOperation.WRITE, topic)) {
+        if (!authorizer.authorizeTopic(session.principal, session.host, AclOperation.WRITE, topic)) {
             refuseProduce(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED, "not allowed to write " + topic);
             return;
         }
@@ -513,23 +512,20 @@ final class ShmControlPlane implements AutoCloseable {
      */
     synchronized int reauthorize() {
         return revokeWhere(
-                (session, grant) -> !allowed(
-                        session,
+                (session, grant) -> !authorizer.authorizeTopic(
+                        session.principal,
+                        session.host,
                         AclOperation.READ,
                         grant.partition.topicPartition().topic()),
-                (session, grant) -> !allowed(
-                        session,
+                (session, grant) -> !authorizer.authorizeTopic(
+                        session.principal,
+                        session.host,
                         AclOperation.WRITE,
                         grant.partition.topicPartition().topic()),
                 null);
     }
 
     /** Whether the session's principal may do {@code operation} on {@code topic} (a null topic: no). */
-    private boolean allowed(final ShmSession session, final AclOperation operation, final String topic) {
-        return topic != null
-                && authorizer.authorize(session.principal, session.host, operation, ResourceType.TOPIC, topic);
-    }
-
     /**
      * Revokes, over every session, the read grants {@code readLost} names (their slots say REVOKED) and the produce
      * grants {@code writeLost} names (their staging files go); logs each with {@code why} unless it is null. Returns
