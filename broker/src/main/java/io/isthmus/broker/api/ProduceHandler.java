@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
@@ -26,6 +27,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.resource.ResourceType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Produce over TCP: the batches are validated and copied from the request frame straight into the
@@ -38,6 +41,8 @@ import org.apache.kafka.common.resource.ResourceType;
  */
 public final class ProduceHandler implements ApiHandler {
     /** The first Produce version whose response carries the log start offset. */
+    private static final Logger LOG = LoggerFactory.getLogger(ProduceHandler.class);
+
     private static final short FIRST_VERSION_WITH_LOG_START_OFFSET = 5;
 
     private final ProduceVerification verification;
@@ -152,12 +157,13 @@ public final class ProduceHandler implements ApiHandler {
                     continue;
                 }
                 final boolean acksAll = data.acks() == -1;
-                if (acksAll && partition.get().inSyncReplicaCount() < minInsyncReplicas) {
+                final Optional<String> tooFew = acksAll
+                        ? partition.get().tooFewInSync(minInsyncReplicas, "min.insync.replicas")
+                        : Optional.empty();
+                if (tooFew.isPresent()) {
                     partitionResponse
                             .setErrorCode(Errors.NOT_ENOUGH_REPLICAS.code())
-                            .setErrorMessage(
-                                    "in-sync replicas " + partition.get().inSyncReplicas()
-                                            + " fewer than min.insync.replicas=" + minInsyncReplicas);
+                            .setErrorMessage(tooFew.get());
                     continue;
                 }
                 final CompletableFuture<ProduceOutcome> appended =
@@ -166,13 +172,22 @@ public final class ProduceHandler implements ApiHandler {
                         ? appended.thenCompose(done ->
                                 partition.get().awaitReplicated(done, minInsyncReplicas, Math.max(0, data.timeoutMs())))
                         : appended;
-                if (outcome.isDone()) {
+                if (outcome.isDone() && !outcome.isCompletedExceptionally()) {
                     answer(context, partition.get(), partitionResponse, outcome.join());
                 } else {
                     if (pending == null) {
                         pending = new ArrayList<>();
                     }
-                    pending.add(outcome.thenAccept(done -> answer(context, partition.get(), partitionResponse, done)));
+                    // A failure is this partition's answer, never the request's: the request's frame must stay
+                    // until every append queued from it is done, and the other partitions' answers still count.
+                    pending.add(outcome.handle((done, failure) -> {
+                        answer(
+                                context,
+                                partition.get(),
+                                partitionResponse,
+                                failure == null ? done : unexpected(partition.get(), failure));
+                        return null;
+                    }));
                 }
             }
         }
@@ -247,6 +262,14 @@ public final class ProduceHandler implements ApiHandler {
         // A view of the request frame, no copy: the log validates it and copies it once, into the segment. The frame
         // stays valid until the response future completes (shared RDMA produce commits later, in the shared order).
         return partition.appendFromClientAsync(MemorySegment.ofBuffer(records.buffer()));
+    }
+
+    /** Kafka's answer to what should not have failed: the error its exception maps to, logged with the partition. */
+    private static ProduceOutcome unexpected(final Partition partition, final Throwable failure) {
+        final Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        LOG.error("produce to {} failed unexpectedly", partition.topicPartition(), cause);
+        return new ProduceOutcome(Errors.forException(cause), -1, cause.toString());
     }
 
     private static void answer(

@@ -12,6 +12,7 @@ import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
@@ -255,6 +256,60 @@ class ProduceHandlerTest {
                 .isEqualTo(Errors.NONE.code());
         assertThat(secondResponse.baseOffset()).isEqualTo(1);
         assertThat(partition(0).logEndOffset()).isEqualTo(4);
+    }
+
+    /**
+     * A partition whose append fails unexpectedly (here its verification throws) is answered with the error that
+     * failure maps to, while the request's other partition is answered as usual; and the request is answered only
+     * once that partition's queued append is done, since the appends read the request's frame.
+     */
+    @Test
+    void anUnexpectedFailureIsOnePartitionsAnswerAndTheRequestWaitsForItsOtherAppends() throws Exception {
+        final CompletableFuture<Errors> firstVerified = new CompletableFuture<>();
+        final ProduceVerification oneThrows = new ProduceVerification() {
+            @Override
+            public CompletableFuture<Errors> verify(
+                    final String transactionalId, final MemoryRecords records, final TopicPartition partition) {
+                if (partition.partition() == 1) {
+                    throw new IllegalStateException("the coordinator's client broke");
+                }
+                return firstVerified;
+            }
+
+            @Override
+            public void markerWritten(final long producerId, final TopicPartition partition) {}
+        };
+        handler =
+                new ProduceHandler(partitions, AccessControl.allowAll(), PartitionLeadership.SOLE_BROKER, 1, oneThrows);
+        final ProduceRequestData both =
+                request((short) -1, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(7, (short) 0, 0, 2));
+        both.topicData()
+                .iterator()
+                .next()
+                .partitionData()
+                .add(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(1)
+                        .setRecords(KafkaBatches.idempotent(7, (short) 0, 0, 3)));
+        both.setTransactionalId("payments-writer");
+
+        final CompletableFuture<Response> answer = handler.handle(
+                Requests.context(ApiKeys.PRODUCE, BY_NAME), Requests.parse(ApiKeys.PRODUCE, BY_NAME, both));
+        assertThat(answer)
+                .as("partition 0's append still waits for its verification")
+                .isNotDone();
+        firstVerified.complete(Errors.NONE);
+
+        final List<ProduceResponseData.PartitionProduceResponse> responses = ((ProduceResponseData)
+                        Requests.await(answer).body())
+                .responses()
+                .iterator()
+                .next()
+                .partitionResponses();
+        assertThat(responses.get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(responses.get(1).errorCode()).isEqualTo(Errors.UNKNOWN_SERVER_ERROR.code());
+        assertThat(responses.get(1).errorMessage()).contains("the coordinator's client broke");
+        assertThat(partition(0).logEndOffset()).isEqualTo(2);
+        assertThat(partition(1).logEndOffset()).isZero();
     }
 
     private static ProduceResponseData.PartitionProduceResponse partitionResponse(final Response response) {
