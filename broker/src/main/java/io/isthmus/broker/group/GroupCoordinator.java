@@ -420,7 +420,13 @@ public final class GroupCoordinator implements AutoCloseable {
                 }
                 if (!expired.isEmpty()) {
                     expired.forEach(group::remove);
-                    onMembershipShrunk(group, "session of members " + expired + " expired");
+                    try {
+                        onMembershipShrunk(group, "session of members " + expired + " expired");
+                    } catch (final RuntimeException e) {
+                        // A scheduled task that throws is never run again: one group's failure must not end every
+                        // group's session expiry.
+                        LOG.error("group={}: moving on after members {} expired failed", group.groupId, expired, e);
+                    }
                 }
             }
         }
