@@ -40,9 +40,9 @@ import org.slf4j.LoggerFactory;
  * answer. A partition that RDMA producers share answers once its batches are committed in the shared order.
  */
 public final class ProduceHandler implements ApiHandler {
-    /** The first Produce version whose response carries the log start offset. */
     private static final Logger LOG = LoggerFactory.getLogger(ProduceHandler.class);
 
+    /** The first Produce version whose response carries the log start offset. */
     private static final short FIRST_VERSION_WITH_LOG_START_OFFSET = 5;
 
     private final ProduceVerification verification;
@@ -166,8 +166,13 @@ public final class ProduceHandler implements ApiHandler {
                             .setErrorMessage(tooFew.get());
                     continue;
                 }
-                final CompletableFuture<ProduceOutcome> appended =
-                        verifiedAppend(data.transactionalId(), partition.get(), partitionData);
+                CompletableFuture<ProduceOutcome> appended;
+                try {
+                    appended = verifiedAppend(data.transactionalId(), partition.get(), partitionData);
+                } catch (final RuntimeException e) {
+                    // Thrown at once (an append with no shared order runs here): answered below like a late failure.
+                    appended = CompletableFuture.failedFuture(e);
+                }
                 final CompletableFuture<ProduceOutcome> outcome = acksAll
                         ? appended.thenCompose(done ->
                                 partition.get().awaitReplicated(done, minInsyncReplicas, Math.max(0, data.timeoutMs())))

@@ -532,9 +532,11 @@ public final class PartitionLog implements AutoCloseable {
                 index = groupEnd;
             }
         } catch (final IOException | RuntimeException | Error failure) {
-            if (!replicated) {
-                // A roll or a reservation failed (a full disk): what committed keeps its offsets, and what did not
-                // is forgotten, so the producer's retry of it is appended rather than refused as still pending.
+            // A roll or a reservation failed (a full disk): what committed keeps its offsets and its producer state.
+            if (replicated) {
+                recordReplicatedProducerState(validated, index);
+            } else {
+                // What did not commit is forgotten, so the producer's retry of it is appended, not refused as pending.
                 resolveProducerState(validated, 0, index);
                 releaseProducerState(validated, index, count);
             }
@@ -839,7 +841,18 @@ public final class PartitionLog implements AutoCloseable {
                     "a write mixes batches already in the log with new ones: partition=" + name + " position="
                             + position + " length=" + length);
         }
-        final AppendInfo info = commit(segment, (int) position, 0, validated.count(), leaderEpoch, false);
+        final AppendInfo info;
+        try {
+            info = commit(segment, (int) position, 0, validated.count(), leaderEpoch, false);
+        } catch (final RuntimeException | Error e) {
+            // Refused before anything was published (a stale leader epoch): the batches' retry must be let in. Shared
+            // produce reserved the sequences itself and lets them go itself.
+            if (!sequencesReserved) {
+                releaseProducerState(validated);
+            }
+            segment.zeroUncommitted(position, length);
+            throw e;
+        }
         resolveProducerState(validated);
         maybeFlushAfterAppend(info.firstOffset(), info.lastOffset());
         return info;
@@ -988,7 +1001,12 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Records the producer state of batches a follower appended: as the leader's log has it, unchecked. */
     private void recordReplicatedProducerState(final ValidatedBatches batches) {
-        for (int i = 0; i < batches.count(); i++) {
+        recordReplicatedProducerState(batches, batches.count());
+    }
+
+    /** As {@link #recordReplicatedProducerState(ValidatedBatches)}, for the batches before {@code end}. */
+    private void recordReplicatedProducerState(final ValidatedBatches batches, final int end) {
+        for (int i = 0; i < end; i++) {
             final BatchSummary batch = batches.get(i);
             if (batch.isControl()) {
                 producers.markerAppended(batch.producerId(), batch.producerEpoch(), batches.coordinatorEpoch(i));

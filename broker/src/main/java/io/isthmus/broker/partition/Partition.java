@@ -12,6 +12,7 @@ import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.broker.producer.ProducerStateTable.Verdict;
 import io.isthmus.protocol.record.BatchSummary;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -579,8 +580,9 @@ public final class Partition implements AutoCloseable {
             return new ProduceOutcome(Errors.MESSAGE_TOO_LARGE, -1, e.getMessage());
         } catch (final ProducerRejectedException e) {
             return new ProduceOutcome(e.error(), -1, e.getMessage());
-        } catch (final KafkaStorageException e) {
-            // A roll that could not get a segment: nothing was written, and the producer retries.
+        } catch (final KafkaStorageException | UncheckedIOException e) {
+            // A full disk, or a roll that could not create or map its segment: nothing was written where a reader
+            // could see it, the batches' sequences were let go, and the producer retries.
             LOG.warn("{}: cannot append: {}", topicPartition, e.getMessage());
             return new ProduceOutcome(Errors.KAFKA_STORAGE_ERROR, -1, e.getMessage());
         }

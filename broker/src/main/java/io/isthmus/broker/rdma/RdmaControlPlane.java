@@ -473,7 +473,6 @@ final class RdmaControlPlane implements AutoCloseable {
         return session != null;
     }
 
-    /** Whether the session's principal may perform {@code operation} on {@code topic}, as over TCP. */
     // ------------------------------------------------------------------ taking access away
 
     /**

@@ -525,7 +525,6 @@ final class ShmControlPlane implements AutoCloseable {
                 null);
     }
 
-    /** Whether the session's principal may do {@code operation} on {@code topic} (a null topic: no). */
     /**
      * Revokes, over every session, the read grants {@code readLost} names (their slots say REVOKED) and the produce
      * grants {@code writeLost} names (their staging files go); logs each with {@code why} unless it is null. Returns

@@ -2,6 +2,7 @@ package io.isthmus.broker.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.isthmus.broker.log.LogFileNames;
 import io.isthmus.broker.log.LogReadResult;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.Partition;
@@ -11,17 +12,20 @@ import io.isthmus.broker.testkit.KafkaBatches;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -310,6 +314,51 @@ class ProduceHandlerTest {
         assertThat(responses.get(1).errorMessage()).contains("the coordinator's client broke");
         assertThat(partition(0).logEndOffset()).isEqualTo(2);
         assertThat(partition(1).logEndOffset()).isZero();
+    }
+
+    /**
+     * An append that throws at once (here the roll to a new segment finds a directory where its file must go) is its
+     * partition's answer; the request's other partition is answered as usual.
+     */
+    @Test
+    void anAppendThatThrowsAtOnceIsItsPartitionsAnswerAndTheOtherPartitionIsAnsweredAsUsual() throws Exception {
+        final MemoryRecords nearlyASegment =
+                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(null, new byte[900_000]));
+        assertThat(produce(BY_NAME, "orders", Uuid.ZERO_UUID, 0, nearlyASegment).errorCode())
+                .isEqualTo(Errors.NONE.code());
+        final Path partitionDir;
+        try (var dirs = Files.walk(tmp)) {
+            partitionDir = dirs.filter(d -> d.getFileName().toString().equals("orders-0"))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        Files.createDirectory(LogFileNames.logFile(partitionDir, 1));
+        final ProduceRequestData both = request(
+                (short) -1,
+                "orders",
+                Uuid.ZERO_UUID,
+                0,
+                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(null, new byte[200_000])));
+        both.topicData()
+                .iterator()
+                .next()
+                .partitionData()
+                .add(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(1)
+                        .setRecords(KafkaBatches.plain("fine", 3, 1_700_000_000_000L)));
+
+        final List<ProduceResponseData.PartitionProduceResponse> responses = ((ProduceResponseData)
+                        Requests.body(handler, ApiKeys.PRODUCE, BY_NAME, both))
+                .responses()
+                .iterator()
+                .next()
+                .partitionResponses();
+
+        assertThat(responses.get(0).errorCode()).isNotEqualTo(Errors.NONE.code());
+        assertThat(responses.get(0).errorMessage()).contains("already exists");
+        assertThat(responses.get(1).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(partition(0).logEndOffset()).isEqualTo(1);
+        assertThat(partition(1).logEndOffset()).isEqualTo(3);
     }
 
     private static ProduceResponseData.PartitionProduceResponse partitionResponse(final Response response) {

@@ -73,6 +73,9 @@ import org.junit.jupiter.api.io.TempDir;
  * that leaves hands its partitions back on return with every record.
  */
 class ClusterModeTest {
+    /** Every port this JVM handed out: never again, bound yet or not. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private static final int BROKERS = 3;
 
     @TempDir
@@ -1386,6 +1389,9 @@ class ClusterModeTest {
         for (int attempt = 0; attempt < 1_000; attempt++) {
             final int port =
                     20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            if (!HANDED_OUT.add(port)) {
+                continue; // given to an earlier caller, which may not have bound it yet
+            }
             try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
                 return port;
             } catch (final IOException taken) {

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -703,5 +704,53 @@ class PartitionLogTest {
         assertThat(log.append(KafkaBatches.segment(idempotent(producerId, epoch, 5, 1)), 3)
                         .firstOffset())
                 .isEqualTo(5);
+    }
+
+    @Test
+    void aRequestWhoseSecondBatchFailsToRollKeepsTheFirstAndItsRetryAppendsOnlyTheSecond() throws IOException {
+        final PartitionLog log = open(smallConfig(Map.of()));
+        // About 5 KiB each: the first fills most of the 8 KiB segment, the second needs the next one.
+        final MemoryRecords first = idempotent(7, (short) 0, 0, 200);
+        final MemoryRecords second = idempotent(7, (short) 0, 200, 200);
+        final MemorySegment request = KafkaBatches.segment(KafkaBatches.concat(first, second));
+        final Path blocker = Files.createDirectory(LogFileNames.logFile(tmp.resolve("topic-0"), 200));
+
+        assertThatThrownBy(() -> log.append(request, 3)).hasMessageContaining("already exists");
+        assertThat(log.logEndOffset()).as("the first batch committed").isEqualTo(200);
+
+        Files.delete(blocker);
+        final AppendInfo retried = log.append(request, 3);
+        assertThat(retried.firstOffset())
+                .as("answered with the first batch's original offset")
+                .isZero();
+        assertThat(log.logEndOffset()).isEqualTo(400);
+        assertThat(readAll(log, 0, 1 << 20)).hasSize(400);
+    }
+
+    @Test
+    void aFollowerAppendThatFailsMidwayKeepsTheProducerStateOfWhatItCommitted() throws IOException {
+        final PartitionLog leader = PartitionLog.open(
+                tmp.resolve("leader-0"), smallConfig(Map.of(LogConfig.SEGMENT_BYTES, "65536")), ids, clock);
+        toClose.add(leader);
+        final MemoryRecords first = idempotent(7, (short) 0, 0, 200);
+        leader.append(KafkaBatches.segment(first), 3);
+        leader.append(KafkaBatches.segment(idempotent(7, (short) 0, 200, 200)), 3);
+        final PartitionLog follower = PartitionLog.open(tmp.resolve("follower-0"), smallConfig(Map.of()), ids, clock);
+        toClose.add(follower);
+        final Path blocker = Files.createDirectory(LogFileNames.logFile(tmp.resolve("follower-0"), 200));
+        try (LogReadResult both = leader.read(0, 1 << 20)) {
+            assertThatThrownBy(() -> follower.appendAsFollower(both.records())).hasMessageContaining("already exists");
+        }
+        assertThat(follower.logEndOffset()).isEqualTo(200);
+        Files.delete(blocker);
+        try (LogReadResult rest = leader.read(200, 1 << 20)) {
+            follower.appendAsFollower(rest.records());
+        }
+
+        // The follower leads now: the producer's retry of its first batch is the duplicate it is.
+        final AppendInfo retried = follower.append(KafkaBatches.segment(first), 4);
+        assertThat(retried.duplicate()).isTrue();
+        assertThat(retried.firstOffset()).isZero();
+        assertThat(follower.logEndOffset()).isEqualTo(400);
     }
 }

@@ -126,16 +126,26 @@ public final class MetadataQuorum implements MetadataNode {
             NodeDirectory.markStarted(settings);
         } catch (ExitUtils.ExitException e) {
             // Ratis gives up on its server (its port taken, for one); the guard turned its System.exit into this.
-            quorum.close();
-            throw new IOException(
+            final IOException failure = new IOException(
                     "voter " + settings.nodeId() + " could not start its quorum server on "
                             + settings.self().address() + ": " + rootMessageOf(e),
                     e);
+            closeAfter(quorum, failure);
+            throw failure;
         } catch (IOException | RuntimeException e) {
-            quorum.close();
+            closeAfter(quorum, e);
             throw e;
         }
         return quorum;
+    }
+
+    /** Closes a voter that failed to start with {@code failure}, adding any failure to close to it. */
+    private static void closeAfter(MetadataQuorum quorum, Exception failure) {
+        try {
+            quorum.close();
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     /** The innermost cause's message, which says why (a taken port), where Ratis's own says only that it failed. */

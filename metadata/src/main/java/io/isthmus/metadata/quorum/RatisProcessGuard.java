@@ -13,8 +13,9 @@ import org.apache.ratis.util.ExitUtils;
  * <ul>
  *   <li>Ratis's exits become {@code ExitUtils.ExitException}s thrown to its caller: a voter that cannot listen fails
  *       its {@code start} with the reason;
- *   <li>Ratis's handler is switched off and the JVM's previous default handler is put back (by default the JVM
- *       prints the dying thread's stack trace to standard error).
+ *   <li>Ratis's handler is switched off and the JVM's previous default handler is put back (by default there is
+ *       none, and the JVM prints the dying thread's stack trace to standard error); if something used {@code
+ *       ExitUtils} before the guard, the handler it had replaced is lost, and none is set.
  * </ul>
  *
  * The policy is process-wide, as Ratis's is; installing it twice is harmless.

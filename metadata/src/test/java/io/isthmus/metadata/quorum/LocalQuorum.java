@@ -15,6 +15,9 @@ import java.util.function.BooleanSupplier;
 
 /** Three (or more) voters of one quorum in this JVM, each on its own loopback port and directory. */
 public final class LocalQuorum implements AutoCloseable {
+    /** Every port this JVM handed out: never again, bound yet or not. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     public static final String CLUSTER_ID = "local-quorum-cluster";
 
     private final List<QuorumSettings> settings = new ArrayList<>();
@@ -62,6 +65,9 @@ public final class LocalQuorum implements AutoCloseable {
         for (int attempt = 0; attempt < 1_000; attempt++) {
             final int port =
                     20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            if (!HANDED_OUT.add(port)) {
+                continue; // given to an earlier caller, which may not have bound it yet
+            }
             try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
                 return port;
             } catch (final IOException taken) {
