@@ -17,12 +17,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -226,18 +228,8 @@ class ProduceHandlerTest {
             throws Exception {
         final CompletableFuture<Errors> firstVerified = new CompletableFuture<>();
         final AtomicInteger asked = new AtomicInteger();
-        final ProduceVerification slowFirst = new ProduceVerification() {
-            @Override
-            public CompletableFuture<Errors> verify(
-                    final String transactionalId, final MemoryRecords records, final TopicPartition partition) {
-                return asked.getAndIncrement() == 0 ? firstVerified : CompletableFuture.completedFuture(Errors.NONE);
-            }
-
-            @Override
-            public void markerWritten(final long producerId, final TopicPartition partition) {}
-        };
-        handler =
-                new ProduceHandler(partitions, AccessControl.allowAll(), PartitionLeadership.SOLE_BROKER, 1, slowFirst);
+        handler = handlerVerifying(partition ->
+                asked.getAndIncrement() == 0 ? firstVerified : CompletableFuture.completedFuture(Errors.NONE));
         final ProduceRequestData first =
                 request((short) -1, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(7, (short) 0, 0, 1));
         final ProduceRequestData second =
@@ -270,21 +262,12 @@ class ProduceHandlerTest {
     @Test
     void anUnexpectedFailureIsOnePartitionsAnswerAndTheRequestWaitsForItsOtherAppends() throws Exception {
         final CompletableFuture<Errors> firstVerified = new CompletableFuture<>();
-        final ProduceVerification oneThrows = new ProduceVerification() {
-            @Override
-            public CompletableFuture<Errors> verify(
-                    final String transactionalId, final MemoryRecords records, final TopicPartition partition) {
-                if (partition.partition() == 1) {
-                    throw new IllegalStateException("the coordinator's client broke");
-                }
-                return firstVerified;
+        handler = handlerVerifying(partition -> {
+            if (partition.partition() == 1) {
+                throw new IllegalStateException("the coordinator's client broke");
             }
-
-            @Override
-            public void markerWritten(final long producerId, final TopicPartition partition) {}
-        };
-        handler =
-                new ProduceHandler(partitions, AccessControl.allowAll(), PartitionLeadership.SOLE_BROKER, 1, oneThrows);
+            return firstVerified;
+        });
         final ProduceRequestData both =
                 request((short) -1, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(7, (short) 0, 0, 2));
         both.topicData()
@@ -303,12 +286,8 @@ class ProduceHandlerTest {
                 .isNotDone();
         firstVerified.complete(Errors.NONE);
 
-        final List<ProduceResponseData.PartitionProduceResponse> responses = ((ProduceResponseData)
-                        Requests.await(answer).body())
-                .responses()
-                .iterator()
-                .next()
-                .partitionResponses();
+        final List<ProduceResponseData.PartitionProduceResponse> responses =
+                partitionResponses(Requests.await(answer).body());
         assertThat(responses.get(0).errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(responses.get(1).errorCode()).isEqualTo(Errors.UNKNOWN_SERVER_ERROR.code());
         assertThat(responses.get(1).errorMessage()).contains("the coordinator's client broke");
@@ -347,12 +326,8 @@ class ProduceHandlerTest {
                         .setIndex(1)
                         .setRecords(KafkaBatches.plain("fine", 3, 1_700_000_000_000L)));
 
-        final List<ProduceResponseData.PartitionProduceResponse> responses = ((ProduceResponseData)
-                        Requests.body(handler, ApiKeys.PRODUCE, BY_NAME, both))
-                .responses()
-                .iterator()
-                .next()
-                .partitionResponses();
+        final List<ProduceResponseData.PartitionProduceResponse> responses =
+                partitionResponses(Requests.body(handler, ApiKeys.PRODUCE, BY_NAME, both));
 
         assertThat(responses.get(0).errorCode()).isNotEqualTo(Errors.NONE.code());
         assertThat(responses.get(0).errorMessage()).contains("already exists");
@@ -361,13 +336,29 @@ class ProduceHandlerTest {
         assertThat(partition(1).logEndOffset()).isEqualTo(3);
     }
 
+    /** A handler whose verification answers each partition's batches as {@code answer} says. */
+    private ProduceHandler handlerVerifying(final Function<TopicPartition, CompletableFuture<Errors>> answer) {
+        final ProduceVerification verification = new ProduceVerification() {
+            @Override
+            public CompletableFuture<Errors> verify(
+                    final String transactionalId, final MemoryRecords records, final TopicPartition partition) {
+                return answer.apply(partition);
+            }
+
+            @Override
+            public void markerWritten(final long producerId, final TopicPartition partition) {}
+        };
+        return new ProduceHandler(
+                partitions, AccessControl.allowAll(), PartitionLeadership.SOLE_BROKER, 1, verification);
+    }
+
+    /** The partition answers of a response about one topic. */
+    private static List<ProduceResponseData.PartitionProduceResponse> partitionResponses(final ApiMessage body) {
+        return ((ProduceResponseData) body).responses().iterator().next().partitionResponses();
+    }
+
     private static ProduceResponseData.PartitionProduceResponse partitionResponse(final Response response) {
-        return ((ProduceResponseData) response.body())
-                .responses()
-                .iterator()
-                .next()
-                .partitionResponses()
-                .getFirst();
+        return partitionResponses(response.body()).getFirst();
     }
 
     @Test
