@@ -61,6 +61,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -144,6 +145,10 @@ public final class Broker implements AutoCloseable {
      * in reverse order, the metadata voter of a cluster node included.
      */
     public static Broker start(final BrokerConfig config) throws IOException, InterruptedException {
+        final Set<String> unknown = config.unknownSettings();
+        if (!unknown.isEmpty()) {
+            LOG.warn("settings this broker does not know, ignored (see ./isthmus broker --help-config): {}", unknown);
+        }
         final Map<String, String> logSettings = new HashMap<>(config.originalsStrings());
         logSettings.put(BrokerConfig.LOG_DIRS, String.join(",", config.getList(BrokerConfig.LOG_DIRS)));
         final Path metadataDir = config.logDirs().getFirst();

@@ -2,6 +2,7 @@ package io.isthmus.broker;
 
 import io.isthmus.broker.config.BrokerConfig;
 import io.isthmus.broker.config.Endpoint;
+import io.isthmus.broker.log.LogConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,7 @@ public final class BrokerMain implements Callable<Integer> {
     public Integer call() throws Exception {
         if (helpConfig) {
             System.out.println(BrokerConfig.DEFINITION.toEnrichedRst());
+            System.out.println(LogConfig.DEFINITION.toEnrichedRst());
             return 0;
         }
         final BrokerConfig config;

@@ -1,5 +1,6 @@
 package io.isthmus.broker.config;
 
+import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.producer.ProducerStateTable;
 import io.isthmus.broker.security.AclAuthorizer;
 import io.isthmus.broker.security.AclStore;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -41,6 +43,9 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * configuration.
  */
 public final class BrokerConfig extends AbstractConfig {
+    /** Kafka's per-listener settings ({@code listener.name.<listener>.<mechanism>.sasl.jaas.config}), read as given. */
+    private static final String LISTENER_PREFIX = "listener.name.";
+
     public static final String NODE_ID = "node.id";
     public static final String PROCESS_ROLES = "process.roles";
     public static final String CONTROLLER_QUORUM_VOTERS = "controller.quorum.voters";
@@ -592,6 +597,23 @@ public final class BrokerConfig extends AbstractConfig {
 
     private BrokerConfig(final Map<String, String> values) {
         super(DEFINITION, values, false);
+    }
+
+    /**
+     * The settings given that neither this table nor the log's ({@link LogConfig#DEFINITION}) knows, nor a listener's
+     * own ({@code listener.name.*}): a misspelling, or a Kafka setting isthmus has no use for. The broker ignores them,
+     * as Kafka does, and says so when it starts.
+     */
+    public Set<String> unknownSettings() {
+        final Set<String> unknown = new TreeSet<>();
+        for (final String key : originalsStrings().keySet()) {
+            if (!DEFINITION.names().contains(key)
+                    && !LogConfig.DEFINITION.names().contains(key)
+                    && !key.startsWith(LISTENER_PREFIX)) {
+                unknown.add(key);
+            }
+        }
+        return unknown;
     }
 
     /** Settings from a map of raw values; unknown keys are kept for the log's configuration. */

@@ -1,6 +1,9 @@
 package io.isthmus.broker.log;
 
 import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
 
 /**
  * Settings of the partition log, under Kafka's names and with Kafka's defaults unless said otherwise.
@@ -89,6 +92,101 @@ public record LogConfig(
 
     /** Smallest legal index: room for a handful of entries of the larger (time) index. */
     public static final int MIN_INDEX_SIZE_MAX_BYTES = 4 * TimeIndexDescriptor.ENTRY_LENGTH;
+
+    /**
+     * The log's settings as one table, for {@code ./isthmus broker --help-config} and to tell a setting the broker
+     * does not know from one it does. Parsing and validation stay in {@link #from}, with the same defaults.
+     */
+    public static final ConfigDef DEFINITION = new ConfigDef()
+            .define(
+                    SEGMENT_BYTES,
+                    Type.INT,
+                    DEFAULT_SEGMENT_BYTES,
+                    Importance.HIGH,
+                    "Segment size; segments are preallocated and mapped at this size.")
+            .define(
+                    ROLL_MS,
+                    Type.LONG,
+                    DEFAULT_ROLL_MS,
+                    Importance.MEDIUM,
+                    "Roll a non-empty active segment older than this.")
+            .define(
+                    RETENTION_MS,
+                    Type.LONG,
+                    DEFAULT_RETENTION_MS,
+                    Importance.HIGH,
+                    "Delete whole sealed segments older than this (-1: never).")
+            .define(
+                    RETENTION_BYTES,
+                    Type.LONG,
+                    DEFAULT_RETENTION_BYTES,
+                    Importance.HIGH,
+                    "Delete whole sealed segments while the partition is larger than this (-1: never).")
+            .define(
+                    RETENTION_CHECK_INTERVAL_MS,
+                    Type.LONG,
+                    DEFAULT_RETENTION_CHECK_INTERVAL_MS,
+                    Importance.LOW,
+                    "How often retention runs.")
+            .define(
+                    INDEX_INTERVAL_BYTES,
+                    Type.INT,
+                    DEFAULT_INDEX_INTERVAL_BYTES,
+                    Importance.LOW,
+                    "Bytes of log between two entries of the sparse offset and time indexes.")
+            .define(
+                    INDEX_SIZE_MAX_BYTES,
+                    Type.INT,
+                    DEFAULT_INDEX_SIZE_MAX_BYTES,
+                    Importance.LOW,
+                    "Size of each index file; a full index rolls the segment.")
+            .define(
+                    FLUSH_MESSAGES,
+                    Type.LONG,
+                    DEFAULT_FLUSH_MESSAGES,
+                    Importance.MEDIUM,
+                    "Force the active segment to disk after this many records (by default the page cache is"
+                            + " trusted, which survives a crash of the broker process).")
+            .define(
+                    FLUSH_MS,
+                    Type.LONG,
+                    DEFAULT_FLUSH_MS,
+                    Importance.MEDIUM,
+                    "Force the active segment to disk after this long.")
+            .define(
+                    FLUSH_SCHEDULER_INTERVAL_MS,
+                    Type.LONG,
+                    DEFAULT_FLUSH_SCHEDULER_INTERVAL_MS,
+                    Importance.LOW,
+                    "How often time-based flushes are checked.")
+            .define(
+                    PREALLOCATE,
+                    Type.BOOLEAN,
+                    DEFAULT_PREALLOCATE,
+                    Importance.LOW,
+                    "Accepted for familiarity (Kafka's default is false): segments are always mapped at full size,"
+                            + " since RDMA producers write into the mapping registered once.")
+            .define(
+                    PRETOUCH_BYTES,
+                    Type.LONG,
+                    DEFAULT_PRETOUCH_BYTES,
+                    Importance.LOW,
+                    "isthmus only: how far ahead of each active segment's tail a background thread faults pages"
+                            + " in, so appends take no page faults (0: off).")
+            .define(
+                    MESSAGE_MAX_BYTES,
+                    Type.INT,
+                    DEFAULT_MESSAGE_MAX_BYTES,
+                    Importance.HIGH,
+                    "The largest record batch accepted, as sent, and the most a compressed batch may decompress"
+                            + " to (MESSAGE_TOO_LARGE beyond).")
+            .define(
+                    HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
+                    Type.LONG,
+                    DEFAULT_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
+                    Importance.LOW,
+                    "How often each log directory's replication-offset-checkpoint gets the high watermarks of its"
+                            + " replicated partitions (also written at shutdown, read at start).");
 
     public LogConfig {
         requireAtLeast(SEGMENT_BYTES, segmentBytes, MIN_SEGMENT_BYTES);

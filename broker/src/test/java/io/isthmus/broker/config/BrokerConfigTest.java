@@ -3,6 +3,7 @@ package io.isthmus.broker.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.producer.ProducerStateTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -152,5 +153,36 @@ class BrokerConfigTest {
         assertThatThrownBy(noLogDirs::logDirs)
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(BrokerConfig.LOG_DIRS);
+    }
+
+    @Test
+    void aSettingNeitherTheBrokerNorItsLogKnowsIsReportedAndTheKnownOnesAreNot() {
+        final BrokerConfig config = BrokerConfig.of(Map.of(
+                BrokerConfig.LOG_DIRS,
+                "/tmp/x",
+                LogConfig.RETENTION_MS,
+                "1000",
+                "log.retention.hour",
+                "1",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                "x",
+                "zookeeper.connect",
+                "localhost:2181"));
+
+        assertThat(config.unknownSettings()).containsExactly("log.retention.hour", "zookeeper.connect");
+    }
+
+    @Test
+    void theLogsTableHasEverySettingTheLogReadsWithTheSameDefaults() {
+        final Map<String, String> defaults = new java.util.HashMap<>();
+        LogConfig.DEFINITION.defaultValues().forEach((name, value) -> defaults.put(name, String.valueOf(value)));
+
+        assertThat(LogConfig.from(defaults)).isEqualTo(LogConfig.defaults());
+        for (final String name : LogConfig.DEFINITION.names()) {
+            // Refused with its name: the log reads it, under this name.
+            assertThatThrownBy(() -> LogConfig.from(Map.of(name, "-2")))
+                    .as(name)
+                    .hasMessageContaining(name);
+        }
     }
 }
