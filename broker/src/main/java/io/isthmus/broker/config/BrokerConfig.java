@@ -43,8 +43,10 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * configuration.
  */
 public final class BrokerConfig extends AbstractConfig {
-    /** Kafka's per-listener settings ({@code listener.name.<listener>.<mechanism>.sasl.jaas.config}), read as given. */
+    /** Kafka's per-listener settings; of them isthmus reads PLAIN's JAAS entry ({@link SaslMechanisms}), as given. */
     private static final String LISTENER_PREFIX = "listener.name.";
+
+    private static final String PLAIN_JAAS_SUFFIX = ".plain.sasl.jaas.config";
 
     public static final String NODE_ID = "node.id";
     public static final String PROCESS_ROLES = "process.roles";
@@ -601,15 +603,16 @@ public final class BrokerConfig extends AbstractConfig {
 
     /**
      * The settings given that neither this table nor the log's ({@link LogConfig#DEFINITION}) knows, nor a listener's
-     * own ({@code listener.name.*}): a misspelling, or a Kafka setting isthmus has no use for. The broker ignores them,
-     * as Kafka does, and says so when it starts.
+     * PLAIN JAAS entry ({@code listener.name.<listener>.plain.sasl.jaas.config}): a misspelling, or a Kafka setting
+     * isthmus has no use for (another mechanism's JAAS entry among them). The broker ignores them, as Kafka does, and
+     * says so when it starts.
      */
     public Set<String> unknownSettings() {
         final Set<String> unknown = new TreeSet<>();
         for (final String key : originalsStrings().keySet()) {
             if (!DEFINITION.names().contains(key)
                     && !LogConfig.DEFINITION.names().contains(key)
-                    && !key.startsWith(LISTENER_PREFIX)) {
+                    && !(key.startsWith(LISTENER_PREFIX) && key.endsWith(PLAIN_JAAS_SUFFIX))) {
                 unknown.add(key);
             }
         }

@@ -56,7 +56,7 @@ public record ClusterSettings(
      * The cluster settings, if {@code process.roles} makes this broker a node of a cluster.
      *
      * @throws ConfigException for roles other than {@code broker,controller}, missing or malformed voters, timeouts
-     *     that do not fit together, or a datapath a cluster does not serve yet
+     *     that do not fit together, an authorizer (replication does not authenticate yet), or no PLAINTEXT listener
      */
     public static Optional<ClusterSettings> from(final BrokerConfig config) {
         final List<String> roles = config.getList(BrokerConfig.PROCESS_ROLES).stream()

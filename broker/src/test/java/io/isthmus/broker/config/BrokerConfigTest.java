@@ -166,10 +166,16 @@ class BrokerConfigTest {
                 "1",
                 "listener.name.sasl_plaintext.plain.sasl.jaas.config",
                 "x",
+                "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config",
+                "y",
                 "zookeeper.connect",
                 "localhost:2181"));
 
-        assertThat(config.unknownSettings()).containsExactly("log.retention.hour", "zookeeper.connect");
+        assertThat(config.unknownSettings())
+                .containsExactly(
+                        "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config",
+                        "log.retention.hour",
+                        "zookeeper.connect");
     }
 
     @Test
@@ -178,6 +184,9 @@ class BrokerConfigTest {
         LogConfig.DEFINITION.defaultValues().forEach((name, value) -> defaults.put(name, String.valueOf(value)));
 
         assertThat(LogConfig.from(defaults)).isEqualTo(LogConfig.defaults());
+        assertThat(LogConfig.DEFINITION.names())
+                .as("one setting per component of the log's configuration")
+                .hasSize(LogConfig.class.getRecordComponents().length);
         for (final String name : LogConfig.DEFINITION.names()) {
             // Refused with its name: the log reads it, under this name.
             assertThatThrownBy(() -> LogConfig.from(Map.of(name, "-2")))
