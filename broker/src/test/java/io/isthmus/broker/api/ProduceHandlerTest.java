@@ -270,13 +270,7 @@ class ProduceHandlerTest {
         });
         final ProduceRequestData both =
                 request((short) -1, "orders", Uuid.ZERO_UUID, 0, KafkaBatches.idempotent(7, (short) 0, 0, 2));
-        both.topicData()
-                .iterator()
-                .next()
-                .partitionData()
-                .add(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(1)
-                        .setRecords(KafkaBatches.idempotent(7, (short) 0, 0, 3)));
+        addPartition(both, 1, KafkaBatches.idempotent(7, (short) 0, 0, 3));
         both.setTransactionalId("payments-writer");
 
         final CompletableFuture<Response> answer = handler.handle(
@@ -318,13 +312,7 @@ class ProduceHandlerTest {
                 Uuid.ZERO_UUID,
                 0,
                 MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(null, new byte[200_000])));
-        both.topicData()
-                .iterator()
-                .next()
-                .partitionData()
-                .add(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(1)
-                        .setRecords(KafkaBatches.plain("fine", 3, 1_700_000_000_000L)));
+        addPartition(both, 1, KafkaBatches.plain("fine", 3, 1_700_000_000_000L));
 
         final List<ProduceResponseData.PartitionProduceResponse> responses =
                 partitionResponses(Requests.body(handler, ApiKeys.PRODUCE, BY_NAME, both));
@@ -350,6 +338,17 @@ class ProduceHandlerTest {
         };
         return new ProduceHandler(
                 partitions, AccessControl.allowAll(), PartitionLeadership.SOLE_BROKER, 1, verification);
+    }
+
+    /** Adds partition {@code index} of the request's one topic, carrying {@code records}. */
+    private static void addPartition(final ProduceRequestData request, final int index, final MemoryRecords records) {
+        request.topicData()
+                .iterator()
+                .next()
+                .partitionData()
+                .add(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(index)
+                        .setRecords(records));
     }
 
     /** The partition answers of a response about one topic. */
