@@ -72,7 +72,13 @@ class DiskFullTest {
             try (KafkaProducer<String, String> patient = idempotentProducer(bootstrap)) {
                 final java.util.concurrent.Future<RecordMetadata> waiting =
                         patient.send(new ProducerRecord<>("kept", "waiting"));
-                Thread.sleep(1_000);
+                // Refused at least once (KAFKA_STORAGE_ERROR is retriable), so the retry is what space coming back
+                // meets.
+                final long refusedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (retries(patient) == 0 && System.nanoTime() < refusedBy) {
+                    Thread.sleep(20);
+                }
+                assertThat(retries(patient)).as("retries of the refused batch").isPositive();
                 assertThat(waiting.isDone())
                         .as("refused while the disk is full")
                         .isFalse();
@@ -144,6 +150,15 @@ class DiskFullTest {
         props.put("key.serializer", StringSerializer.class.getName());
         props.put("value.serializer", StringSerializer.class.getName());
         return new KafkaProducer<>(props);
+    }
+
+    /** How many times {@code producer} sent a batch again (kafka-clients' {@code record-retry-total}). */
+    private static double retries(final KafkaProducer<?, ?> producer) {
+        return producer.metrics().entrySet().stream()
+                .filter(m -> m.getKey().group().equals("producer-metrics")
+                        && m.getKey().name().equals("record-retry-total"))
+                .mapToDouble(m -> ((Number) m.getValue().metricValue()).doubleValue())
+                .sum();
     }
 
     /** kafka-clients' defaults: idempotent, acks=all, retrying until its delivery timeout. */

@@ -35,11 +35,7 @@ class RatisProcessGuardTest {
         }
 
         try (MetadataQuorum voter = MetadataQuorum.start(settings)) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!voter.isLeader() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertThat(voter.isLeader()).isTrue();
+            LocalQuorum.await(Duration.ofSeconds(30), voter::isLeader, "voter 1 to lead its quorum of one");
         }
     }
 
@@ -64,11 +60,7 @@ class RatisProcessGuardTest {
             dying.join();
 
             assertThat(dying.isAlive()).isFalse();
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!voter.isLeader() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertThat(voter.isLeader()).isTrue();
+            LocalQuorum.await(Duration.ofSeconds(30), voter::isLeader, "voter 1 to lead its quorum of one");
         }
     }
 }
