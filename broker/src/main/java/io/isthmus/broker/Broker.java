@@ -28,6 +28,8 @@ import io.isthmus.broker.config.ClusterSettings;
 import io.isthmus.broker.config.Endpoint;
 import io.isthmus.broker.group.FileOffsetStore;
 import io.isthmus.broker.group.GroupCoordinator;
+import io.isthmus.broker.group.GroupOffsetsLog;
+import io.isthmus.broker.group.OffsetStore;
 import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.LogManager;
 import io.isthmus.broker.metrics.BrokerMetricsMBean;
@@ -84,7 +86,7 @@ public final class Broker implements AutoCloseable {
 
     private final BrokerConfig config;
     private final PartitionManager partitions;
-    private final FileOffsetStore offsets;
+    private final OffsetStore offsets;
     private final GroupCoordinator coordinator;
     /** A single broker's transaction coordinator; a cluster's coordinators close with its membership. */
     private final Optional<TransactionCoordinator> soleTransactions;
@@ -101,7 +103,7 @@ public final class Broker implements AutoCloseable {
     private Broker(
             final BrokerConfig config,
             final PartitionManager partitions,
-            final FileOffsetStore offsets,
+            final OffsetStore offsets,
             final GroupCoordinator coordinator,
             final Optional<TransactionCoordinator> soleTransactions,
             final ScheduledExecutorService delayedFetches,
@@ -163,17 +165,23 @@ public final class Broker implements AutoCloseable {
                 logs.configureTopic(
                         TransactionStateLog.TOPIC,
                         TransactionStateLog.logConfig(config.transactionStateLogSegmentBytes()));
+                // And committed offsets, in theirs, which compact themselves the same way.
+                logs.configureTopic(
+                        GroupOffsetsLog.TOPIC, TransactionStateLog.logConfig(config.offsetsTopicSegmentBytes()));
             }
             final PartitionManager partitions = clusterSettings.isPresent()
                     ? PartitionManager.startForCluster(logs, TopicRegistry.open(metadataDir))
                     : PartitionManager.start(logs, TopicRegistry.open(metadataDir), config.maxBrokerPartitions());
             started.add(partitions::close);
-            final FileOffsetStore offsets = FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR));
-            started.add(offsets::close);
             final Optional<ClusterMembership> cluster = clusterSettings.isPresent()
-                    ? Optional.of(ClusterMembership.start(clusterSettings.get(), partitions, offsets))
+                    ? Optional.of(ClusterMembership.start(clusterSettings.get(), partitions))
                     : Optional.empty();
             cluster.ifPresent(c -> started.add(c::close));
+            // A single broker keeps committed offsets in files of its own; a cluster in the replicated
+            // __consumer_offsets topic, whose partition leaders coordinate the groups.
+            final OffsetStore offsets = cluster.map(ClusterMembership::groupOffsets)
+                    .orElseGet(() -> FileOffsetStore.open(metadataDir.resolve(OFFSETS_DIR)));
+            started.add(offsets::close);
             final ProducerIds producerIds =
                     cluster.map(ClusterMembership::producerIds).orElseGet(() -> ProducerIdAllocator.open(metadataDir));
             final PartitionLeadership leadership =
@@ -185,6 +193,7 @@ public final class Broker implements AutoCloseable {
                             config.groupMinSessionTimeoutMs(),
                             config.groupMaxSessionTimeoutMs()));
             started.add(coordinator::close);
+            cluster.ifPresent(c -> c.forgetGroupsWith(coordinator::forgetGroups));
             final ScheduledExecutorService delayedFetches = Executors.newSingleThreadScheduledExecutor(runnable -> {
                 final Thread thread = new Thread(runnable, "isthmus-delayed-fetch");
                 thread.setDaemon(true);

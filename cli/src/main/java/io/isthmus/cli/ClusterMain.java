@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
                 + " others broker-only nodes. Topics get"
                 + " default.replication.factor=min(3, brokers) and min.insync.replicas=min(2, brokers) unless given,"
                 + " and the transaction state topic the same (transaction.state.log.replication.factor,"
-                + " transaction.state.log.min.isr)."
+                + " transaction.state.log.min.isr), the committed-offsets topic"
+                + " offsets.topic.replication.factor=min(3, brokers)."
                 + " Ctrl-C stops them.",
         footer = "Example: ./isthmus cluster --brokers 3, then ./isthmus topics --bootstrap <printed> --describe")
 public final class ClusterMain implements Callable<Integer> {
@@ -67,6 +68,8 @@ public final class ClusterMain implements Callable<Integer> {
         // The transaction state topic the same way, so transactional producers work on a cluster of one or two too.
         withDefaults.put(BrokerConfig.TRANSACTION_STATE_LOG_REPLICATION_FACTOR, Integer.toString(Math.min(3, brokers)));
         withDefaults.put(BrokerConfig.TRANSACTION_STATE_LOG_MIN_ISR, Integer.toString(Math.min(2, brokers)));
+        // And the committed offsets of consumer groups, so groups have coordinators on a cluster of one or two too.
+        withDefaults.put(BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, Integer.toString(Math.min(3, brokers)));
         withDefaults.putAll(extra);
         final Path dir = directory != null ? directory : Files.createTempDirectory("isthmus-cluster-");
         final int voterCount = voters == null ? brokers : voters;

@@ -88,7 +88,8 @@ class ClusterFailoverTest {
             "broker.session.timeout.ms", "3000",
             "controller.quorum.election.timeout.ms", "600",
             "log.segment.bytes", "1048576",
-            "num.network.threads", "1");
+            "num.network.threads", "1",
+            "offsets.topic.num.partitions", "3");
     /** Replicated: acks=all needs two in-sync replicas; a follower out of touch for 5 s leaves the ISR. */
     private static final Map<String, String> REPLICATED = withReplication();
 
@@ -279,6 +280,118 @@ class ClusterFailoverTest {
                         .as("partition %d, markers included, on broker %d against broker 1", p, broker)
                         .isEqualTo(first);
             }
+        }
+    }
+
+    @Test
+    void aGroupsCommittedOffsetsOutliveItsCoordinatorKilledAndTheGroupGoesOnFromThem() throws Exception {
+        cluster = LocalCluster.plan(3, dir, REPLICATED);
+        cluster.startAll(FORMED_WITHIN);
+        createTopic("events", 3, (short) 3);
+        awaitIsr("events", 3);
+        final Properties producerSettings = new Properties();
+        producerSettings.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        producerSettings.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(producerSettings, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int p = 0; p < 3; p++) {
+                for (int i = 0; i < 100; i++) {
+                    producer.send(new ProducerRecord<>(
+                                    "events", p, null, ("p" + p + "-" + i).getBytes(StandardCharsets.UTF_8)))
+                            .get(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+
+        // A member reads about half and commits where it is: the commit is answered once two replicas hold it.
+        final String group = "survivors";
+        final Map<TopicPartition, Long> committed = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> member = groupConsumer(group)) {
+            member.subscribe(List.of("events"));
+            int read = 0;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (read < 150 && System.nanoTime() < deadline) {
+                read += member.poll(Duration.ofMillis(200)).count();
+            }
+            assertThat(read).as("records the first member read").isGreaterThanOrEqualTo(150);
+            member.commitSync(Duration.ofSeconds(30));
+            for (final TopicPartition tp : member.assignment()) {
+                committed.put(tp, member.position(tp));
+            }
+        }
+        assertThat(committed).hasSize(3);
+        final long committedTotal =
+                committed.values().stream().mapToLong(Long::longValue).sum();
+
+        try (Admin admin = admin()) {
+            final int victim = groupCoordinatorOf(admin, group);
+            assertThat(victim).as("the group's coordinator").isPositive();
+            cluster.kill9(victim);
+            awaitTrue(
+                    Duration.ofSeconds(60), "the coordinator of " + group + " fails over from broker " + victim, () -> {
+                        final int now = groupCoordinatorOf(admin, group);
+                        return now > 0 && now != victim;
+                    });
+            final Map<TopicPartition, Long> fetched = new HashMap<>();
+            admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
+                    .forEach((tp, offset) -> fetched.put(tp, offset.offset()));
+            assertThat(fetched)
+                    .as("the offsets the new coordinator holds, against those committed before broker %d died", victim)
+                    .isEqualTo(committed);
+
+            // The group goes on: a new member starts at the committed offsets and reads the rest, none twice.
+            final Map<TopicPartition, Long> firstRead = new HashMap<>();
+            int rest = 0;
+            try (KafkaConsumer<byte[], byte[]> member = groupConsumer(group)) {
+                member.subscribe(List.of("events"));
+                final long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+                long quietUntil = Long.MAX_VALUE;
+                while (System.nanoTime() < Math.min(deadline, quietUntil)) {
+                    for (final ConsumerRecord<byte[], byte[]> r : member.poll(Duration.ofMillis(200))) {
+                        firstRead.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.offset());
+                        rest++;
+                    }
+                    if (rest >= 300 - committedTotal && quietUntil == Long.MAX_VALUE) {
+                        // Everything expected is here: a second more, in which a record read twice would show.
+                        quietUntil = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+                    }
+                }
+                member.commitSync(Duration.ofSeconds(30));
+            }
+            assertThat(rest).as("records the second member read").isEqualTo(300 - committedTotal);
+            for (final Map.Entry<TopicPartition, Long> first : firstRead.entrySet()) {
+                assertThat(first.getValue())
+                        .as("the first offset read of %s", first.getKey())
+                        .isEqualTo(committed.get(first.getKey()));
+            }
+            cluster.start(victim);
+        }
+    }
+
+    /** A group member reading from the earliest offset, committing only when told, 20 records a poll. */
+    private KafkaConsumer<byte[], byte[]> groupConsumer(final String group) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "20");
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** The coordinator of {@code group}, as DescribeConsumerGroups finds it; -1 while none is found. */
+    private static int groupCoordinatorOf(final Admin admin, final String group) {
+        try {
+            return admin.describeConsumerGroups(List.of(group))
+                    .describedGroups()
+                    .get(group)
+                    .get(10, TimeUnit.SECONDS)
+                    .coordinator()
+                    .id();
+        } catch (final Exception notNow) {
+            return -1;
         }
     }
 

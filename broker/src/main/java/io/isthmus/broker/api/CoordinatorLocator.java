@@ -22,11 +22,13 @@ public interface CoordinatorLocator {
     Located locate(byte keyType, String key, String listenerName);
 
     /**
-     * Whether this broker coordinates {@code key}: requests for a group coordinated elsewhere are answered
-     * NOT_COORDINATOR, so a client sent astray finds the coordinator again rather than split its group in two.
+     * Whether this broker coordinates {@code key} now: NONE if it does, otherwise the error its requests are answered
+     * with. A group coordinated elsewhere gets NOT_COORDINATOR, so a client sent astray finds the coordinator again
+     * rather than split its group in two; one whose coordinator here is still reading its offsets gets
+     * COORDINATOR_LOAD_IN_PROGRESS, which clients retry here.
      */
-    default boolean coordinatesHere(final byte keyType, final String key) {
-        return true;
+    default Errors coordination(final byte keyType, final String key) {
+        return Errors.NONE;
     }
 
     /**

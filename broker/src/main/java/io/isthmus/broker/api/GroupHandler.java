@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
@@ -65,6 +66,11 @@ public final class GroupHandler implements ApiHandler {
     private static final short NULLABLE_PROTOCOL_NAME_VERSION = 7;
     /** The first TxnOffsetCommit version that knows PRODUCER_FENCED (KIP-588). */
     private static final int TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED = 3;
+    /**
+     * Kafka's {@code offset.metadata.max.bytes} default: a commit's metadata string longer than this (counted in
+     * characters, as Kafka does) is answered OFFSET_METADATA_TOO_LARGE.
+     */
+    static final int OFFSET_METADATA_MAX_BYTES = 4096;
 
     private final GroupCoordinator coordinator;
     private final TransactionCoordinators transactions;
@@ -113,9 +119,9 @@ public final class GroupHandler implements ApiHandler {
     @Override
     public CompletableFuture<Response> handle(final RequestContext context, final AbstractRequest request) {
         final String group = singleGroupOf(request);
-        if (group != null && !coordinators.coordinatesHere(GROUP_KEY_TYPE, group)) {
-            return done(request.getErrorResponse(0, Errors.NOT_COORDINATOR.exception())
-                    .data());
+        final Errors coordination = group == null ? Errors.NONE : coordinators.coordination(GROUP_KEY_TYPE, group);
+        if (coordination != Errors.NONE) {
+            return done(request.getErrorResponse(0, coordination.exception()).data());
         }
         return switch (request) {
             case FindCoordinatorRequest find -> done(findCoordinator(context, find));
@@ -149,7 +155,7 @@ public final class GroupHandler implements ApiHandler {
                         mayRead(context, leave.data().groupId())
                                 ? leave(leave)
                                 : new LeaveGroupResponseData().setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
-            case OffsetCommitRequest commit -> done(commit(context, commit));
+            case OffsetCommitRequest commit -> commit(context, commit).thenApply(Response::of);
             case OffsetFetchRequest fetch -> done(fetchOffsets(context, fetch));
             case TxnOffsetCommitRequest commit -> done(transactionalCommit(context, commit));
             case DescribeGroupsRequest describe -> done(describe(context, describe));
@@ -327,7 +333,12 @@ public final class GroupHandler implements ApiHandler {
         return response;
     }
 
-    private OffsetCommitResponseData commit(final RequestContext context, final OffsetCommitRequest commit) {
+    /**
+     * OffsetCommit: answered once the offsets are durable (in a cluster, held by the in-sync replicas of the group's
+     * {@code __consumer_offsets} partition), off this network thread meanwhile.
+     */
+    private CompletableFuture<OffsetCommitResponseData> commit(
+            final RequestContext context, final OffsetCommitRequest commit) {
         final OffsetCommitRequestData data = commit.data();
         final boolean groupAllowed = mayRead(context, data.groupId());
         final long now = System.currentTimeMillis();
@@ -361,6 +372,11 @@ public final class GroupHandler implements ApiHandler {
                             .code());
                     continue;
                 }
+                if (partition.committedMetadata() != null
+                        && partition.committedMetadata().length() > OFFSET_METADATA_MAX_BYTES) {
+                    partitionResponse.setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code());
+                    continue;
+                }
                 offsets.put(
                         new TopicPartition(known.get().name(), partition.partitionIndex()),
                         new CommittedOffset(
@@ -371,12 +387,15 @@ public final class GroupHandler implements ApiHandler {
                 accepted.add(partitionResponse);
             }
         }
-        if (!offsets.isEmpty()) {
-            final Errors outcome = coordinator.commitOffsets(
-                    data.groupId(), data.generationIdOrMemberEpoch(), data.memberId(), offsets);
-            accepted.forEach(p -> p.setErrorCode(outcome.code()));
+        if (offsets.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
         }
-        return response;
+        return coordinator
+                .commitOffsets(data.groupId(), data.generationIdOrMemberEpoch(), data.memberId(), offsets)
+                .thenApply(outcome -> {
+                    accepted.forEach(p -> p.setErrorCode(outcome.code()));
+                    return response;
+                });
     }
 
     /**
@@ -485,7 +504,20 @@ public final class GroupHandler implements ApiHandler {
                     response.groups().add(groupResponse.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                     continue;
                 }
-                final Map<TopicPartition, CommittedOffset> committed = coordinator.committedOffsets(group.groupId());
+                final Errors coordinated = coordinators.coordination(GROUP_KEY_TYPE, group.groupId());
+                final Map<TopicPartition, CommittedOffset> committed;
+                try {
+                    if (coordinated != Errors.NONE) {
+                        throw coordinated.exception();
+                    }
+                    committed = coordinator.committedOffsets(group.groupId());
+                } catch (final ApiException notHere) {
+                    // A batch may name groups coordinated elsewhere: each of those is answered on its own.
+                    response.groups()
+                            .add(groupResponse.setErrorCode(
+                                    Errors.forException(notHere).code()));
+                    continue;
+                }
                 if (group.topics() == null) {
                     forEachCommittedTopic(committed, (name, partitions) -> {
                         if (mayDescribeTopic(context, name)) {
@@ -530,7 +562,13 @@ public final class GroupHandler implements ApiHandler {
                     ? response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
                     : response;
         }
-        final Map<TopicPartition, CommittedOffset> committed = coordinator.committedOffsets(data.groupId());
+        final Map<TopicPartition, CommittedOffset> committed;
+        try {
+            committed = coordinator.committedOffsets(data.groupId());
+        } catch (final ApiException notHere) {
+            // Leadership of the group's offsets moved since the request was let in.
+            return (OffsetFetchResponseData) fetch.getErrorResponse(notHere).data();
+        }
         if (data.topics() == null) {
             forEachCommittedTopic(committed, (name, partitions) -> {
                 if (mayDescribeTopic(context, name)) {

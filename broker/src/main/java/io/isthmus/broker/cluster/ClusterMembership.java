@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,29 +56,29 @@ public final class ClusterMembership implements AutoCloseable {
     private final PartitionManager partitions;
     private final QuorumProducerIds producerIds = new QuorumProducerIds(this);
     private volatile BrokerLifecycle lifecycle;
+    private final GroupOffsetPartitions groupOffsets;
     private volatile TransactionStatePartitions transactions;
     private volatile TransactionVerification verification;
     private volatile BrokerChannels channels;
     private boolean closed;
 
     private ClusterMembership(
-            final ClusterSettings settings,
-            final MetadataNode metadata,
-            final PartitionManager partitions,
-            final OffsetStore offsets) {
+            final ClusterSettings settings, final MetadataNode metadata, final PartitionManager partitions) {
         this.settings = settings;
         this.metadata = metadata;
         this.partitions = partitions;
+        this.groupOffsets = new GroupOffsetPartitions(this, partitions, settings.groupOffsets());
         // The broker's own registration is the first log entry known to be newer than this process: its partitions
         // follow the metadata only once the voter has applied that far.
         this.hosting = new PartitionHosting(
                 settings.nodeId(),
                 partitions,
-                offsets,
+                groupOffsets,
                 this::brokerEpoch,
                 new ReplicaFetchers(settings.nodeId(), this::replicationAddress, replicationSettings(settings)),
                 new QuorumIsrChanges(this),
                 settings.replicaLagTimeMax().toMillis());
+        hosting.afterEachImage(groupOffsets::onPartitionsApplied);
     }
 
     private static ReplicationSettings replicationSettings(final ClusterSettings settings) {
@@ -113,8 +115,7 @@ public final class ClusterMembership implements AutoCloseable {
      *     never started in a cluster but its log directories hold topics: those are a single broker's, whose ids the
      *     cluster does not know, and following the cluster's metadata would delete them
      */
-    public static ClusterMembership start(
-            final ClusterSettings settings, final PartitionManager partitions, final OffsetStore offsets)
+    public static ClusterMembership start(final ClusterSettings settings, final PartitionManager partitions)
             throws IOException {
         if (!MetadataNode.startedBefore(settings.quorum())
                 && !partitions.topics().topics().isEmpty()) {
@@ -124,7 +125,7 @@ public final class ClusterMembership implements AutoCloseable {
                             + " (it would delete these, which the cluster does not know)");
         }
         final MetadataNode metadata = MetadataNode.start(settings.quorum());
-        final ClusterMembership membership = new ClusterMembership(settings, metadata, partitions, offsets);
+        final ClusterMembership membership = new ClusterMembership(settings, metadata, partitions);
         metadata.addListener(membership.hosting::offer);
         return membership;
     }
@@ -212,11 +213,27 @@ public final class ClusterMembership implements AutoCloseable {
     }
 
     /**
-     * The coordinators of consumer groups, placed on the voters, and of transactional ids, the leaders of their state
-     * partitions (once {@link #startTransactions} ran).
+     * The committed offsets of consumer groups, in the replicated {@code __consumer_offsets} topic: this broker holds
+     * those of the partitions it leads. The caller closes it, after this membership.
+     */
+    public OffsetStore groupOffsets() {
+        return groupOffsets;
+    }
+
+    /**
+     * How this broker's group coordinator forgets the groups of an offsets partition whose leadership moved away:
+     * their members then find the new coordinator.
+     */
+    public void forgetGroupsWith(final Consumer<Predicate<String>> forget) {
+        groupOffsets.forgetGroupsWith(forget);
+    }
+
+    /**
+     * The coordinators of consumer groups and of transactional ids: the leaders of their partitions of {@code
+     * __consumer_offsets} and of {@code __transaction_state} (once {@link #startTransactions} ran).
      */
     public CoordinatorLocator coordinators() {
-        return new ClusterCoordinators(this, () -> Optional.ofNullable(transactions));
+        return new ClusterCoordinators(groupOffsets, () -> Optional.ofNullable(transactions));
     }
 
     /** CreateTopics, CreatePartitions and DeleteTopics, forwarded to the quorum. */

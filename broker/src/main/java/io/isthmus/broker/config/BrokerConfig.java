@@ -105,6 +105,10 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
     public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
+    public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
+    public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
+    public static final String OFFSETS_TOPIC_SEGMENT_BYTES = "offsets.topic.segment.bytes";
+    public static final String OFFSETS_COMMIT_TIMEOUT_MS = "offsets.commit.timeout.ms";
     public static final String SHM_ENABLED = "shm.enabled";
     public static final String SHM_DIR = "shm.dir";
     public static final String SHM_MAX_CONNECTIONS = "shm.max.connections";
@@ -423,6 +427,38 @@ public final class BrokerConfig extends AbstractConfig {
                     "In-sync replicas of a __transaction_state partition that must hold a coordinator's state change"
                             + " before it counts (a cluster only).")
             .define(
+                    OFFSETS_TOPIC_NUM_PARTITIONS,
+                    Type.INT,
+                    50,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Partitions of a cluster's replicated topic of committed offsets, __consumer_offsets; the leader"
+                            + " of a group's partition is its coordinator (a cluster only).")
+            .define(
+                    OFFSETS_TOPIC_REPLICATION_FACTOR,
+                    Type.SHORT,
+                    (short) 3,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Replicas of each partition of __consumer_offsets; the topic is created on the first group"
+                            + " FindCoordinator once this many brokers are up (a cluster only).")
+            .define(
+                    OFFSETS_TOPIC_SEGMENT_BYTES,
+                    Type.INT,
+                    104857600,
+                    Range.atLeast(1 << 20),
+                    Importance.LOW,
+                    "Segment size of a __consumer_offsets partition; when a segment fills, the latest offsets are"
+                            + " written anew and older segments deleted (a cluster only).")
+            .define(
+                    OFFSETS_COMMIT_TIMEOUT_MS,
+                    Type.INT,
+                    5000,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "How long an offset commit waits for min.insync.replicas replicas of its __consumer_offsets"
+                            + " partition before it is answered COORDINATOR_NOT_AVAILABLE (a cluster only).")
+            .define(
                     MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
                     Type.INT,
                     64,
@@ -694,6 +730,10 @@ public final class BrokerConfig extends AbstractConfig {
     }
 
     /** {@code min.insync.replicas}: the ISR an acks=all produce needs. */
+    public int offsetsTopicSegmentBytes() {
+        return getInt(OFFSETS_TOPIC_SEGMENT_BYTES);
+    }
+
     public int minInsyncReplicas() {
         return getInt(MIN_INSYNC_REPLICAS);
     }

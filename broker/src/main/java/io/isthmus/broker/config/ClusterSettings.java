@@ -24,7 +24,8 @@ import org.apache.kafka.common.config.ConfigException;
  *     in the ISR
  * @param replicaFetchWaitMax {@code replica.fetch.wait.max.ms}
  * @param replicaFetchMaxBytes {@code replica.fetch.max.bytes}
- * @param transactionState the replicated transaction state topic
+ * @param transactionState the replicated transaction state topic, {@code __transaction_state}
+ * @param groupOffsets the replicated topic of consumer groups' committed offsets, {@code __consumer_offsets}
  */
 public record ClusterSettings(
         QuorumSettings quorum,
@@ -33,7 +34,8 @@ public record ClusterSettings(
         Duration replicaLagTimeMax,
         Duration replicaFetchWaitMax,
         int replicaFetchMaxBytes,
-        TransactionStateSettings transactionState) {
+        InternalTopicSettings transactionState,
+        InternalTopicSettings groupOffsets) {
     /** The metadata directory under the first log directory when {@code metadata.log.dir} is not set. */
     public static final String DEFAULT_METADATA_DIRECTORY = "__cluster_metadata";
 
@@ -156,7 +158,8 @@ public record ClusterSettings(
                     lag,
                     fetchWait,
                     config.getInt(BrokerConfig.REPLICA_FETCH_MAX_BYTES),
-                    TransactionStateSettings.from(config)));
+                    InternalTopicSettings.transactionState(config),
+                    InternalTopicSettings.groupOffsets(config)));
         } catch (final IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

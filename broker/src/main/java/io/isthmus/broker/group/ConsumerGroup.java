@@ -189,4 +189,24 @@ final class ConsumerGroup {
             }
         }
     }
+
+    /** The group is no longer coordinated here: every member waiting in JoinGroup or SyncGroup gets {@code error}. */
+    void dissolve(final Errors error) {
+        for (final GroupMember member : members.values()) {
+            if (member.pendingJoin != null) {
+                final var join = member.pendingJoin;
+                member.pendingJoin = null;
+                join.complete(JoinResult.error(error, member.memberId));
+            }
+            if (member.pendingSync != null) {
+                final var sync = member.pendingSync;
+                member.pendingSync = null;
+                sync.complete(SyncResult.error(error));
+            }
+        }
+        members.clear();
+        pendingMemberIds.clear();
+        leaderId = null;
+        state = GroupState.EMPTY;
+    }
 }

@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -221,26 +223,59 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /**
      * Commits offsets for a group member, or for a standalone consumer ({@code generationId < 0}, the
-     * {@code assign()} case) while the group has no members.
+     * {@code assign()} case) while the group has no members. The member is checked now; the answer comes once the
+     * store made the offsets durable (in a cluster, once the in-sync replicas of the group's {@code
+     * __consumer_offsets} partition hold them), or with the store's error.
      */
-    public Errors commitOffsets(
+    public CompletableFuture<Errors> commitOffsets(
             final String groupId,
             final int generationId,
             final String memberId,
             final Map<TopicPartition, CommittedOffset> committed) {
         if (groupId == null || groupId.isEmpty()) {
-            return Errors.INVALID_GROUP_ID;
+            return CompletableFuture.completedFuture(Errors.INVALID_GROUP_ID);
         }
         final ConsumerGroup group = groups.computeIfAbsent(groupId, ConsumerGroup::new);
         synchronized (group) {
             if (generationId >= 0 || !group.isEmpty()) {
                 final Errors error = checkMember(group, generationId, memberId);
                 if (error != Errors.NONE) {
-                    return error;
+                    return CompletableFuture.completedFuture(error);
                 }
             }
-            offsets.commit(groupId, committed);
-            return Errors.NONE;
+        }
+        return offsets.commitAsync(groupId, committed).handle((ignored, failure) -> {
+            if (failure == null) {
+                return Errors.NONE;
+            }
+            final Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            final Errors error = Errors.forException(cause);
+            if (error == Errors.UNKNOWN_SERVER_ERROR) {
+                LOG.error("group={}: committing offsets failed", groupId, cause);
+            }
+            return error;
+        });
+    }
+
+    /**
+     * Forgets the groups {@code coordinatedElsewhere} names (their coordinator moved to another broker): members
+     * waiting in JoinGroup or SyncGroup are answered NOT_COORDINATOR, and each group's next request here starts it
+     * afresh. Their committed offsets are the store's, and stay.
+     */
+    public void forgetGroups(final Predicate<String> coordinatedElsewhere) {
+        for (final ConsumerGroup group : groups.values()) {
+            if (!coordinatedElsewhere.test(group.groupId)) {
+                continue;
+            }
+            synchronized (group) {
+                groups.remove(group.groupId, group);
+                if (group.rebalanceTimer != null) {
+                    group.rebalanceTimer.cancel(false);
+                    group.rebalanceTimer = null;
+                }
+                group.dissolve(Errors.NOT_COORDINATOR);
+            }
         }
     }
 

@@ -91,8 +91,8 @@ class GroupHandlerTest {
             }
 
             @Override
-            public boolean coordinatesHere(final byte keyType, final String key) {
-                return !key.equals("theirs");
+            public Errors coordination(final byte keyType, final String key) {
+                return key.equals("theirs") ? Errors.NOT_COORDINATOR : Errors.NONE;
             }
         };
         final GroupHandler cluster = new GroupHandler(

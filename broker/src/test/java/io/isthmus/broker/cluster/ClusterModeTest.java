@@ -1059,7 +1059,7 @@ class ClusterModeTest {
     /** The broker whose image names it leader of the transactional id's state partition. */
     private int coordinatorOf(final String transactionalId) {
         final io.isthmus.metadata.image.TopicImage state = topicImage("__transaction_state");
-        return state.partition(TransactionStatePartitions.partitionFor(
+        return state.partition(InternalTopic.partitionFor(
                         transactionalId, state.partitions().size()))
                 .leader();
     }
@@ -1278,6 +1278,8 @@ class ClusterModeTest {
         settings.put(BrokerConfig.CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS, "500");
         settings.put("log.segment.bytes", "1048576");
         settings.put("num.network.threads", "1");
+        // Consumer groups' offsets in three partitions of __consumer_offsets rather than Kafka's 50: a light cluster.
+        settings.put(BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "3");
         settings.putAll(overrides);
         return BrokerConfig.of(settings);
     }

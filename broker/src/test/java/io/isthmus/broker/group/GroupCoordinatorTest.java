@@ -188,7 +188,9 @@ class GroupCoordinatorTest {
 
         assertThat(coordinator.heartbeat(GROUP, 0, member)).isEqualTo(Errors.ILLEGAL_GENERATION);
         assertThat(await(coordinator.sync(GROUP, 7, member, Map.of())).error()).isEqualTo(Errors.ILLEGAL_GENERATION);
-        assertThat(coordinator.commitOffsets(GROUP, 0, member, Map.of(ORDERS_0, new CommittedOffset(1, 0, "", 1))))
+        assertThat(coordinator
+                        .commitOffsets(GROUP, 0, member, Map.of(ORDERS_0, new CommittedOffset(1, 0, "", 1)))
+                        .join())
                 .isEqualTo(Errors.ILLEGAL_GENERATION);
         assertThat(coordinator.committedOffsets(GROUP)).isEmpty();
     }
@@ -315,22 +317,22 @@ class GroupCoordinatorTest {
                 "", "", null, "client", "/h", SESSION_MS, REBALANCE_MS, "consumer", protocols("range"), false)));
 
         assertThat(joined.error()).isEqualTo(Errors.INVALID_GROUP_ID);
-        assertThat(coordinator.commitOffsets("", -1, "", Map.of())).isEqualTo(Errors.INVALID_GROUP_ID);
+        assertThat(coordinator.commitOffsets("", -1, "", Map.of()).join()).isEqualTo(Errors.INVALID_GROUP_ID);
     }
 
     @Test
     void shouldAcceptStandaloneCommitsOnlyWhileTheGroupIsEmpty() throws Exception {
         final Map<TopicPartition, CommittedOffset> offset = Map.of(ORDERS_0, new CommittedOffset(5, 0, "m", 1));
 
-        assertThat(coordinator.commitOffsets(GROUP, -1, "", offset)).isEqualTo(Errors.NONE);
+        assertThat(coordinator.commitOffsets(GROUP, -1, "", offset).join()).isEqualTo(Errors.NONE);
         assertThat(coordinator.committedOffsets(GROUP)).isEqualTo(offset);
 
         final String member = stableSingleMember(SESSION_MS);
         final Map<TopicPartition, CommittedOffset> later = Map.of(ORDERS_0, new CommittedOffset(9, 0, "", 2));
 
-        assertThat(coordinator.commitOffsets(GROUP, -1, "", later)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        assertThat(coordinator.commitOffsets(GROUP, -1, "", later).join()).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
         assertThat(coordinator.committedOffsets(GROUP)).isEqualTo(offset);
-        assertThat(coordinator.commitOffsets(GROUP, 1, member, later)).isEqualTo(Errors.NONE);
+        assertThat(coordinator.commitOffsets(GROUP, 1, member, later).join()).isEqualTo(Errors.NONE);
         assertThat(coordinator.committedOffsets(GROUP)).isEqualTo(later);
     }
 
@@ -342,7 +344,7 @@ class GroupCoordinatorTest {
         final Map<TopicPartition, CommittedOffset> offset = Map.of(ORDERS_0, new CommittedOffset(7, 0, "", 1));
 
         // An eager consumer commits in onPartitionsRevoked before it rejoins; Kafka accepts that commit.
-        assertThat(coordinator.commitOffsets(GROUP, 1, first, offset)).isEqualTo(Errors.NONE);
+        assertThat(coordinator.commitOffsets(GROUP, 1, first, offset).join()).isEqualTo(Errors.NONE);
         assertThat(coordinator.committedOffsets(GROUP)).isEqualTo(offset);
     }
 
@@ -351,8 +353,13 @@ class GroupCoordinatorTest {
         final JoinResult joined = await(join("", SESSION_MS, false, "range"));
         assertThat(state()).isEqualTo(GroupState.COMPLETING_REBALANCE);
 
-        final Errors outcome = coordinator.commitOffsets(
-                GROUP, joined.generationId(), joined.memberId(), Map.of(ORDERS_0, new CommittedOffset(7, 0, "", 1)));
+        final Errors outcome = coordinator
+                .commitOffsets(
+                        GROUP,
+                        joined.generationId(),
+                        joined.memberId(),
+                        Map.of(ORDERS_0, new CommittedOffset(7, 0, "", 1)))
+                .join();
 
         assertThat(outcome).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
         assertThat(coordinator.committedOffsets(GROUP)).isEmpty();
@@ -361,7 +368,9 @@ class GroupCoordinatorTest {
     @Test
     void shouldListGroupsWithTheirState() throws Exception {
         stableSingleMember(SESSION_MS);
-        coordinator.commitOffsets("standalone", -1, "", Map.of(ORDERS_0, new CommittedOffset(1, 0, "", 1)));
+        coordinator
+                .commitOffsets("standalone", -1, "", Map.of(ORDERS_0, new CommittedOffset(1, 0, "", 1)))
+                .join();
 
         assertThat(coordinator.listGroups())
                 .extracting(GroupDescription::groupId, GroupDescription::state)

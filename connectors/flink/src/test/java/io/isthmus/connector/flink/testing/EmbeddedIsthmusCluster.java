@@ -109,6 +109,8 @@ public final class EmbeddedIsthmusCluster implements AutoCloseable {
         settings.put(BrokerConfig.TRANSACTION_STATE_LOG_NUM_PARTITIONS, "6");
         settings.put(BrokerConfig.TRANSACTION_STATE_LOG_REPLICATION_FACTOR, Integer.toString(Math.min(3, size)));
         settings.put(BrokerConfig.TRANSACTION_STATE_LOG_MIN_ISR, Integer.toString(Math.min(2, size)));
+        settings.put(BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "6");
+        settings.put(BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, Integer.toString(Math.min(3, size)));
         settings.put("log.segment.bytes", Integer.toString(16 * 1024 * 1024));
         settings.put("num.network.threads", "2");
         return BrokerConfig.of(settings);

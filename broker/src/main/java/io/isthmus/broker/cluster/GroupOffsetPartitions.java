@@ -1,0 +1,219 @@
+package io.isthmus.broker.cluster;
+
+import io.isthmus.broker.api.CoordinatorLocator.Located;
+import io.isthmus.broker.config.InternalTopicSettings;
+import io.isthmus.broker.group.CommittedOffset;
+import io.isthmus.broker.group.GroupOffsetsLog;
+import io.isthmus.broker.group.OffsetStore;
+import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.transaction.StateWriteException;
+import io.isthmus.metadata.image.ClusterImage;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The committed offsets of a cluster's consumer groups, Kafka's way: in the replicated internal topic {@code
+ * __consumer_offsets}, a group belonging to partition {@code abs(hash(group id)) % partitions}, whose leader is the
+ * group's coordinator. This broker keeps the offsets of each partition it leads ({@link GroupOffsetsLog}, loaded from
+ * the partition's log when it is elected, see {@link PartitionCoordinators}) and answers for no other group:
+ *
+ * <ul>
+ *   <li>a commit is appended as the partition's leader and answered once {@code min.insync.replicas} in-sync replicas
+ *       hold it ({@code offsets.commit.timeout.ms} at most, then COORDINATOR_NOT_AVAILABLE), so the coordinator
+ *       elected after this broker fails has every acknowledged offset;
+ *   <li>a partition's commits are written one after another, in the order they came, on this class's threads, never
+ *       on a network thread (a commit waits for followers, whose fetches those threads serve);
+ *   <li>when a partition's leadership leaves this broker, the groups of that partition are forgotten here: their
+ *       members get NOT_COORDINATOR, find the new coordinator and join it.
+ * </ul>
+ */
+final class GroupOffsetPartitions implements OffsetStore {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupOffsetPartitions.class);
+    private static final int THREADS = 2;
+
+    private final ClusterMembership membership;
+    private final InternalTopic topic;
+    private final ExecutorService executor;
+    private final ScheduledExecutorService timers;
+    private final PartitionCoordinators<LedOffsets> coordinators;
+    /** Forgets a moved partition's groups in the group coordinator (set once the coordinator exists). */
+    private volatile Consumer<Predicate<String>> forgetGroups = groups -> {};
+
+    GroupOffsetPartitions(
+            final ClusterMembership membership,
+            final PartitionManager partitions,
+            final InternalTopicSettings settings) {
+        this.membership = membership;
+        this.topic = new InternalTopic(GroupOffsetsLog.TOPIC, "group", settings, membership);
+        final int nodeId = membership.nodeId();
+        this.executor = Executors.newFixedThreadPool(THREADS, runnable -> {
+            final Thread thread = new Thread(runnable, "broker-" + nodeId + "-group-offsets");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            final Thread thread = new Thread(runnable, "broker-" + nodeId + "-group-offsets-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.coordinators = new PartitionCoordinators<>(topic, membership, partitions, this::load, executor, timers);
+    }
+
+    /**
+     * The offsets of one {@code __consumer_offsets} partition this broker leads, in the leader epoch it was elected in.
+     * Writes run one at a time, in the order submitted; reads see the offsets of every write answered so far.
+     */
+    private final class LedOffsets implements AutoCloseable {
+        final int index;
+        final GroupOffsetsLog log;
+        private CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
+
+        LedOffsets(final int index, final GroupOffsetsLog log) {
+            this.index = index;
+            this.log = log;
+        }
+
+        synchronized CompletableFuture<Void> write(final Consumer<GroupOffsetsLog> change) {
+            lastWrite = lastWrite.exceptionally(failure -> null).thenRunAsync(() -> change.accept(log), executor);
+            return lastWrite;
+        }
+
+        Map<TopicPartition, CommittedOffset> committed(final String groupId) {
+            return log.committed(groupId);
+        }
+
+        /** Retired: the groups of this partition are coordinated elsewhere now. */
+        @Override
+        public void close() {
+            final int count =
+                    topic.in(membership.image()).map(t -> t.partitions().size()).orElse(0);
+            if (count > 0) {
+                forgetGroups.accept(groupId -> InternalTopic.partitionFor(groupId, count) == index);
+            }
+            // After the writes in flight, which would fail anyway: the partition is not led here in their epoch.
+            synchronized (this) {
+                lastWrite = lastWrite.exceptionally(failure -> null).thenRun(log::close);
+            }
+        }
+    }
+
+    private LedOffsets load(final Partition partition, final int leaderEpoch) {
+        final GroupOffsetsLog log = GroupOffsetsLog.load(
+                partition.log(),
+                batch -> topic.appendReplicated(partition, leaderEpoch, batch),
+                InstantSource.system());
+        return new LedOffsets(partition.topicPartition().partition(), log);
+    }
+
+    /**
+     * Hands this store the way to forget groups in the broker's group coordinator, called when a partition's
+     * leadership leaves this broker (the coordinator is built after this store, around it).
+     */
+    void forgetGroupsWith(final Consumer<Predicate<String>> forget) {
+        this.forgetGroups = forget;
+    }
+
+    /** FindCoordinator for a group: the leader of its offsets partition, creating the topic if need be. */
+    Located locate(final String groupId, final String listenerName) {
+        return topic.locate(groupId, listenerName);
+    }
+
+    /** NONE if this broker coordinates {@code groupId} now, else the error its requests get. */
+    Errors coordination(final String groupId) {
+        return coordinators.coordinatorOf(groupId).error();
+    }
+
+    /** Called on the partition-hosting thread after this broker's partitions took their roles in {@code image}. */
+    void onPartitionsApplied(final ClusterImage image) {
+        coordinators.onPartitionsApplied(image);
+    }
+
+    @Override
+    public CompletableFuture<Void> commitAsync(
+            final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+        final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOf(groupId);
+        if (here.error() != Errors.NONE) {
+            return CompletableFuture.failedFuture(here.error()
+                    .exception("broker " + membership.nodeId() + " does not coordinate group " + groupId + " now"));
+        }
+        return here.coordinator().write(log -> {
+            try {
+                log.commit(groupId, offsets);
+            } catch (final StateWriteException e) {
+                throw e.error().exception("offsets of group " + groupId + " not committed: " + e.getMessage());
+            }
+        });
+    }
+
+    @Override
+    public void commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+        try {
+            commitAsync(groupId, offsets).join();
+        } catch (final CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Map<TopicPartition, CommittedOffset> committed(final String groupId) {
+        final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOf(groupId);
+        if (here.error() != Errors.NONE) {
+            throw here.error()
+                    .exception("broker " + membership.nodeId() + " does not hold the offsets of group " + groupId
+                            + " now");
+        }
+        return here.coordinator().committed(groupId);
+    }
+
+    /**
+     * Tombstones the deleted topic's offsets in every partition led here (each partition's leader does its own), on
+     * this store's threads; a failure is logged, and the offsets stay until a later deletion of the same name.
+     */
+    @Override
+    public void deleteTopic(final String deleted) {
+        for (final LedOffsets led : coordinators.all()) {
+            led.write(log -> log.deleteTopic(deleted)).whenComplete((ignored, failure) -> {
+                if (failure != null) {
+                    LOG.warn(
+                            "broker {}: the offsets of deleted topic {} stay in {}-{}: {}",
+                            membership.nodeId(),
+                            deleted,
+                            topic.name(),
+                            led.index,
+                            failure.toString());
+                }
+            });
+        }
+    }
+
+    @Override
+    public void close() {
+        coordinators.close();
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (final InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        timers.shutdownNow();
+    }
+}

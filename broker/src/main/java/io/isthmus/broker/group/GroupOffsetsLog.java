@@ -1,0 +1,308 @@
+package io.isthmus.broker.group;
+
+import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.protocol.record.Record;
+import io.isthmus.protocol.record.RecordBatch;
+import io.isthmus.protocol.record.RecordBatchBuilder;
+import io.isthmus.protocol.record.RecordBatchDescriptor;
+import io.isthmus.protocol.record.RecordCursor;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The committed offsets of the consumer groups of one partition of a cluster's {@code __consumer_offsets}, kept in
+ * that partition's log, which its coordinator leads: one record per group and partition, the last one of a key wins,
+ * and a record without a value (a tombstone) removes it. A commit is one batch, so its offsets are taken whole or not
+ * at all, and it counts once the partition's in-sync replicas hold it; a coordinator elected after this one fails
+ * {@link #load loads} every offset this one acknowledged.
+ *
+ * <p>Record layout (big-endian, strings in UTF-8 with a 16-bit length; {@code version} is 0):
+ *
+ * <pre>
+ *   key:    version:int16 | group:string | topic:string | partition:int32
+ *   value:  version:int16 | offset:int64 | leaderEpoch:int32 | commitTimestampMs:int64 | metadata:string
+ * </pre>
+ *
+ * <p>Kafka compacts this topic. The log does the equivalent itself: once a segment has filled since the last time,
+ * the live offsets are written again at the head and the segments before them deleted, so it stays about a segment
+ * plus the live offsets.
+ *
+ * <p>The offsets are held in memory as well, for OffsetFetch: {@link #committed} may be called from any thread, and
+ * sees each change once it is durable. The changes ({@link #commit}, {@link #deleteTopic}) and {@link #close} must be
+ * called one at a time.
+ */
+public final class GroupOffsetsLog implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupOffsetsLog.class);
+    /** The internal topic's name, Kafka's. */
+    public static final String TOPIC = "__consumer_offsets";
+
+    private static final short VERSION = 0;
+    private static final int READ_BYTES = 1 << 20;
+    private static final int KEY_FIXED_BYTES = Short.BYTES + Short.BYTES + Short.BYTES + Integer.BYTES;
+    private static final int VALUE_FIXED_BYTES = Short.BYTES + Long.BYTES + Integer.BYTES + Long.BYTES + Short.BYTES;
+
+    /** How a batch of offset records becomes durable: returns once it is, or throws (nothing changed). */
+    @FunctionalInterface
+    public interface Appender {
+        void append(MemorySegment batch);
+    }
+
+    private final PartitionLog log;
+    private final Appender appender;
+    private final InstantSource clock;
+    /** Per group, its offsets as an immutable map, replaced whole on each change. */
+    private final Map<String, Map<TopicPartition, CommittedOffset>> groups = new ConcurrentHashMap<>();
+
+    private final RecordBatchBuilder builder = new RecordBatchBuilder();
+    private int segmentsAfterCompaction;
+
+    private GroupOffsetsLog(final PartitionLog log, final Appender appender, final InstantSource clock) {
+        this.log = log;
+        this.appender = appender;
+        this.clock = clock;
+    }
+
+    /**
+     * Reads {@code log}, a partition of {@code __consumer_offsets} this broker leads (and does not own), into memory;
+     * {@code appender} appends as its leader and waits for the in-sync replicas.
+     */
+    public static GroupOffsetsLog load(final PartitionLog log, final Appender appender, final InstantSource clock) {
+        final GroupOffsetsLog offsets = new GroupOffsetsLog(log, appender, clock);
+        offsets.replay();
+        offsets.segmentsAfterCompaction = log.segments().size();
+        return offsets;
+    }
+
+    private void replay() {
+        final RecordBatch batch = new RecordBatch();
+        long offset = log.logStartOffset();
+        int records = 0;
+        while (offset < log.logEndOffset()) {
+            try (LogReadResult result = log.read(offset, READ_BYTES)) {
+                if (result.isEmpty()) {
+                    break;
+                }
+                final MemorySegment segment = result.records();
+                long position = 0;
+                while (position < segment.byteSize()) {
+                    batch.wrap(segment, position);
+                    final RecordCursor cursor = batch.cursor();
+                    while (cursor.next()) {
+                        apply(cursor.record());
+                        records++;
+                    }
+                    position += batch.sizeInBytes();
+                }
+                offset = result.nextOffset();
+            }
+        }
+        LOG.info(
+                "loaded the offsets of {} groups from {} ({} records, offsets {}..{})",
+                groups.size(),
+                log.dir(),
+                records,
+                log.logStartOffset(),
+                log.logEndOffset());
+    }
+
+    private void apply(final Record record) {
+        final ByteBuffer key = ByteBuffer.wrap(record.keyAsArray());
+        final short keyVersion = key.getShort();
+        if (keyVersion != VERSION) {
+            throw new IllegalStateException("unknown offset record key version " + keyVersion + " in " + log.dir());
+        }
+        final String group = readString(key);
+        final TopicPartition partition = new TopicPartition(readString(key), key.getInt());
+        if (!record.hasValue()) {
+            remove(group, p -> p.equals(partition));
+            return;
+        }
+        final ByteBuffer value = ByteBuffer.wrap(record.valueAsArray());
+        final short valueVersion = value.getShort();
+        if (valueVersion != VERSION) {
+            throw new IllegalStateException("unknown offset record value version " + valueVersion + " in " + log.dir());
+        }
+        final long offset = value.getLong();
+        final int leaderEpoch = value.getInt();
+        final long timestamp = value.getLong();
+        put(group, Map.of(partition, new CommittedOffset(offset, leaderEpoch, readString(value), timestamp)));
+    }
+
+    private void put(final String group, final Map<TopicPartition, CommittedOffset> offsets) {
+        final Map<TopicPartition, CommittedOffset> merged = new LinkedHashMap<>(groups.getOrDefault(group, Map.of()));
+        merged.putAll(offsets);
+        groups.put(group, Collections.unmodifiableMap(merged));
+    }
+
+    private void remove(final String group, final Predicate<TopicPartition> removed) {
+        final Map<TopicPartition, CommittedOffset> offsets = groups.get(group);
+        if (offsets == null) {
+            return;
+        }
+        final Map<TopicPartition, CommittedOffset> kept = new LinkedHashMap<>(offsets);
+        kept.keySet().removeIf(removed);
+        if (kept.isEmpty()) {
+            groups.remove(group);
+        } else {
+            groups.put(group, Collections.unmodifiableMap(kept));
+        }
+    }
+
+    /** The group's committed offsets, empty if it never committed here. */
+    public Map<TopicPartition, CommittedOffset> committed(final String groupId) {
+        return groups.getOrDefault(groupId, Map.of());
+    }
+
+    /** Ids of the groups with committed offsets here. */
+    public List<String> groupIds() {
+        return List.copyOf(groups.keySet());
+    }
+
+    /**
+     * Appends the offsets as one batch and, once durable, makes them the group's.
+     *
+     * @throws RuntimeException what the appender threw: nothing changed
+     */
+    public void commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        final List<byte[]> keys = new ArrayList<>(offsets.size());
+        final List<byte[]> values = new ArrayList<>(offsets.size());
+        for (final Map.Entry<TopicPartition, CommittedOffset> entry : offsets.entrySet()) {
+            keys.add(key(groupId, entry.getKey()));
+            values.add(value(entry.getValue()));
+        }
+        append(keys, values);
+        put(groupId, offsets);
+        compactIfDue();
+    }
+
+    /** Removes every group's offsets of {@code topic}, with tombstones, once durable. */
+    public void deleteTopic(final String topic) {
+        final List<byte[]> keys = new ArrayList<>();
+        for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
+            for (final TopicPartition partition : group.getValue().keySet()) {
+                if (partition.topic().equals(topic)) {
+                    keys.add(key(group.getKey(), partition));
+                }
+            }
+        }
+        if (keys.isEmpty()) {
+            return;
+        }
+        final List<byte[]> values = new ArrayList<>(keys.size());
+        keys.forEach(k -> values.add(null));
+        append(keys, values);
+        for (final String group : List.copyOf(groups.keySet())) {
+            remove(group, p -> p.topic().equals(topic));
+        }
+    }
+
+    /**
+     * Writes every live offset again and deletes the segments they supersede, if a segment has filled since the last
+     * time. Never past the high watermark: what is not yet committed stays.
+     */
+    private void compactIfDue() {
+        if (log.segments().size() <= segmentsAfterCompaction) {
+            return;
+        }
+        final long snapshotStart = log.logEndOffset();
+        for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
+            final List<byte[]> keys = new ArrayList<>();
+            final List<byte[]> values = new ArrayList<>();
+            for (final Map.Entry<TopicPartition, CommittedOffset> entry :
+                    group.getValue().entrySet()) {
+                keys.add(key(group.getKey(), entry.getKey()));
+                values.add(value(entry.getValue()));
+            }
+            append(keys, values);
+        }
+        final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.highWatermark()));
+        segmentsAfterCompaction = log.segments().size();
+        LOG.info(
+                "compacted {}: the offsets of {} groups rewritten from offset {}, {} segments deleted",
+                log.dir(),
+                groups.size(),
+                snapshotStart,
+                deleted);
+    }
+
+    private void append(final List<byte[]> keys, final List<byte[]> values) {
+        int capacity = RecordBatchDescriptor.HEADER_LENGTH;
+        for (int i = 0; i < keys.size(); i++) {
+            final byte[] value = values.get(i);
+            capacity +=
+                    RecordBatchBuilder.sizeOfRecord(i, 0, keys.get(i).length, value == null ? -1 : value.length, null);
+        }
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[capacity]);
+        builder.begin(buffer, 0, capacity, 0L);
+        final long now = clock.millis();
+        for (int i = 0; i < keys.size(); i++) {
+            builder.append(now, keys.get(i), values.get(i));
+        }
+        final int size = builder.finish();
+        appender.append(buffer.asSlice(0, size));
+    }
+
+    static byte[] key(final String groupId, final TopicPartition partition) {
+        final byte[] group = groupId.getBytes(StandardCharsets.UTF_8);
+        final byte[] topic = partition.topic().getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer key = ByteBuffer.allocate(KEY_FIXED_BYTES + group.length + topic.length);
+        key.putShort(VERSION);
+        putString(key, group);
+        putString(key, topic);
+        key.putInt(partition.partition());
+        return key.array();
+    }
+
+    static byte[] value(final CommittedOffset committed) {
+        final byte[] metadata = committed.metadata() == null
+                ? new byte[0]
+                : committed.metadata().getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer value = ByteBuffer.allocate(VALUE_FIXED_BYTES + metadata.length);
+        value.putShort(VERSION);
+        value.putLong(committed.offset());
+        value.putInt(committed.leaderEpoch());
+        value.putLong(committed.commitTimestampMs());
+        putString(value, metadata);
+        return value.array();
+    }
+
+    private static void putString(final ByteBuffer buffer, final byte[] bytes) {
+        if (bytes.length > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("string longer than " + Short.MAX_VALUE + " bytes in an offset record");
+        }
+        buffer.putShort((short) bytes.length);
+        buffer.put(bytes);
+    }
+
+    private static String readString(final ByteBuffer buffer) {
+        final int length = buffer.getShort();
+        if (length < 0 || length > buffer.remaining()) {
+            throw new IllegalStateException(
+                    "malformed offset record: string of " + length + " bytes, " + buffer.remaining() + " left");
+        }
+        final String s = new String(buffer.array(), buffer.position(), length, StandardCharsets.UTF_8);
+        buffer.position(buffer.position() + length);
+        return s;
+    }
+
+    @Override
+    public void close() {
+        builder.close();
+    }
+}
