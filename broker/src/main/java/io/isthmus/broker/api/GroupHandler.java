@@ -681,6 +681,18 @@ public final class GroupHandler implements ApiHandler {
                                 .setProtocolData(""));
                 continue;
             }
+            final Errors coordinated = coordinators.coordination(GROUP_KEY_TYPE, groupId);
+            if (coordinated != Errors.NONE) {
+                // A batch may name groups coordinated elsewhere: each of those is answered on its own.
+                response.groups()
+                        .add(new DescribeGroupsResponseData.DescribedGroup()
+                                .setGroupId(groupId)
+                                .setErrorCode(coordinated.code())
+                                .setGroupState("")
+                                .setProtocolType("")
+                                .setProtocolData(""));
+                continue;
+            }
             final GroupDescription group = coordinator.describe(groupId);
             final DescribeGroupsResponseData.DescribedGroup described = new DescribeGroupsResponseData.DescribedGroup()
                     .setGroupId(groupId)

@@ -15,9 +15,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
@@ -35,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *       hold it ({@code offsets.commit.timeout.ms} at most, then COORDINATOR_NOT_AVAILABLE), so the coordinator
  *       elected after this broker fails has every acknowledged offset;
  *   <li>a partition's commits are written one after another, in the order they came, on this class's threads, never
- *       on a network thread (a commit waits for followers, whose fetches those threads serve);
+ *       on a network thread, and no thread waits while followers fetch them;
  *   <li>when a partition's leadership leaves this broker, the groups of that partition are forgotten here: their
  *       members get NOT_COORDINATOR, find the new coordinator and join it.
  * </ul>
@@ -74,46 +76,76 @@ final class GroupOffsetPartitions implements OffsetStore {
 
     /**
      * The offsets of one {@code __consumer_offsets} partition this broker leads, in the leader epoch it was elected in.
-     * Writes run one at a time, in the order submitted; reads see the offsets of every write answered so far.
+     * Its changes run one at a time, in the order submitted, each starting once the one before is durable (or failed);
+     * none holds a thread while the followers fetch. A commit is answered before the compaction it may set off.
      */
-    private final class LedOffsets implements AutoCloseable {
+    private final class LedOffsets implements PartitionCoordinators.Retirable {
         final int index;
         final GroupOffsetsLog log;
-        private CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
+        /** The last change submitted, failures swallowed: what the next one waits for. */
+        private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
 
         LedOffsets(final int index, final GroupOffsetsLog log) {
             this.index = index;
             this.log = log;
         }
 
-        synchronized CompletableFuture<Void> write(final Consumer<GroupOffsetsLog> change) {
-            lastWrite = lastWrite.exceptionally(failure -> null).thenRunAsync(() -> change.accept(log), executor);
-            return lastWrite;
+        /** Runs {@code change} after the changes before it, on this store's threads; completes as it does. */
+        synchronized CompletableFuture<Void> change(final Function<GroupOffsetsLog, CompletableFuture<Void>> change) {
+            final CompletableFuture<Void> done = last.thenComposeAsync(ignored -> change.apply(log), executor);
+            last = done.exceptionally(failure -> null);
+            return done;
+        }
+
+        CompletableFuture<Void> commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+            final CompletableFuture<Void> committed = change(l -> l.commit(groupId, offsets));
+            change(GroupOffsetsLog::compactIfDue).whenComplete((ignored, failure) -> {
+                if (failure != null) {
+                    LOG.warn(
+                            "broker {}: compacting {}-{} failed, tried again once another segment fills: {}",
+                            membership.nodeId(),
+                            topic.name(),
+                            index,
+                            failure.toString());
+                }
+            });
+            return committed;
         }
 
         Map<TopicPartition, CommittedOffset> committed(final String groupId) {
             return log.committed(groupId);
         }
 
-        /** Retired: the groups of this partition are coordinated elsewhere now. */
+        /**
+         * Retired: the groups of this partition are coordinated elsewhere now, and are forgotten here at once; the log
+         * is let go once the changes in flight are done (they fail: the partition is not led here in their epoch), so
+         * a successor elected here reads a log no predecessor still writes.
+         */
         @Override
-        public void close() {
+        public CompletableFuture<Void> retire() {
             final int count =
                     topic.in(membership.image()).map(t -> t.partitions().size()).orElse(0);
             if (count > 0) {
                 forgetGroups.accept(groupId -> InternalTopic.partitionFor(groupId, count) == index);
             }
-            // After the writes in flight, which would fail anyway: the partition is not led here in their epoch.
             synchronized (this) {
-                lastWrite = lastWrite.exceptionally(failure -> null).thenRun(log::close);
+                return last.thenRun(log::close);
             }
+        }
+
+        @Override
+        public void close() {
+            retire();
         }
     }
 
     private LedOffsets load(final Partition partition, final int leaderEpoch) {
+        // Completed on this store's threads: the next change runs there, never on the thread that moved the high
+        // watermark (a follower's fetch, under the partition's locks).
         final GroupOffsetsLog log = GroupOffsetsLog.load(
                 partition.log(),
-                batch -> topic.appendReplicated(partition, leaderEpoch, batch),
+                batch -> topic.appendReplicatedAsync(partition, leaderEpoch, batch)
+                        .whenCompleteAsync((ignored, failure) -> {}, executor),
                 InstantSource.system());
         return new LedOffsets(partition.topicPartition().partition(), log);
     }
@@ -149,12 +181,18 @@ final class GroupOffsetPartitions implements OffsetStore {
             return CompletableFuture.failedFuture(here.error()
                     .exception("broker " + membership.nodeId() + " does not coordinate group " + groupId + " now"));
         }
-        return here.coordinator().write(log -> {
-            try {
-                log.commit(groupId, offsets);
-            } catch (final StateWriteException e) {
-                throw e.error().exception("offsets of group " + groupId + " not committed: " + e.getMessage());
+        return here.coordinator().commit(groupId, offsets).exceptionallyCompose(failure -> {
+            final Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            final String why = "offsets of group " + groupId + " not committed: " + cause.getMessage();
+            if (cause instanceof StateWriteException refused) {
+                return CompletableFuture.failedFuture(refused.error().exception(why));
             }
+            if (cause instanceof RejectedExecutionException) {
+                // This broker is closing.
+                return CompletableFuture.failedFuture(Errors.NOT_COORDINATOR.exception(why));
+            }
+            return CompletableFuture.failedFuture(cause);
         });
     }
 
@@ -188,7 +226,7 @@ final class GroupOffsetPartitions implements OffsetStore {
     @Override
     public void deleteTopic(final String deleted) {
         for (final LedOffsets led : coordinators.all()) {
-            led.write(log -> log.deleteTopic(deleted)).whenComplete((ignored, failure) -> {
+            led.change(log -> log.deleteTopic(deleted)).whenComplete((ignored, failure) -> {
                 if (failure != null) {
                     LOG.warn(
                             "broker {}: the offsets of deleted topic {} stay in {}-{}: {}",

@@ -12,6 +12,8 @@ import io.isthmus.metadata.image.TopicImage;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.protocol.Errors;
@@ -156,49 +158,66 @@ final class InternalTopic {
      *     COORDINATOR_NOT_AVAILABLE if too few replicas are in sync or confirm the batch in time, or the append failed
      */
     void appendReplicated(final Partition partition, final int leaderEpoch, final MemorySegment batch) {
+        try {
+            appendReplicatedAsync(partition, leaderEpoch, batch).join();
+        } catch (final CompletionException e) {
+            if (e.getCause() instanceof StateWriteException refused) {
+                throw refused;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * {@link #appendReplicated}, without holding the caller's thread while the followers fetch: the batch is appended
+     * now, and the future completes once enough in-sync replicas hold it, or fails with {@link StateWriteException}.
+     */
+    CompletableFuture<Void> appendReplicatedAsync(
+            final Partition partition, final int leaderEpoch, final MemorySegment batch) {
         final Errors leads = membership.leadership().check(partition, leaderEpoch);
         if (leads != Errors.NONE) {
-            throw new StateWriteException(
+            return CompletableFuture.failedFuture(new StateWriteException(
                     Errors.NOT_COORDINATOR,
-                    partition.topicPartition() + " is not led here in epoch " + leaderEpoch + ": " + leads);
+                    partition.topicPartition() + " is not led here in epoch " + leaderEpoch + ": " + leads));
         }
         final Optional<String> tooFew =
                 partition.tooFewInSync(settings.minInsyncReplicas(), settings.minInsyncReplicasSetting());
         if (tooFew.isPresent()) {
-            throw new StateWriteException(
-                    Errors.COORDINATOR_NOT_AVAILABLE, partition.topicPartition() + ": " + tooFew.get());
+            return CompletableFuture.failedFuture(new StateWriteException(
+                    Errors.COORDINATOR_NOT_AVAILABLE, partition.topicPartition() + ": " + tooFew.get()));
         }
         final ProduceOutcome appended = partition.appendFromClient(batch);
         if (appended.error() == Errors.NONE && appended.leaderEpoch() != leaderEpoch) {
             // Leadership moved on (and came back) between the check and the append: the write belongs to the
             // coordinator of the newer epoch, which may have read the log already.
-            throw new StateWriteException(
+            return CompletableFuture.failedFuture(new StateWriteException(
                     Errors.NOT_COORDINATOR,
                     partition.topicPartition() + " took epoch " + appended.leaderEpoch() + " under the coordinator of "
-                            + leaderEpoch);
+                            + leaderEpoch));
         }
         if (appended.error() != Errors.NONE) {
-            throw new StateWriteException(
+            return CompletableFuture.failedFuture(new StateWriteException(
                     appended.error() == Errors.NOT_LEADER_OR_FOLLOWER
                             ? Errors.NOT_COORDINATOR
                             : Errors.COORDINATOR_NOT_AVAILABLE,
                     partition.topicPartition() + " refused a " + role + " write: " + appended.error() + " "
-                            + appended.message());
+                            + appended.message()));
         }
-        final Errors replicated = partition
+        return partition
                 .awaitReplication(
                         appended.lastOffset(),
                         appended.leaderEpoch(),
                         settings.minInsyncReplicas(),
                         settings.writeTimeout().toMillis())
-                .join();
-        if (replicated != Errors.NONE) {
-            throw new StateWriteException(
-                    replicated == Errors.NOT_LEADER_OR_FOLLOWER
-                            ? Errors.NOT_COORDINATOR
-                            : Errors.COORDINATOR_NOT_AVAILABLE,
-                    "write at offset " + appended.lastOffset() + " of " + partition.topicPartition()
-                            + " not confirmed by the in-sync replicas: " + replicated);
-        }
+                .thenAccept(replicated -> {
+                    if (replicated != Errors.NONE) {
+                        throw new StateWriteException(
+                                replicated == Errors.NOT_LEADER_OR_FOLLOWER
+                                        ? Errors.NOT_COORDINATOR
+                                        : Errors.COORDINATOR_NOT_AVAILABLE,
+                                "write at offset " + appended.lastOffset() + " of " + partition.topicPartition()
+                                        + " not confirmed by the in-sync replicas: " + replicated);
+                    }
+                });
     }
 }

@@ -49,6 +49,14 @@ final class PartitionCoordinators<C extends AutoCloseable> implements AutoClosea
         C load(Partition partition, int leaderEpoch);
     }
 
+    /**
+     * A coordinator whose retirement completes later, once the writes it has in flight are done: its successor here
+     * loads only then. Others are retired by {@link AutoCloseable#close()}.
+     */
+    interface Retirable extends AutoCloseable {
+        CompletableFuture<Void> retire();
+    }
+
     /** A key's coordinator here, or why there is none: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS ... */
     record Lookup<C>(Errors error, C coordinator, int partition, int leaderEpoch) {
         static <C> Lookup<C> none(final Errors error) {
@@ -207,7 +215,7 @@ final class PartitionCoordinators<C extends AutoCloseable> implements AutoClosea
         retired.put(
                 index,
                 here.coordinator()
-                        .thenAcceptAsync(PartitionCoordinators::closeLogged, executor)
+                        .thenComposeAsync(PartitionCoordinators::retireLogged, executor)
                         .exceptionally(failure -> null));
         LOG.info(
                 "broker {}: no longer coordinates {}-{} (epoch {})",
@@ -215,6 +223,18 @@ final class PartitionCoordinators<C extends AutoCloseable> implements AutoClosea
                 topic.name(),
                 index,
                 here.leaderEpoch());
+    }
+
+    private static CompletableFuture<Void> retireLogged(final AutoCloseable coordinator) {
+        if (coordinator instanceof Retirable retirable) {
+            return retirable.retire().whenComplete((ignored, failure) -> {
+                if (failure != null) {
+                    LOG.warn("retiring coordinator {} failed", coordinator, failure);
+                }
+            });
+        }
+        closeLogged(coordinator);
+        return CompletableFuture.completedFuture(null);
     }
 
     private static void closeLogged(final AutoCloseable coordinator) {

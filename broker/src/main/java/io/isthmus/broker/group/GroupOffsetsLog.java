@@ -16,9 +16,11 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * plus the live offsets.
  *
  * <p>The offsets are held in memory as well, for OffsetFetch: {@link #committed} may be called from any thread, and
- * sees each change once it is durable. The changes ({@link #commit}, {@link #deleteTopic}) and {@link #close} must be
- * called one at a time.
+ * sees each change once it is durable. The changes ({@link #commit}, {@link #deleteTopic}, {@link #compactIfDue}) and
+ * {@link #close} must be made one at a time, each once the future of the one before has completed.
  */
 public final class GroupOffsetsLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupOffsetsLog.class);
@@ -54,10 +56,14 @@ public final class GroupOffsetsLog implements AutoCloseable {
     private static final int KEY_FIXED_BYTES = Short.BYTES + Short.BYTES + Short.BYTES + Integer.BYTES;
     private static final int VALUE_FIXED_BYTES = Short.BYTES + Long.BYTES + Integer.BYTES + Long.BYTES + Short.BYTES;
 
-    /** How a batch of offset records becomes durable: returns once it is, or throws (nothing changed). */
+    /**
+     * How a batch of offset records becomes durable: the future completes once it is, or fails (or the call throws),
+     * and then the offsets did not change. The next change may be made on the thread that completes it, so that
+     * thread must be free to append (not one holding a partition's lock).
+     */
     @FunctionalInterface
     public interface Appender {
-        void append(MemorySegment batch);
+        CompletableFuture<Void> append(MemorySegment batch);
     }
 
     private final PartitionLog log;
@@ -174,11 +180,12 @@ public final class GroupOffsetsLog implements AutoCloseable {
     /**
      * Appends the offsets as one batch and, once durable, makes them the group's.
      *
-     * @throws RuntimeException what the appender threw: nothing changed
+     * @return completes once the offsets are the group's; fails with INVALID_COMMIT_OFFSET_SIZE if the batch would be
+     *     larger than the partition's {@code message.max.bytes}, or as the appender failed (nothing changed)
      */
-    public void commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+    public CompletableFuture<Void> commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
         if (offsets.isEmpty()) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         final List<byte[]> keys = new ArrayList<>(offsets.size());
         final List<byte[]> values = new ArrayList<>(offsets.size());
@@ -186,13 +193,20 @@ public final class GroupOffsetsLog implements AutoCloseable {
             keys.add(key(groupId, entry.getKey()));
             values.add(value(entry.getValue()));
         }
-        append(keys, values);
-        put(groupId, offsets);
-        compactIfDue();
+        final int size = batchSize(keys, values, 0, keys.size());
+        if (size > largestBatch()) {
+            // Kafka's answer to a commit its log refuses as too large; clients do not retry it.
+            return CompletableFuture.failedFuture(Errors.INVALID_COMMIT_OFFSET_SIZE.exception("the offsets of "
+                    + offsets.size() + " partitions of group " + groupId + " make a batch of " + size
+                    + " bytes, over what the log takes (message.max.bytes="
+                    + log.config().messageMaxBytes()
+                    + ", segment bytes=" + log.config().segmentBytes() + ")"));
+        }
+        return append(keys, values, 0, keys.size()).thenRun(() -> put(groupId, offsets));
     }
 
     /** Removes every group's offsets of {@code topic}, with tombstones, once durable. */
-    public void deleteTopic(final String topic) {
+    public CompletableFuture<Void> deleteTopic(final String topic) {
         final List<byte[]> keys = new ArrayList<>();
         for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
             for (final TopicPartition partition : group.getValue().keySet()) {
@@ -201,61 +215,96 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 }
             }
         }
-        if (keys.isEmpty()) {
-            return;
-        }
         final List<byte[]> values = new ArrayList<>(keys.size());
         keys.forEach(k -> values.add(null));
-        append(keys, values);
-        for (final String group : List.copyOf(groups.keySet())) {
-            remove(group, p -> p.topic().equals(topic));
-        }
+        return appendInBatches(keys, values).thenRun(() -> {
+            for (final String group : List.copyOf(groups.keySet())) {
+                remove(group, p -> p.topic().equals(topic));
+            }
+        });
     }
 
     /**
      * Writes every live offset again and deletes the segments they supersede, if a segment has filled since the last
-     * time. Never past the high watermark: what is not yet committed stays.
+     * time; the future completes when done (or failed: then it is tried again once another segment fills). The
+     * segments go only once the rewritten offsets are all in the log, and never past the high watermark, so a crash
+     * midway loses nothing.
      */
-    private void compactIfDue() {
+    public CompletableFuture<Void> compactIfDue() {
         if (log.segments().size() <= segmentsAfterCompaction) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
+        segmentsAfterCompaction = log.segments().size();
         final long snapshotStart = log.logEndOffset();
+        final List<byte[]> keys = new ArrayList<>();
+        final List<byte[]> values = new ArrayList<>();
         for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
-            final List<byte[]> keys = new ArrayList<>();
-            final List<byte[]> values = new ArrayList<>();
             for (final Map.Entry<TopicPartition, CommittedOffset> entry :
                     group.getValue().entrySet()) {
                 keys.add(key(group.getKey(), entry.getKey()));
                 values.add(value(entry.getValue()));
             }
-            append(keys, values);
         }
-        final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.highWatermark()));
-        segmentsAfterCompaction = log.segments().size();
-        LOG.info(
-                "compacted {}: the offsets of {} groups rewritten from offset {}, {} segments deleted",
-                log.dir(),
-                groups.size(),
-                snapshotStart,
-                deleted);
+        return appendInBatches(keys, values).thenRun(() -> {
+            final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.highWatermark()));
+            segmentsAfterCompaction = log.segments().size();
+            LOG.info(
+                    "compacted {}: the offsets of {} groups rewritten from offset {}, {} segments deleted",
+                    log.dir(),
+                    groups.size(),
+                    snapshotStart,
+                    deleted);
+        });
     }
 
-    private void append(final List<byte[]> keys, final List<byte[]> values) {
-        int capacity = RecordBatchDescriptor.HEADER_LENGTH;
-        for (int i = 0; i < keys.size(); i++) {
-            final byte[] value = values.get(i);
-            capacity +=
-                    RecordBatchBuilder.sizeOfRecord(i, 0, keys.get(i).length, value == null ? -1 : value.length, null);
+    /** The largest batch the log takes: {@code message.max.bytes}, and no more than a segment. */
+    private int largestBatch() {
+        return Math.min(log.config().messageMaxBytes(), log.config().segmentBytes());
+    }
+
+    /** Appends the records in batches of at most half of what the log takes, one after another. */
+    private CompletableFuture<Void> appendInBatches(final List<byte[]> keys, final List<byte[]> values) {
+        final int limit = Math.max(1, largestBatch() / 2);
+        CompletableFuture<Void> written = CompletableFuture.completedFuture(null);
+        int from = 0;
+        while (from < keys.size()) {
+            int to = from + 1;
+            while (to < keys.size() && batchSize(keys, values, from, to + 1) <= limit) {
+                to++;
+            }
+            final int start = from;
+            final int end = to;
+            written = written.thenCompose(ignored -> append(keys, values, start, end));
+            from = to;
         }
+        return written;
+    }
+
+    private static int batchSize(final List<byte[]> keys, final List<byte[]> values, final int from, final int to) {
+        int size = RecordBatchDescriptor.HEADER_LENGTH;
+        for (int i = from; i < to; i++) {
+            final byte[] value = values.get(i);
+            size += RecordBatchBuilder.sizeOfRecord(
+                    i - from, 0, keys.get(i).length, value == null ? -1 : value.length, null);
+        }
+        return size;
+    }
+
+    private CompletableFuture<Void> append(
+            final List<byte[]> keys, final List<byte[]> values, final int from, final int to) {
+        final int capacity = batchSize(keys, values, from, to);
         final MemorySegment buffer = MemorySegment.ofArray(new byte[capacity]);
         builder.begin(buffer, 0, capacity, 0L);
         final long now = clock.millis();
-        for (int i = 0; i < keys.size(); i++) {
+        for (int i = from; i < to; i++) {
             builder.append(now, keys.get(i), values.get(i));
         }
         final int size = builder.finish();
-        appender.append(buffer.asSlice(0, size));
+        try {
+            return appender.append(buffer.asSlice(0, size));
+        } catch (final RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     static byte[] key(final String groupId, final TopicPartition partition) {

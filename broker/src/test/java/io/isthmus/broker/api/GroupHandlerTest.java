@@ -92,7 +92,11 @@ class GroupHandlerTest {
 
             @Override
             public Errors coordination(final byte keyType, final String key) {
-                return key.equals("theirs") ? Errors.NOT_COORDINATOR : Errors.NONE;
+                return switch (key) {
+                    case "theirs" -> Errors.NOT_COORDINATOR;
+                    case "loading" -> Errors.COORDINATOR_LOAD_IN_PROGRESS;
+                    default -> Errors.NONE;
+                };
             }
         };
         final GroupHandler cluster = new GroupHandler(
@@ -123,6 +127,38 @@ class GroupHandlerTest {
                 .isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(offsets.committed("theirs")).isEmpty();
         assertThat(Errors.forCode(ours.errorCode())).isNotEqualTo(Errors.NOT_COORDINATOR);
+
+        final HeartbeatResponseData loading = Requests.body(
+                cluster,
+                ApiKeys.HEARTBEAT,
+                ApiKeys.HEARTBEAT.latestVersion(),
+                new HeartbeatRequestData()
+                        .setGroupId("loading")
+                        .setMemberId("m")
+                        .setGenerationId(1));
+        assertThat(Errors.forCode(loading.errorCode())).isEqualTo(Errors.COORDINATOR_LOAD_IN_PROGRESS);
+
+        // Batches naming several groups answer each on its own.
+        final DescribeGroupsResponseData described = Requests.body(
+                cluster,
+                ApiKeys.DESCRIBE_GROUPS,
+                ApiKeys.DESCRIBE_GROUPS.latestVersion(),
+                new DescribeGroupsRequestData().setGroups(List.of("theirs", "ours")));
+        assertThat(described.groups())
+                .extracting(g -> g.groupId() + "=" + Errors.forCode(g.errorCode()))
+                .containsExactly("theirs=NOT_COORDINATOR", "ours=NONE");
+        final OffsetFetchRequestData fetch = new OffsetFetchRequestData()
+                .setGroups(List.of(
+                        new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                                .setGroupId("theirs")
+                                .setTopics(null),
+                        new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                                .setGroupId("ours")
+                                .setTopics(null)));
+        final OffsetFetchResponseData fetched = Requests.body(cluster, ApiKeys.OFFSET_FETCH, (short) 8, fetch);
+        assertThat(fetched.groups())
+                .extracting(g -> g.groupId() + "=" + Errors.forCode(g.errorCode()))
+                .containsExactly("theirs=NOT_COORDINATOR", "ours=NONE");
     }
 
     @Test

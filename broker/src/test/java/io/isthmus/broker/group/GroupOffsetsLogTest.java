@@ -7,11 +7,14 @@ import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentIdAllocator;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidCommitOffsetSizeException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,13 +40,17 @@ class GroupOffsetsLogTest {
     }
 
     private PartitionLog openLog() throws IOException {
+        return openLog(8192);
+    }
+
+    private PartitionLog openLog(final int segmentBytes) throws IOException {
         if (log != null) {
             log.close();
         }
         log = PartitionLog.open(
                 tmp.resolve(GroupOffsetsLog.TOPIC + "-0"),
                 LogConfig.from(Map.of(
-                        LogConfig.SEGMENT_BYTES, "8192",
+                        LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
                         LogConfig.PREALLOCATE, "false",
                         LogConfig.PRETOUCH_BYTES, "0",
                         LogConfig.INDEX_SIZE_MAX_BYTES, "4096",
@@ -54,8 +61,17 @@ class GroupOffsetsLogTest {
     }
 
     private GroupOffsetsLog load() throws IOException {
-        final PartitionLog opened = openLog();
-        return GroupOffsetsLog.load(opened, batch -> opened.append(batch, 0), InstantSource.system());
+        return load(8192);
+    }
+
+    private GroupOffsetsLog load(final int segmentBytes) throws IOException {
+        final PartitionLog opened = openLog(segmentBytes);
+        return GroupOffsetsLog.load(opened, batch -> appended(opened, batch), InstantSource.system());
+    }
+
+    private static CompletableFuture<Void> appended(final PartitionLog log, final MemorySegment batch) {
+        log.append(batch, 0);
+        return CompletableFuture.completedFuture(null);
     }
 
     private static CommittedOffset at(final long offset, final String metadata) {
@@ -65,9 +81,10 @@ class GroupOffsetsLogTest {
     @Test
     void aCommitIsReadBackFromTheLogWholeAndTheLatestCommitOfAPartitionWins() throws IOException {
         try (GroupOffsetsLog offsets = load()) {
-            offsets.commit("readers", Map.of(ORDERS_0, at(10, "first"), ORDERS_1, at(20, "")));
-            offsets.commit("readers", Map.of(ORDERS_0, at(15, "second")));
-            offsets.commit("writers", Map.of(PAYMENTS_0, at(7, "ünïcode ✓")));
+            offsets.commit("readers", Map.of(ORDERS_0, at(10, "first"), ORDERS_1, at(20, "")))
+                    .join();
+            offsets.commit("readers", Map.of(ORDERS_0, at(15, "second"))).join();
+            offsets.commit("writers", Map.of(PAYMENTS_0, at(7, "ünïcode ✓"))).join();
             assertThat(offsets.committed("readers"))
                     .containsOnly(Map.entry(ORDERS_0, at(15, "second")), Map.entry(ORDERS_1, at(20, "")));
         }
@@ -84,9 +101,10 @@ class GroupOffsetsLogTest {
     @Test
     void aDeletedTopicsOffsetsAreTombstonedForEveryGroupAndStayGoneAfterALoad() throws IOException {
         try (GroupOffsetsLog offsets = load()) {
-            offsets.commit("readers", Map.of(ORDERS_0, at(10, ""), PAYMENTS_0, at(4, "")));
-            offsets.commit("auditors", Map.of(ORDERS_1, at(2, "")));
-            offsets.deleteTopic("orders");
+            offsets.commit("readers", Map.of(ORDERS_0, at(10, ""), PAYMENTS_0, at(4, "")))
+                    .join();
+            offsets.commit("auditors", Map.of(ORDERS_1, at(2, ""))).join();
+            offsets.deleteTopic("orders").join();
             assertThat(offsets.committed("readers")).containsOnly(Map.entry(PAYMENTS_0, at(4, "")));
             assertThat(offsets.committed("auditors")).isEmpty();
         }
@@ -102,17 +120,16 @@ class GroupOffsetsLogTest {
         final boolean[] refuse = {false};
         try (GroupOffsetsLog offsets = GroupOffsetsLog.load(
                 opened,
-                batch -> {
-                    if (refuse[0]) {
-                        throw new NotEnoughReplicasException("one replica in sync, two needed");
-                    }
-                    opened.append(batch, 0);
-                },
+                batch -> refuse[0]
+                        ? CompletableFuture.failedFuture(
+                                new NotEnoughReplicasException("one replica in sync, two needed"))
+                        : appended(opened, batch),
                 InstantSource.system())) {
-            offsets.commit("readers", Map.of(ORDERS_0, at(10, "")));
+            offsets.commit("readers", Map.of(ORDERS_0, at(10, ""))).join();
             refuse[0] = true;
-            assertThatThrownBy(() -> offsets.commit("readers", Map.of(ORDERS_0, at(99, ""), ORDERS_1, at(5, ""))))
-                    .isInstanceOf(NotEnoughReplicasException.class);
+            assertThatThrownBy(() -> offsets.commit("readers", Map.of(ORDERS_0, at(99, ""), ORDERS_1, at(5, "")))
+                            .join())
+                    .hasCauseInstanceOf(NotEnoughReplicasException.class);
             assertThat(offsets.committed("readers")).containsOnly(Map.entry(ORDERS_0, at(10, "")));
         }
     }
@@ -125,7 +142,8 @@ class GroupOffsetsLogTest {
             for (int round = 0; round < 400; round++) {
                 final TopicPartition partition = new TopicPartition("orders", round % 10);
                 final CommittedOffset offset = at(round, "round " + round);
-                offsets.commit("readers", Map.of(partition, offset));
+                offsets.commit("readers", Map.of(partition, offset)).join();
+                offsets.compactIfDue().join();
                 latest.put(partition, offset);
             }
             assertThat(log.segments().size())
@@ -135,6 +153,45 @@ class GroupOffsetsLogTest {
         }
         try (GroupOffsetsLog reloaded = load()) {
             assertThat(reloaded.committed("readers")).isEqualTo(latest);
+        }
+    }
+
+    @Test
+    void aCommitLargerThanTheLogTakesIsRefusedWithInvalidCommitOffsetSizeAndChangesNothing() throws IOException {
+        try (GroupOffsetsLog offsets = load()) {
+            offsets.commit("readers", Map.of(ORDERS_0, at(10, ""))).join();
+            final Map<TopicPartition, CommittedOffset> huge = new LinkedHashMap<>();
+            // Over the 8 KiB segment this log has.
+            for (int p = 0; p < 500; p++) {
+                huge.put(new TopicPartition("orders", p), at(p, ""));
+            }
+            assertThatThrownBy(() -> offsets.commit("readers", huge).join())
+                    .hasCauseInstanceOf(InvalidCommitOffsetSizeException.class)
+                    .hasMessageContaining("segment bytes=8192");
+            assertThat(offsets.committed("readers")).containsOnly(Map.entry(ORDERS_0, at(10, "")));
+        }
+    }
+
+    @Test
+    void compactionRewritesAGroupOfMorePartitionsThanOneBatchHoldsInSeveralBatches() throws IOException {
+        final Map<TopicPartition, CommittedOffset> many = new LinkedHashMap<>();
+        for (int p = 0; p < 2_000; p++) {
+            many.put(new TopicPartition("orders", p), at(p, ""));
+        }
+        // Segments of 128 KiB: the 2,000 offsets (about 70 KB) fit in one commit, and take two batches of at most
+        // 64 KiB when rewritten.
+        try (GroupOffsetsLog offsets = load(128 * 1024)) {
+            // One commit of 2,000 partitions, then small ones until segments fill.
+            offsets.commit("wide", many).join();
+            for (int round = 0; round < 6_000; round++) {
+                offsets.commit("narrow", Map.of(ORDERS_0, at(round, ""))).join();
+                offsets.compactIfDue().join();
+            }
+            assertThat(log.logStartOffset()).as("older segments deleted").isPositive();
+        }
+        try (GroupOffsetsLog reloaded = load(128 * 1024)) {
+            assertThat(reloaded.committed("wide")).isEqualTo(many);
+            assertThat(reloaded.committed("narrow")).containsOnly(Map.entry(ORDERS_0, at(5_999, "")));
         }
     }
 }
