@@ -1,12 +1,10 @@
 package io.isthmus.broker.group;
 
-import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.LogReplay;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.protocol.record.Record;
-import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordBatchBuilder;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
-import io.isthmus.protocol.record.RecordCursor;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +50,6 @@ public final class GroupOffsetsLog implements AutoCloseable {
     public static final String TOPIC = "__consumer_offsets";
 
     private static final short VERSION = 0;
-    private static final int READ_BYTES = 1 << 20;
     private static final int KEY_FIXED_BYTES = Short.BYTES + Short.BYTES + Short.BYTES + Integer.BYTES;
     private static final int VALUE_FIXED_BYTES = Short.BYTES + Long.BYTES + Integer.BYTES + Long.BYTES + Short.BYTES;
 
@@ -93,28 +90,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
     }
 
     private void replay() {
-        final RecordBatch batch = new RecordBatch();
-        long offset = log.logStartOffset();
-        int records = 0;
-        while (offset < log.logEndOffset()) {
-            try (LogReadResult result = log.read(offset, READ_BYTES)) {
-                if (result.isEmpty()) {
-                    break;
-                }
-                final MemorySegment segment = result.records();
-                long position = 0;
-                while (position < segment.byteSize()) {
-                    batch.wrap(segment, position);
-                    final RecordCursor cursor = batch.cursor();
-                    while (cursor.next()) {
-                        apply(cursor.record());
-                        records++;
-                    }
-                    position += batch.sizeInBytes();
-                }
-                offset = result.nextOffset();
-            }
-        }
+        final long records = LogReplay.forEachRecord(log, this::apply);
         LOG.info(
                 "loaded the offsets of {} groups from {} ({} records, offsets {}..{})",
                 groups.size(),

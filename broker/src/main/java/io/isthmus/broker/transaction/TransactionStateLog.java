@@ -1,14 +1,12 @@
 package io.isthmus.broker.transaction;
 
 import io.isthmus.broker.log.LogConfig;
-import io.isthmus.broker.log.LogReadResult;
+import io.isthmus.broker.log.LogReplay;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentIdAllocator;
 import io.isthmus.protocol.record.Record;
-import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordBatchBuilder;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
-import io.isthmus.protocol.record.RecordCursor;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -44,7 +42,6 @@ public final class TransactionStateLog implements AutoCloseable {
     public static final String TOPIC = "__transaction_state";
 
     static final String PARTITION = TOPIC + "-0";
-    private static final int READ_BYTES = 1 << 20;
 
     /**
      * How a batch of state records becomes durable: returns once it is, or throws {@link StateWriteException} (the
@@ -104,26 +101,7 @@ public final class TransactionStateLog implements AutoCloseable {
     /** Reads every record, in order: the states the coordinator had when the broker stopped. */
     Map<String, TransactionMetadata> load() {
         final Map<String, TransactionMetadata> states = new LinkedHashMap<>();
-        final RecordBatch batch = new RecordBatch();
-        long offset = log.logStartOffset();
-        while (offset < log.logEndOffset()) {
-            try (LogReadResult result = log.read(offset, READ_BYTES)) {
-                if (result.isEmpty()) {
-                    break;
-                }
-                final MemorySegment records = result.records();
-                long position = 0;
-                while (position < records.byteSize()) {
-                    batch.wrap(records, position);
-                    final RecordCursor cursor = batch.cursor();
-                    while (cursor.next()) {
-                        apply(states, cursor.record());
-                    }
-                    position += batch.sizeInBytes();
-                }
-                offset = result.nextOffset();
-            }
-        }
+        LogReplay.forEachRecord(log, record -> apply(states, record));
         LOG.info(
                 "loaded {} transactional ids from {} (offsets {}..{})",
                 states.size(),
