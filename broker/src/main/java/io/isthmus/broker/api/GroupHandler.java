@@ -726,6 +726,10 @@ public final class GroupHandler implements ApiHandler {
             if (!all && !access.allows(context, AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId())) {
                 continue;
             }
+            if (coordinators.coordination(GROUP_KEY_TYPE, group.groupId()) != Errors.NONE) {
+                // Each broker lists the groups it coordinates; a client asks them all (Kafka's ListGroups).
+                continue;
+            }
             response.groups()
                     .add(new ListGroupsResponseData.ListedGroup()
                             .setGroupId(group.groupId())

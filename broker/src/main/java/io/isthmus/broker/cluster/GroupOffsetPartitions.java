@@ -10,7 +10,9 @@ import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.transaction.StateWriteException;
 import io.isthmus.metadata.image.ClusterImage;
 import java.time.InstantSource;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -84,6 +86,8 @@ final class GroupOffsetPartitions implements OffsetStore {
         final GroupOffsetsLog log;
         /** The last change submitted, failures swallowed: what the next one waits for. */
         private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
+        /** Set once retired: no change is taken from then on. */
+        private boolean retired;
 
         LedOffsets(final int index, final GroupOffsetsLog log) {
             this.index = index;
@@ -92,6 +96,10 @@ final class GroupOffsetPartitions implements OffsetStore {
 
         /** Runs {@code change} after the changes before it, on this store's threads; completes as it does. */
         synchronized CompletableFuture<Void> change(final Function<GroupOffsetsLog, CompletableFuture<Void>> change) {
+            if (retired) {
+                return CompletableFuture.failedFuture(
+                        Errors.NOT_COORDINATOR.exception(topic.name() + "-" + index + " is no longer led here"));
+            }
             final CompletableFuture<Void> done = last.thenComposeAsync(ignored -> change.apply(log), executor);
             last = done.exceptionally(failure -> null);
             return done;
@@ -99,16 +107,20 @@ final class GroupOffsetPartitions implements OffsetStore {
 
         CompletableFuture<Void> commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
             final CompletableFuture<Void> committed = change(l -> l.commit(groupId, offsets));
-            change(GroupOffsetsLog::compactIfDue).whenComplete((ignored, failure) -> {
-                if (failure != null) {
-                    LOG.warn(
-                            "broker {}: compacting {}-{} failed, tried again once another segment fills: {}",
-                            membership.nodeId(),
-                            topic.name(),
-                            index,
-                            failure.toString());
-                }
-            });
+            // Only after a commit that went through: one that failed may have found the partition led elsewhere.
+            change(l -> committed.isCompletedExceptionally()
+                            ? CompletableFuture.completedFuture(null)
+                            : l.compactIfDue())
+                    .whenComplete((ignored, failure) -> {
+                        if (failure != null) {
+                            LOG.warn(
+                                    "broker {}: compacting {}-{} failed, tried again once another segment fills: {}",
+                                    membership.nodeId(),
+                                    topic.name(),
+                                    index,
+                                    failure.toString());
+                        }
+                    });
             return committed;
         }
 
@@ -129,6 +141,7 @@ final class GroupOffsetPartitions implements OffsetStore {
                 forgetGroups.accept(groupId -> InternalTopic.partitionFor(groupId, count) == index);
             }
             synchronized (this) {
+                retired = true;
                 return last.thenRun(log::close);
             }
         }
@@ -217,6 +230,15 @@ final class GroupOffsetPartitions implements OffsetStore {
                             + " now");
         }
         return here.coordinator().committed(groupId);
+    }
+
+    @Override
+    public Set<String> groupIds() {
+        final Set<String> ids = new HashSet<>();
+        for (final LedOffsets led : coordinators.all()) {
+            ids.addAll(led.log.groupIds());
+        }
+        return ids;
     }
 
     /**

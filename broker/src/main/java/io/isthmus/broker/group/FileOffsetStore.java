@@ -15,6 +15,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,6 +111,11 @@ public final class FileOffsetStore implements OffsetStore {
         next.putAll(offsets);
         write(groupId, next);
         groups.put(groupId, next);
+    }
+
+    @Override
+    public synchronized Set<String> groupIds() {
+        return Set.copyOf(groups.keySet());
     }
 
     @Override

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -367,9 +369,12 @@ public final class GroupCoordinator implements AutoCloseable {
         }
     }
 
+    /** Every group with members or committed offsets here (those with offsets only are EMPTY). */
     public List<GroupDescription> listGroups() {
+        final Set<String> ids = new TreeSet<>(groups.keySet());
+        ids.addAll(offsets.groupIds());
         final List<GroupDescription> all = new ArrayList<>();
-        for (final String groupId : groups.keySet()) {
+        for (final String groupId : ids) {
             all.add(describe(groupId));
         }
         return all;

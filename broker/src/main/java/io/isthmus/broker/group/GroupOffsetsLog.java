@@ -14,8 +14,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
@@ -149,8 +151,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
     }
 
     /** Ids of the groups with committed offsets here. */
-    public List<String> groupIds() {
-        return List.copyOf(groups.keySet());
+    public Set<String> groupIds() {
+        return Set.copyOf(groups.keySet());
     }
 
     /**
@@ -181,21 +183,26 @@ public final class GroupOffsetsLog implements AutoCloseable {
         return append(keys, values, 0, keys.size()).thenRun(() -> put(groupId, offsets));
     }
 
-    /** Removes every group's offsets of {@code topic}, with tombstones, once durable. */
+    /** Removes every group's offsets of {@code topic}, with tombstones, each batch of them once it is durable. */
     public CompletableFuture<Void> deleteTopic(final String topic) {
+        final List<String> owners = new ArrayList<>();
+        final List<TopicPartition> partitions = new ArrayList<>();
         final List<byte[]> keys = new ArrayList<>();
         for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
             for (final TopicPartition partition : group.getValue().keySet()) {
                 if (partition.topic().equals(topic)) {
+                    owners.add(group.getKey());
+                    partitions.add(partition);
                     keys.add(key(group.getKey(), partition));
                 }
             }
         }
         final List<byte[]> values = new ArrayList<>(keys.size());
         keys.forEach(k -> values.add(null));
-        return appendInBatches(keys, values).thenRun(() -> {
-            for (final String group : List.copyOf(groups.keySet())) {
-                remove(group, p -> p.topic().equals(topic));
+        return appendInBatches(keys, values, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                final TopicPartition removed = partitions.get(i);
+                remove(owners.get(i), removed::equals);
             }
         });
     }
@@ -221,7 +228,12 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 values.add(value(entry.getValue()));
             }
         }
-        return appendInBatches(keys, values).thenRun(() -> {
+        if (keys.isEmpty()) {
+            // Nothing to write again, so no append to prove this broker still leads the partition: the segments stay
+            // until offsets are committed here again.
+            return CompletableFuture.completedFuture(null);
+        }
+        return appendInBatches(keys, values, (from, to) -> {}).thenRun(() -> {
             final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.highWatermark()));
             segmentsAfterCompaction = log.segments().size();
             LOG.info(
@@ -238,30 +250,46 @@ public final class GroupOffsetsLog implements AutoCloseable {
         return Math.min(log.config().messageMaxBytes(), log.config().segmentBytes());
     }
 
-    /** Appends the records in batches of at most half of what the log takes, one after another. */
-    private CompletableFuture<Void> appendInBatches(final List<byte[]> keys, final List<byte[]> values) {
+    /**
+     * Appends the records in batches of at most half of what the log takes, one after another; {@code afterEach} is
+     * told each batch's range of records once that batch is durable.
+     */
+    private CompletableFuture<Void> appendInBatches(
+            final List<byte[]> keys, final List<byte[]> values, final BiConsumer<Integer, Integer> afterEach) {
         final int limit = Math.max(1, largestBatch() / 2);
         CompletableFuture<Void> written = CompletableFuture.completedFuture(null);
         int from = 0;
         while (from < keys.size()) {
+            int size = RecordBatchDescriptor.HEADER_LENGTH + recordSize(keys, values, from, 0);
             int to = from + 1;
-            while (to < keys.size() && batchSize(keys, values, from, to + 1) <= limit) {
+            while (to < keys.size()) {
+                final int next = size + recordSize(keys, values, to, to - from);
+                if (next > limit) {
+                    break;
+                }
+                size = next;
                 to++;
             }
             final int start = from;
             final int end = to;
-            written = written.thenCompose(ignored -> append(keys, values, start, end));
+            written = written.thenCompose(ignored -> append(keys, values, start, end))
+                    .thenRun(() -> afterEach.accept(start, end));
             from = to;
         }
         return written;
     }
 
+    private static int recordSize(
+            final List<byte[]> keys, final List<byte[]> values, final int index, final int offsetDelta) {
+        final byte[] value = values.get(index);
+        return RecordBatchBuilder.sizeOfRecord(
+                offsetDelta, 0, keys.get(index).length, value == null ? -1 : value.length, null);
+    }
+
     private static int batchSize(final List<byte[]> keys, final List<byte[]> values, final int from, final int to) {
         int size = RecordBatchDescriptor.HEADER_LENGTH;
         for (int i = from; i < to; i++) {
-            final byte[] value = values.get(i);
-            size += RecordBatchBuilder.sizeOfRecord(
-                    i - from, 0, keys.get(i).length, value == null ? -1 : value.length, null);
+            size += recordSize(keys, values, i, i - from);
         }
         return size;
     }

@@ -1,6 +1,7 @@
 package io.isthmus.broker.group;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 
@@ -35,6 +36,9 @@ public interface OffsetStore extends AutoCloseable {
      *     (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS)
      */
     Map<TopicPartition, CommittedOffset> committed(String groupId);
+
+    /** Ids of the groups with committed offsets here (in a cluster: in the partitions this broker leads). */
+    Set<String> groupIds();
 
     /** Forgets every committed offset of a deleted topic. */
     void deleteTopic(String topic);

@@ -378,4 +378,17 @@ class GroupCoordinatorTest {
                         org.assertj.core.groups.Tuple.tuple(GROUP, GroupState.STABLE),
                         org.assertj.core.groups.Tuple.tuple("standalone", GroupState.EMPTY));
     }
+
+    @Test
+    void shouldListAGroupKnownOnlyByItsCommittedOffsetsAsEmpty() throws Exception {
+        coordinator
+                .commitOffsets("standalone", -1, "", Map.of(ORDERS_0, new CommittedOffset(1, 0, "", 1)))
+                .join();
+        // A coordinator that has the store's offsets but never saw the group (a restart, or a failover in a cluster).
+        try (GroupCoordinator successor = new GroupCoordinator(offsets, new GroupSettings(0, 6_000, 300_000))) {
+            assertThat(successor.listGroups())
+                    .extracting(GroupDescription::groupId, GroupDescription::state, GroupDescription::protocolType)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("standalone", GroupState.EMPTY, ""));
+        }
+    }
 }

@@ -194,4 +194,35 @@ class GroupOffsetsLogTest {
             assertThat(reloaded.committed("narrow")).containsOnly(Map.entry(ORDERS_0, at(5_999, "")));
         }
     }
+
+    @Test
+    void aTopicDeletionThatFailsMidwayForgetsOnlyWhatItsDurableBatchesRemoved() throws IOException {
+        final PartitionLog opened = openLog();
+        final int[] appends = {0};
+        final int[] refuseAfter = {Integer.MAX_VALUE};
+        try (GroupOffsetsLog offsets = GroupOffsetsLog.load(
+                opened,
+                batch -> ++appends[0] > refuseAfter[0]
+                        ? CompletableFuture.failedFuture(new NotEnoughReplicasException("one replica in sync"))
+                        : appended(opened, batch),
+                InstantSource.system())) {
+            // 300 groups with an offset of orders: their tombstones take several batches of at most 4 KiB.
+            for (int g = 0; g < 300; g++) {
+                offsets.commit("group-" + g, Map.of(ORDERS_0, at(g, ""))).join();
+            }
+            refuseAfter[0] = appends[0] + 1;
+            assertThatThrownBy(() -> offsets.deleteTopic("orders").join())
+                    .hasCauseInstanceOf(NotEnoughReplicasException.class);
+            final long left = offsets.groupIds().size();
+            assertThat(left)
+                    .as("groups whose tombstone was not written (the first batch was)")
+                    .isPositive()
+                    .isLessThan(300);
+            final java.util.Set<String> inMemory = offsets.groupIds();
+            try (GroupOffsetsLog reloaded =
+                    GroupOffsetsLog.load(opened, batch -> appended(opened, batch), InstantSource.system())) {
+                assertThat(reloaded.groupIds()).as("the log agrees with memory").isEqualTo(inMemory);
+            }
+        }
+    }
 }
