@@ -193,7 +193,7 @@ public final class Broker implements AutoCloseable {
                             config.groupMinSessionTimeoutMs(),
                             config.groupMaxSessionTimeoutMs()));
             started.add(coordinator::close);
-            cluster.ifPresent(c -> c.forgetGroupsWith(coordinator::forgetGroups));
+            cluster.ifPresent(c -> c.coordinateGroupsWith(coordinator));
             final ScheduledExecutorService delayedFetches = Executors.newSingleThreadScheduledExecutor(runnable -> {
                 final Thread thread = new Thread(runnable, "isthmus-delayed-fetch");
                 thread.setDaemon(true);

@@ -6,6 +6,7 @@ import io.isthmus.broker.api.CoordinatorLocator;
 import io.isthmus.broker.api.MetadataView;
 import io.isthmus.broker.api.ProduceVerification;
 import io.isthmus.broker.config.ClusterSettings;
+import io.isthmus.broker.group.GroupCoordinator;
 import io.isthmus.broker.group.OffsetStore;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
@@ -27,8 +28,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -221,11 +221,13 @@ public final class ClusterMembership implements AutoCloseable {
     }
 
     /**
-     * How this broker's group coordinator forgets the groups of an offsets partition whose leadership moved away:
-     * their members then find the new coordinator.
+     * Makes {@code coordinator} this broker's group coordinator: it answers only for the groups of the {@code
+     * __consumer_offsets} partitions this broker leads, and forgets those of a partition whose leadership moves away,
+     * so their members find the new coordinator.
      */
-    public void forgetGroupsWith(final Consumer<Predicate<String>> forget) {
-        groupOffsets.forgetGroupsWith(forget);
+    public void coordinateGroupsWith(final GroupCoordinator coordinator) {
+        coordinator.coordinateOnly(groupId -> groupOffsets.coordination(groupId) == Errors.NONE);
+        groupOffsets.forgetGroupsWith(coordinator::forgetGroups);
     }
 
     /**

@@ -37,6 +37,8 @@ public final class GroupCoordinator implements AutoCloseable {
     private final GroupSettings settings;
     private final LongSupplier clockMs;
     private final ScheduledExecutorService scheduler;
+    /** Whether this broker coordinates a group now: always on a single broker (see {@link #coordinateOnly}). */
+    private volatile Predicate<String> coordinatesHere = groupId -> true;
 
     public GroupCoordinator(final OffsetStore offsets, final GroupSettings settings) {
         this(offsets, settings, System::currentTimeMillis);
@@ -88,6 +90,9 @@ public final class GroupCoordinator implements AutoCloseable {
         }
         final ConsumerGroup group = groups.computeIfAbsent(request.groupId(), ConsumerGroup::new);
         synchronized (group) {
+            if (!stillCoordinated(group)) {
+                return CompletableFuture.completedFuture(JoinResult.error(Errors.NOT_COORDINATOR, request.memberId()));
+            }
             if (!group.supports(request.protocolType(), request.protocols().keySet())) {
                 return CompletableFuture.completedFuture(
                         JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, request.memberId()));
@@ -239,6 +244,9 @@ public final class GroupCoordinator implements AutoCloseable {
         }
         final ConsumerGroup group = groups.computeIfAbsent(groupId, ConsumerGroup::new);
         synchronized (group) {
+            if (!stillCoordinated(group)) {
+                return CompletableFuture.completedFuture(Errors.NOT_COORDINATOR);
+            }
             if (generationId >= 0 || !group.isEmpty()) {
                 final Errors error = checkMember(group, generationId, memberId);
                 if (error != Errors.NONE) {
@@ -258,6 +266,27 @@ public final class GroupCoordinator implements AutoCloseable {
             }
             return error;
         });
+    }
+
+    /**
+     * Makes this coordinator answer only for the groups {@code coordinatesHere} accepts, checked under each group's lock
+     * when a request could create or join it: a cluster's broker coordinates only the groups of the {@code
+     * __consumer_offsets} partitions it leads, and a request let in just before such a partition's leadership left
+     * must not bring a group {@link #forgetGroups forgotten} meanwhile back to life here.
+     */
+    public void coordinateOnly(final Predicate<String> coordinatesHere) {
+        this.coordinatesHere = coordinatesHere;
+    }
+
+    /** Under the group's lock: false, with an empty group dropped again, if the group is coordinated elsewhere now. */
+    private boolean stillCoordinated(final ConsumerGroup group) {
+        if (coordinatesHere.test(group.groupId)) {
+            return true;
+        }
+        if (group.isEmpty()) {
+            groups.remove(group.groupId, group);
+        }
+        return false;
     }
 
     /**

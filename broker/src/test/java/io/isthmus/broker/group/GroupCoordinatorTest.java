@@ -391,4 +391,25 @@ class GroupCoordinatorTest {
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("standalone", GroupState.EMPTY, ""));
         }
     }
+
+    @Test
+    void aGroupCoordinatedElsewhereNowIsNeitherJoinedNorCommittedNorBroughtBackAfterItWasForgotten() throws Exception {
+        final JoinResult joined = await(join("", SESSION_MS, false, "range"));
+        assertThat(joined.error()).isEqualTo(Errors.NONE);
+        // Its partition's leadership leaves: the coordinator is told, and forgets the group.
+        coordinator.coordinateOnly(groupId -> !groupId.equals(GROUP));
+        coordinator.forgetGroups(GROUP::equals);
+
+        // A join let in just before (the handler's check passed) does not bring it back.
+        final JoinResult late = await(join("", SESSION_MS, false, "range"));
+        assertThat(late.error()).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(coordinator
+                        .commitOffsets(GROUP, -1, "", Map.of(ORDERS_0, new CommittedOffset(3, 0, "", 1)))
+                        .join())
+                .isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(coordinator.listGroups())
+                .extracting(GroupDescription::groupId)
+                .doesNotContain(GROUP);
+        assertThat(coordinator.committedOffsets(GROUP)).isEmpty();
+    }
 }
