@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,8 +93,18 @@ public final class GroupOffsetsLog implements AutoCloseable {
         return offsets;
     }
 
+    /**
+     * Reads the log into mutable maps, published once whole: the copy-on-write of {@link #put} would copy a group's
+     * offsets for every record read.
+     */
     private void replay() {
-        final long records = LogReplay.forEachRecord(log, this::apply);
+        final Map<String, Map<TopicPartition, CommittedOffset>> loaded = new HashMap<>();
+        final long records = LogReplay.forEachRecord(log, record -> apply(loaded, record));
+        loaded.forEach((group, offsets) -> {
+            if (!offsets.isEmpty()) {
+                groups.put(group, Collections.unmodifiableMap(offsets));
+            }
+        });
         LOG.info(
                 "loaded the offsets of {} groups from {} ({} records, offsets {}..{})",
                 groups.size(),
@@ -102,7 +114,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 log.logEndOffset());
     }
 
-    private void apply(final Record record) {
+    private void apply(final Map<String, Map<TopicPartition, CommittedOffset>> loaded, final Record record) {
         final ByteBuffer key = ByteBuffer.wrap(record.keyAsArray());
         final short keyVersion = key.getShort();
         if (keyVersion != VERSION) {
@@ -110,8 +122,9 @@ public final class GroupOffsetsLog implements AutoCloseable {
         }
         final String group = readString(key);
         final TopicPartition partition = new TopicPartition(readString(key), key.getInt());
+        final Map<TopicPartition, CommittedOffset> offsets = loaded.computeIfAbsent(group, g -> new LinkedHashMap<>());
         if (!record.hasValue()) {
-            remove(group, p -> p.equals(partition));
+            offsets.remove(partition);
             return;
         }
         final ByteBuffer value = ByteBuffer.wrap(record.valueAsArray());
@@ -122,7 +135,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final long offset = value.getLong();
         final int leaderEpoch = value.getInt();
         final long timestamp = value.getLong();
-        put(group, Map.of(partition, new CommittedOffset(offset, leaderEpoch, readString(value), timestamp)));
+        offsets.put(partition, new CommittedOffset(offset, leaderEpoch, readString(value), timestamp));
     }
 
     private void put(final String group, final Map<TopicPartition, CommittedOffset> offsets) {
@@ -167,10 +180,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
         }
         final List<byte[]> keys = new ArrayList<>(offsets.size());
         final List<byte[]> values = new ArrayList<>(offsets.size());
-        for (final Map.Entry<TopicPartition, CommittedOffset> entry : offsets.entrySet()) {
-            keys.add(key(groupId, entry.getKey()));
-            values.add(value(entry.getValue()));
-        }
+        addRecords(groupId, offsets, keys, values);
         final int size = batchSize(keys, values, 0, keys.size());
         if (size > largestBatch()) {
             // Kafka's answer to a commit its log refuses as too large; clients do not retry it.
@@ -200,10 +210,12 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final List<byte[]> values = new ArrayList<>(keys.size());
         keys.forEach(k -> values.add(null));
         return appendInBatches(keys, values, (from, to) -> {
+            // One copy of each group's offsets per batch, not one per tombstone.
+            final Map<String, Set<TopicPartition>> removed = new HashMap<>();
             for (int i = from; i < to; i++) {
-                final TopicPartition removed = partitions.get(i);
-                remove(owners.get(i), removed::equals);
+                removed.computeIfAbsent(owners.get(i), g -> new HashSet<>()).add(partitions.get(i));
             }
+            removed.forEach((group, gone) -> remove(group, gone::contains));
         });
     }
 
@@ -221,13 +233,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final long snapshotStart = log.logEndOffset();
         final List<byte[]> keys = new ArrayList<>();
         final List<byte[]> values = new ArrayList<>();
-        for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
-            for (final Map.Entry<TopicPartition, CommittedOffset> entry :
-                    group.getValue().entrySet()) {
-                keys.add(key(group.getKey(), entry.getKey()));
-                values.add(value(entry.getValue()));
-            }
-        }
+        groups.forEach((groupId, offsets) -> addRecords(groupId, offsets, keys, values));
         if (keys.isEmpty()) {
             // Nothing to write again, so no append to prove this broker still leads the partition: the segments stay
             // until offsets are committed here again.
@@ -243,6 +249,18 @@ public final class GroupOffsetsLog implements AutoCloseable {
                     snapshotStart,
                     deleted);
         });
+    }
+
+    /** Adds the key and value of each of the group's offsets. */
+    private static void addRecords(
+            final String groupId,
+            final Map<TopicPartition, CommittedOffset> offsets,
+            final List<byte[]> keys,
+            final List<byte[]> values) {
+        for (final Map.Entry<TopicPartition, CommittedOffset> entry : offsets.entrySet()) {
+            keys.add(key(groupId, entry.getKey()));
+            values.add(value(entry.getValue()));
+        }
     }
 
     /** The largest batch the log takes: {@code message.max.bytes}, and no more than a segment. */

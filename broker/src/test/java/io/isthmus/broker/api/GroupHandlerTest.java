@@ -102,11 +102,7 @@ class GroupHandlerTest {
         final GroupHandler cluster = new GroupHandler(
                 coordinator, TransactionCoordinators.sole(transactions), topics, elsewhere, AccessControl.allowAll());
 
-        final HeartbeatResponseData theirs = Requests.body(
-                cluster,
-                ApiKeys.HEARTBEAT,
-                ApiKeys.HEARTBEAT.latestVersion(),
-                new HeartbeatRequestData().setGroupId("theirs").setMemberId("m").setGenerationId(1));
+        final Errors theirs = heartbeatOfStranger(cluster, "theirs");
         final OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId("theirs");
         commit.topics()
                 .add(new OffsetCommitRequestData.OffsetCommitRequestTopic()
@@ -115,28 +111,16 @@ class GroupHandlerTest {
                                 .setPartitionIndex(0)
                                 .setCommittedOffset(5))));
         final OffsetCommitResponseData committed = Requests.body(cluster, ApiKeys.OFFSET_COMMIT, (short) 8, commit);
-        final HeartbeatResponseData ours = Requests.body(
-                cluster,
-                ApiKeys.HEARTBEAT,
-                ApiKeys.HEARTBEAT.latestVersion(),
-                new HeartbeatRequestData().setGroupId("ours").setMemberId("m").setGenerationId(1));
+        final Errors ours = heartbeatOfStranger(cluster, "ours");
 
-        assertThat(Errors.forCode(theirs.errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(theirs).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(Errors.forCode(
                         committed.topics().getFirst().partitions().getFirst().errorCode()))
                 .isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(offsets.committed("theirs")).isEmpty();
-        assertThat(Errors.forCode(ours.errorCode())).isNotEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(ours).isNotEqualTo(Errors.NOT_COORDINATOR);
 
-        final HeartbeatResponseData loading = Requests.body(
-                cluster,
-                ApiKeys.HEARTBEAT,
-                ApiKeys.HEARTBEAT.latestVersion(),
-                new HeartbeatRequestData()
-                        .setGroupId("loading")
-                        .setMemberId("m")
-                        .setGenerationId(1));
-        assertThat(Errors.forCode(loading.errorCode())).isEqualTo(Errors.COORDINATOR_LOAD_IN_PROGRESS);
+        assertThat(heartbeatOfStranger(cluster, "loading")).isEqualTo(Errors.COORDINATOR_LOAD_IN_PROGRESS);
 
         // Batches naming several groups answer each on its own.
         final DescribeGroupsResponseData described = Requests.body(
@@ -159,6 +143,16 @@ class GroupHandlerTest {
         assertThat(fetched.groups())
                 .extracting(g -> g.groupId() + "=" + Errors.forCode(g.errorCode()))
                 .containsExactly("theirs=NOT_COORDINATOR", "ours=NONE");
+    }
+
+    /** The error of a heartbeat to {@code group} from member "m" of generation 1, which the group does not know. */
+    private static Errors heartbeatOfStranger(final GroupHandler handler, final String group) throws Exception {
+        final HeartbeatResponseData answer = Requests.body(
+                handler,
+                ApiKeys.HEARTBEAT,
+                ApiKeys.HEARTBEAT.latestVersion(),
+                new HeartbeatRequestData().setGroupId(group).setMemberId("m").setGenerationId(1));
+        return Errors.forCode(answer.errorCode());
     }
 
     @Test
