@@ -49,6 +49,7 @@ import io.isthmus.broker.security.ScramCredentialStore;
 import io.isthmus.broker.shm.ShmService;
 import io.isthmus.broker.shm.ShmSettings;
 import io.isthmus.broker.topic.TopicRegistry;
+import io.isthmus.broker.transaction.CoordinatorHeldOffsets;
 import io.isthmus.broker.transaction.TransactionCoordinator;
 import io.isthmus.broker.transaction.TransactionCoordinators;
 import io.isthmus.broker.transaction.TransactionStateLog;
@@ -221,6 +222,7 @@ public final class Broker implements AutoCloseable {
                                         && tp.partition() < topic.partitions().size())
                                 .isPresent(),
                         coordinator,
+                        membership::groupOffsetsPartition,
                         transactionSettings,
                         InstantSource.system()));
             } else {
@@ -280,7 +282,13 @@ public final class Broker implements AutoCloseable {
                                     partitions, offsets, config.numPartitions(), config.nodeId(), access)),
                     new ProducerIdHandler(producerIds, transactions, access),
                     new TransactionHandler(transactions, access),
-                    new GroupHandler(coordinator, transactions, partitions.topics(), coordinators, access),
+                    new GroupHandler(
+                            coordinator,
+                            cluster.map(ClusterMembership::transactionalOffsets)
+                                    .orElseGet(() -> new CoordinatorHeldOffsets(soleTransactions.orElseThrow())),
+                            partitions.topics(),
+                            coordinators,
+                            access),
                     new ClusterHandler(
                             node, metadata, partitions.topics(), brokerSettings(config), topicSettings(logs), access),
                     new ScramCredentialsHandler(scramCredentials, access),
@@ -294,7 +302,8 @@ public final class Broker implements AutoCloseable {
                     access,
                     config.minInsyncReplicas(),
                     WriteTxnMarkersHandler.REPLICATION_TIMEOUT_MS,
-                    c.produceVerification())));
+                    c.produceVerification(),
+                    c.coordinatedPartitions())));
             router.set(new RequestRouter(handlers));
 
             final KafkaServer server = KafkaServer.start(

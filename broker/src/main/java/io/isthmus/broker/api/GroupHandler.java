@@ -6,11 +6,10 @@ import io.isthmus.broker.group.GroupCoordinator.GroupDescription;
 import io.isthmus.broker.group.GroupCoordinator.JoinRequest;
 import io.isthmus.broker.group.GroupCoordinator.MemberDescription;
 import io.isthmus.broker.group.JoinResult;
+import io.isthmus.broker.group.TransactionalOffsets;
 import io.isthmus.broker.network.RequestContext;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.topic.TopicRegistry;
-import io.isthmus.broker.transaction.TransactionCoordinator;
-import io.isthmus.broker.transaction.TransactionCoordinators;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,9 +54,8 @@ import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * The classic consumer-group APIs, translated between Kafka's messages and the {@link GroupCoordinator}, with
- * TxnOffsetCommit (offsets committed in a transaction, held by the {@link TransactionCoordinator} until it commits) and
- * FindCoordinator for both groups and transactional ids. This single broker coordinates every group and every
- * transactional id.
+ * TxnOffsetCommit (offsets committed in a transaction, held by {@link TransactionalOffsets} until it ends) and
+ * FindCoordinator for both groups and transactional ids, whose coordinators the {@link CoordinatorLocator} finds.
  */
 public final class GroupHandler implements ApiHandler {
     private static final byte GROUP_KEY_TYPE = CoordinatorLocator.GROUP;
@@ -73,7 +71,7 @@ public final class GroupHandler implements ApiHandler {
     static final int OFFSET_METADATA_MAX_BYTES = 4096;
 
     private final GroupCoordinator coordinator;
-    private final TransactionCoordinators transactions;
+    private final TransactionalOffsets transactionalOffsets;
     private final TopicRegistry topics;
     private final CoordinatorLocator coordinators;
     private final AccessControl access;
@@ -81,21 +79,21 @@ public final class GroupHandler implements ApiHandler {
     /** A single broker's handler: it coordinates every group and transactional id. */
     public GroupHandler(
             final GroupCoordinator coordinator,
-            final TransactionCoordinators transactions,
+            final TransactionalOffsets transactionalOffsets,
             final TopicRegistry topics,
             final BrokerNode node,
             final AccessControl access) {
-        this(coordinator, transactions, topics, CoordinatorLocator.thisBroker(node), access);
+        this(coordinator, transactionalOffsets, topics, CoordinatorLocator.thisBroker(node), access);
     }
 
     public GroupHandler(
             final GroupCoordinator coordinator,
-            final TransactionCoordinators transactions,
+            final TransactionalOffsets transactionalOffsets,
             final TopicRegistry topics,
             final CoordinatorLocator coordinators,
             final AccessControl access) {
         this.coordinator = coordinator;
-        this.transactions = transactions;
+        this.transactionalOffsets = transactionalOffsets;
         this.topics = topics;
         this.coordinators = coordinators;
         this.access = access;
@@ -157,7 +155,8 @@ public final class GroupHandler implements ApiHandler {
                                 : new LeaveGroupResponseData().setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
             case OffsetCommitRequest commit -> commit(context, commit).thenApply(Response::of);
             case OffsetFetchRequest fetch -> done(fetchOffsets(context, fetch));
-            case TxnOffsetCommitRequest commit -> done(transactionalCommit(context, commit));
+            case TxnOffsetCommitRequest commit ->
+                transactionalCommit(context, commit).thenApply(Response::of);
             case DescribeGroupsRequest describe -> done(describe(context, describe));
             case ListGroupsRequest list -> done(list(context));
             default -> throw new IllegalArgumentException("not a group request: " + request.apiKey());
@@ -402,7 +401,7 @@ public final class GroupHandler implements ApiHandler {
      * TxnOffsetCommit: the committing member is checked as for OffsetCommit, then the offsets join the producer's
      * transaction; the group sees them only if it commits.
      */
-    private TxnOffsetCommitResponseData transactionalCommit(
+    private CompletableFuture<TxnOffsetCommitResponseData> transactionalCommit(
             final RequestContext context, final TxnOffsetCommitRequest commit) {
         final TxnOffsetCommitRequestData data = commit.data();
         // Kafka's order: WRITE on the transactional id, READ on the group, READ on each topic.
@@ -448,49 +447,21 @@ public final class GroupHandler implements ApiHandler {
                 accepted.add(partitionResponse);
             }
         }
-        if (!offsets.isEmpty()) {
-            Errors outcome = coordinator.checkTransactionalCommitter(
-                    data.groupId(), data.generationIdOrMemberEpoch(), data.memberId());
-            if (outcome == Errors.NONE) {
-                outcome = stageOffsets(data, offsets);
-            }
+        if (offsets.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        final Errors committer = coordinator.checkTransactionalCommitter(
+                data.groupId(), data.generationIdOrMemberEpoch(), data.memberId());
+        final CompletableFuture<Errors> outcome = committer != Errors.NONE
+                ? CompletableFuture.completedFuture(committer)
+                : transactionalOffsets.stage(
+                        data.transactionalId(), data.producerId(), data.producerEpoch(), data.groupId(), offsets);
+        return outcome.thenApply(error -> {
             final Errors answer = TransactionHandler.fencedFor(
-                    outcome, commit.version(), TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED);
+                    error, commit.version(), TXN_OFFSET_COMMIT_FIRST_VERSION_WITH_PRODUCER_FENCED);
             accepted.forEach(p -> p.setErrorCode(answer.code()));
-        }
-        return response;
-    }
-
-    /** Hands offsets committed in a transaction to the transaction's coordinator, which must be this broker. */
-    private Errors stageOffsets(
-            final TxnOffsetCommitRequestData data, final Map<TopicPartition, CommittedOffset> offsets) {
-        if (!transactions.offsetsInTransactions()) {
-            return Errors.UNSUPPORTED_VERSION;
-        }
-        final TransactionCoordinators.Found found = transactions.coordinatorOf(data.transactionalId());
-        return found.error() != Errors.NONE
-                ? found.error()
-                : found.coordinator()
-                        .stageOffsets(
-                                data.transactionalId(),
-                                data.producerId(),
-                                data.producerEpoch(),
-                                data.groupId(),
-                                offsets);
-    }
-
-    /** Whether an open or ending transaction of any coordinator here holds offsets of the group for the partition. */
-    private boolean hasPendingOffsets(final String groupId, final TopicPartition partition) {
-        if (!transactions.offsetsInTransactions()) {
-            // None can be pending; and a cluster's coordinators hold their locks across network waits.
-            return false;
-        }
-        for (final TransactionCoordinator coordinator : transactions.all()) {
-            if (coordinator.hasPendingOffsets(groupId, partition)) {
-                return true;
-            }
-        }
-        return false;
+            return response;
+        });
     }
 
     private OffsetFetchResponseData fetchOffsets(final RequestContext context, final OffsetFetchRequest fetch) {
@@ -589,7 +560,7 @@ public final class GroupHandler implements ApiHandler {
         if (data.requireStable()) {
             for (final OffsetFetchResponseData.OffsetFetchResponseTopic topic : response.topics()) {
                 for (final OffsetFetchResponseData.OffsetFetchResponsePartition partition : topic.partitions()) {
-                    if (hasPendingOffsets(
+                    if (transactionalOffsets.hasPending(
                             data.groupId(), new TopicPartition(topic.name(), partition.partitionIndex()))) {
                         partition
                                 .setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code())
@@ -615,7 +586,8 @@ public final class GroupHandler implements ApiHandler {
         for (final OffsetFetchResponseData.OffsetFetchResponseTopics topic : answered) {
             for (final OffsetFetchResponseData.OffsetFetchResponsePartitions partition : topic.partitions()) {
                 if (partition.errorCode() == Errors.NONE.code()
-                        && hasPendingOffsets(groupId, new TopicPartition(topic.name(), partition.partitionIndex()))) {
+                        && transactionalOffsets.hasPending(
+                                groupId, new TopicPartition(topic.name(), partition.partitionIndex()))) {
                     partition.setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()).setCommittedOffset(-1);
                 }
             }

@@ -127,8 +127,6 @@ public final class TransactionHandler implements ApiHandler {
         } else if (!access.allows(
                 context, AclOperation.READ, ResourceType.GROUP, add.data().groupId())) {
             error = Errors.GROUP_AUTHORIZATION_FAILED;
-        } else if (!coordinators.offsetsInTransactions()) {
-            error = Errors.UNSUPPORTED_VERSION;
         } else if (coordinators.coordinatorOf(add.data().transactionalId()).error() != Errors.NONE) {
             error = coordinators.coordinatorOf(add.data().transactionalId()).error();
         } else {

@@ -39,6 +39,20 @@ import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
  * is answered NONE. As in Kafka, only a principal with CLUSTER_ACTION on the cluster may send it.
  */
 public final class WriteTxnMarkersHandler implements ApiHandler {
+    /**
+     * Partitions whose coordinator writes their markers itself, because it acts on them: a cluster's {@code
+     * __consumer_offsets}, whose group coordinator applies or drops the offsets a transaction committed there.
+     */
+    @FunctionalInterface
+    public interface CoordinatedPartitions {
+        /**
+         * Writes the marker to {@code partition} if its coordinator takes it; empty for any other partition. The
+         * future completes with the partition's answer once the in-sync replicas hold the marker.
+         */
+        Optional<CompletableFuture<Errors>> writeMarker(
+                TopicPartition partition, MemorySegment marker, long producerId, boolean commit);
+    }
+
     /** How long a marker waits for the in-sync replicas; the coordinator's request waits a little longer. */
     public static final long REPLICATION_TIMEOUT_MS = 10_000;
 
@@ -48,6 +62,7 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
     private final int minInsyncReplicas;
     private final long replicationTimeoutMs;
     private final ProduceVerification verification;
+    private final CoordinatedPartitions coordinated;
 
     public WriteTxnMarkersHandler(
             final PartitionManager partitions,
@@ -55,8 +70,10 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
             final AccessControl access,
             final int minInsyncReplicas,
             final long replicationTimeoutMs,
-            final ProduceVerification verification) {
+            final ProduceVerification verification,
+            final CoordinatedPartitions coordinated) {
         this.verification = verification;
+        this.coordinated = coordinated;
         this.partitions = partitions;
         this.leadership = leadership;
         this.access = access;
@@ -104,8 +121,11 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
                             result.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code());
                             continue;
                         }
-                        final CompletableFuture<Errors> written =
-                                write(new TopicPartition(topic.name(), index), batch, marker.producerId());
+                        final CompletableFuture<Errors> written = write(
+                                new TopicPartition(topic.name(), index),
+                                batch,
+                                marker.producerId(),
+                                marker.transactionResult());
                         if (written.isDone()) {
                             result.setErrorCode(written.join().code());
                         } else {
@@ -124,7 +144,20 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
 
     /** Appends the marker as the partition's leader and completes once its in-sync replicas hold it. */
     private CompletableFuture<Errors> write(
-            final TopicPartition topicPartition, final MemorySegment marker, final long producerId) {
+            final TopicPartition topicPartition,
+            final MemorySegment marker,
+            final long producerId,
+            final boolean commit) {
+        final Optional<CompletableFuture<Errors>> byCoordinator =
+                coordinated.writeMarker(topicPartition, marker, producerId, commit);
+        if (byCoordinator.isPresent()) {
+            return byCoordinator.get().thenApply(error -> {
+                if (error == Errors.NONE) {
+                    verification.markerWritten(producerId, topicPartition);
+                }
+                return error;
+            });
+        }
         final Optional<Partition> found = partitions.partition(topicPartition);
         if (found.isEmpty()) {
             return CompletableFuture.completedFuture(Errors.UNKNOWN_TOPIC_OR_PARTITION);

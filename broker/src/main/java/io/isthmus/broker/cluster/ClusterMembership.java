@@ -5,9 +5,12 @@ import io.isthmus.broker.api.ApiHandler;
 import io.isthmus.broker.api.CoordinatorLocator;
 import io.isthmus.broker.api.MetadataView;
 import io.isthmus.broker.api.ProduceVerification;
+import io.isthmus.broker.api.WriteTxnMarkersHandler;
 import io.isthmus.broker.config.ClusterSettings;
 import io.isthmus.broker.group.GroupCoordinator;
+import io.isthmus.broker.group.GroupOffsetsLog;
 import io.isthmus.broker.group.OffsetStore;
+import io.isthmus.broker.group.TransactionalOffsets;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIds;
@@ -28,6 +31,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
@@ -197,6 +201,7 @@ public final class ClusterMembership implements AutoCloseable {
         transactions = started;
         verification = new TransactionVerification(settings.nodeId(), started::coordinatorId, channels);
         partitions.verifyTransactionsWith(verification);
+        groupOffsets.verifyTransactionsWith(verification);
         final TransactionVerification verifying = verification;
         hosting.afterEachImage(image -> verifying.retainLedBy(image, settings.nodeId()));
         hosting.afterEachImage(started::onPartitionsApplied);
@@ -218,6 +223,29 @@ public final class ClusterMembership implements AutoCloseable {
      */
     public OffsetStore groupOffsets() {
         return groupOffsets;
+    }
+
+    /**
+     * Where offsets committed in transactions wait for their transaction to end: in the groups' {@code
+     * __consumer_offsets} partitions, written by their coordinators (this broker for those it leads).
+     */
+    public TransactionalOffsets transactionalOffsets() {
+        return groupOffsets;
+    }
+
+    /** The {@code __consumer_offsets} partition of a group, which joins a transaction that commits its offsets. */
+    public Optional<TopicPartition> groupOffsetsPartition(final String groupId) {
+        return Optional.of(groupOffsets.partitionOf(groupId));
+    }
+
+    /**
+     * The partitions whose markers their coordinator must see as it writes them: those of {@code __consumer_offsets},
+     * whose group coordinator applies or drops the offsets a transaction committed there.
+     */
+    public WriteTxnMarkersHandler.CoordinatedPartitions coordinatedPartitions() {
+        return (partition, marker, producerId, commit) -> partition.topic().equals(GroupOffsetsLog.TOPIC)
+                ? Optional.of(groupOffsets.writeMarker(partition.partition(), marker, producerId, commit))
+                : Optional.empty();
     }
 
     /**

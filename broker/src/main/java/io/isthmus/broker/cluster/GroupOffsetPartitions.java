@@ -5,10 +5,13 @@ import io.isthmus.broker.config.InternalTopicSettings;
 import io.isthmus.broker.group.CommittedOffset;
 import io.isthmus.broker.group.GroupOffsetsLog;
 import io.isthmus.broker.group.OffsetStore;
+import io.isthmus.broker.group.TransactionalOffsets;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.transaction.StateWriteException;
 import io.isthmus.metadata.image.ClusterImage;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.Map;
@@ -41,10 +44,16 @@ import org.slf4j.LoggerFactory;
  *   <li>a partition's commits are written one after another, in the order they came, on this class's threads, never
  *       on a network thread, and no thread waits while followers fetch them;
  *   <li>when a partition's leadership leaves this broker, the groups of that partition are forgotten here: their
- *       members get NOT_COORDINATOR, find the new coordinator and join it.
+ *       members get NOT_COORDINATOR, find the new coordinator and join it;
+ *   <li>offsets committed in a transaction (TxnOffsetCommit) are written to the group's partition as the producer's
+ *       transactional batch, once the transaction's coordinator confirmed that the partition is in the producer's open
+ *       transaction (AddOffsetsToTxn put it there; KIP-890's verification), and wait there for the transaction's
+ *       marker, which the coordinator sends this partition's leader with WriteTxnMarkers as to any partition of the
+ *       transaction ({@link #writeMarker}): applied to the group on COMMIT, dropped on ABORT. A coordinator elected
+ *       after this one finds them, and the markers, in the log.
  * </ul>
  */
-final class GroupOffsetPartitions implements OffsetStore {
+final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
     private static final Logger LOG = LoggerFactory.getLogger(GroupOffsetPartitions.class);
     private static final int THREADS = 2;
 
@@ -55,6 +64,8 @@ final class GroupOffsetPartitions implements OffsetStore {
     private final PartitionCoordinators<LedOffsets> coordinators;
     /** Forgets a moved partition's groups in the group coordinator (set once the coordinator exists). */
     private volatile Consumer<Predicate<String>> forgetGroups = groups -> {};
+    /** Asks transactions' coordinators about the producers committing offsets here (set once transactions start). */
+    private volatile TransactionVerification verification;
 
     GroupOffsetPartitions(
             final ClusterMembership membership,
@@ -83,26 +94,45 @@ final class GroupOffsetPartitions implements OffsetStore {
      */
     private final class LedOffsets implements PartitionCoordinators.Retirable {
         final int index;
+        final Partition partition;
+        final int leaderEpoch;
         final GroupOffsetsLog log;
         /** The last change submitted, failures swallowed: what the next one waits for. */
         private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
         /** Set once retired: no change is taken from then on. */
         private boolean retired;
 
-        LedOffsets(final int index, final GroupOffsetsLog log) {
-            this.index = index;
+        LedOffsets(final Partition partition, final int leaderEpoch, final GroupOffsetsLog log) {
+            this.index = partition.topicPartition().partition();
+            this.partition = partition;
+            this.leaderEpoch = leaderEpoch;
             this.log = log;
         }
 
         /** Runs {@code change} after the changes before it, on this store's threads; completes as it does. */
-        synchronized CompletableFuture<Void> change(final Function<GroupOffsetsLog, CompletableFuture<Void>> change) {
+        synchronized <T> CompletableFuture<T> change(final Function<GroupOffsetsLog, CompletableFuture<T>> change) {
             if (retired) {
                 return CompletableFuture.failedFuture(
                         Errors.NOT_COORDINATOR.exception(topic.name() + "-" + index + " is no longer led here"));
             }
-            final CompletableFuture<Void> done = last.thenComposeAsync(ignored -> change.apply(log), executor);
-            last = done.exceptionally(failure -> null);
+            final CompletableFuture<T> done = last.thenComposeAsync(ignored -> change.apply(log), executor);
+            last = done.handle((ignored, failure) -> null);
             return done;
+        }
+
+        /**
+         * Appends the marker after the changes before it (so after the offsets its transaction committed here) and,
+         * once the in-sync replicas hold it, applies or drops the producer's offsets. A marker the partition did not
+         * need changes nothing: a newer one of the producer ended its transaction here already.
+         */
+        CompletableFuture<Void> endTransaction(
+                final MemorySegment marker, final long producerId, final boolean commit) {
+            return change(l -> topic.appendMarkerReplicatedAsync(partition, leaderEpoch, marker, producerId)
+                    .thenAccept(written -> {
+                        if (written) {
+                            l.endTransaction(producerId, commit);
+                        }
+                    }));
         }
 
         CompletableFuture<Void> commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
@@ -160,7 +190,7 @@ final class GroupOffsetPartitions implements OffsetStore {
                 batch -> topic.appendReplicatedAsync(partition, leaderEpoch, batch)
                         .whenCompleteAsync((ignored, failure) -> {}, executor),
                 InstantSource.system());
-        return new LedOffsets(partition.topicPartition().partition(), log);
+        return new LedOffsets(partition, leaderEpoch, log);
     }
 
     /**
@@ -169,6 +199,27 @@ final class GroupOffsetPartitions implements OffsetStore {
      */
     void forgetGroupsWith(final Consumer<Predicate<String>> forget) {
         this.forgetGroups = forget;
+    }
+
+    /**
+     * Hands this store the verification that asks a transaction's coordinator whether a producer's transaction includes
+     * a partition (started with the broker's transaction coordinators, after this store).
+     */
+    void verifyTransactionsWith(final TransactionVerification verifying) {
+        this.verification = verifying;
+    }
+
+    /**
+     * The partition of {@code __consumer_offsets} that holds the group's offsets: in the topic as it is, or as it will
+     * be created ({@code offsets.topic.num.partitions}) while it does not exist yet.
+     */
+    TopicPartition partitionOf(final String groupId) {
+        final int index = topic.partitionOf(groupId);
+        return new TopicPartition(
+                topic.name(),
+                index >= 0
+                        ? index
+                        : InternalTopic.partitionFor(groupId, topic.settings().partitions()));
     }
 
     /** FindCoordinator for a group: the leader of its offsets partition, creating the topic if need be. */
@@ -194,18 +245,106 @@ final class GroupOffsetPartitions implements OffsetStore {
             return CompletableFuture.failedFuture(here.error()
                     .exception("broker " + membership.nodeId() + " does not coordinate group " + groupId + " now"));
         }
-        return here.coordinator().commit(groupId, offsets).exceptionallyCompose(failure -> {
-            final Throwable cause =
-                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            final String why = "offsets of group " + groupId + " not committed: " + cause.getMessage();
-            if (cause instanceof StateWriteException refused) {
-                return CompletableFuture.failedFuture(refused.error().exception(why));
+        return here.coordinator()
+                .commit(groupId, offsets)
+                .exceptionallyCompose(failure -> CompletableFuture.failedFuture(
+                        failed("offsets of group " + groupId + " not committed", failure)));
+    }
+
+    /** Why a change of a partition's offsets failed, as the exception carrying Kafka's error for it where there is one. */
+    private static Throwable failed(final String what, final Throwable failure) {
+        final Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        final String why = what + ": " + cause.getMessage();
+        if (cause instanceof StateWriteException refused) {
+            return refused.error().exception(why);
+        }
+        if (cause instanceof RejectedExecutionException) {
+            // This broker is closing.
+            return Errors.NOT_COORDINATOR.exception(why);
+        }
+        return cause;
+    }
+
+    /**
+     * TxnOffsetCommit here: once the transaction's coordinator confirms that the group's partition is in the
+     * producer's open transaction, the offsets are written as the producer's transactional batch and held until its
+     * marker comes.
+     */
+    @Override
+    public CompletableFuture<Errors> stage(
+            final String transactionalId,
+            final long producerId,
+            final short producerEpoch,
+            final String groupId,
+            final Map<TopicPartition, CommittedOffset> offsets) {
+        final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOf(groupId);
+        if (here.error() != Errors.NONE) {
+            return CompletableFuture.completedFuture(here.error());
+        }
+        final TransactionVerification verifying = verification;
+        if (verifying == null) {
+            return CompletableFuture.completedFuture(Errors.COORDINATOR_NOT_AVAILABLE);
+        }
+        final LedOffsets led = here.coordinator();
+        return verifying
+                .verify(transactionalId, producerId, producerEpoch, led.partition.topicPartition())
+                .thenCompose(verified -> switch (verified) {
+                    case NONE ->
+                        led.change(log -> log.commitTransactional(groupId, producerId, producerEpoch, offsets))
+                                .handle((ignored, failure) -> failure == null
+                                        ? Errors.NONE
+                                        : Errors.forException(failed(
+                                                "transactional offsets of group " + groupId + " not written",
+                                                failure)));
+                    // TxnOffsetCommit's retriable answer: the client finds the coordinator again and retries.
+                    case NOT_ENOUGH_REPLICAS -> CompletableFuture.completedFuture(Errors.COORDINATOR_NOT_AVAILABLE);
+                    case INVALID_PRODUCER_EPOCH -> CompletableFuture.completedFuture(Errors.PRODUCER_FENCED);
+                    default -> CompletableFuture.completedFuture(verified);
+                });
+    }
+
+    @Override
+    public boolean hasPending(final String groupId, final TopicPartition partition) {
+        final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOf(groupId);
+        return here.error() == Errors.NONE && here.coordinator().log.hasPending(groupId, partition);
+    }
+
+    /**
+     * WriteTxnMarkers for partition {@code index} of {@code __consumer_offsets}: appends the marker as its leader and,
+     * once the in-sync replicas hold it, applies (COMMIT) or drops (ABORT) the offsets the producer's transaction
+     * committed there. Answers NOT_LEADER_OR_FOLLOWER where this broker does not coordinate the partition's groups now
+     * (the transaction's coordinator sends it again to the leader it then finds), and COORDINATOR_LOAD_IN_PROGRESS
+     * while it is loading them.
+     */
+    CompletableFuture<Errors> writeMarker(
+            final int index, final MemorySegment marker, final long producerId, final boolean commit) {
+        final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOfPartition(index);
+        if (here.error() != Errors.NONE) {
+            return CompletableFuture.completedFuture(
+                    here.error() == Errors.NOT_COORDINATOR ? Errors.NOT_LEADER_OR_FOLLOWER : here.error());
+        }
+        // The request's buffer is reused for its next marker while this one waits for the changes before it.
+        final MemorySegment own = MemorySegment.ofArray(marker.toArray(ValueLayout.JAVA_BYTE));
+        return here.coordinator().endTransaction(own, producerId, commit).handle((ignored, failure) -> {
+            if (failure == null) {
+                return Errors.NONE;
             }
-            if (cause instanceof RejectedExecutionException) {
-                // This broker is closing.
-                return CompletableFuture.failedFuture(Errors.NOT_COORDINATOR.exception(why));
-            }
-            return CompletableFuture.failedFuture(cause);
+            final Throwable cause = failed("marker not written to " + topic.name() + "-" + index, failure);
+            final Errors error = Errors.forException(cause);
+            LOG.warn(
+                    "broker {}: marker of producerId={} commit={} not written to {}-{}: {}",
+                    membership.nodeId(),
+                    producerId,
+                    commit,
+                    topic.name(),
+                    index,
+                    cause.toString());
+            return switch (error) {
+                case NOT_COORDINATOR -> Errors.NOT_LEADER_OR_FOLLOWER;
+                case COORDINATOR_NOT_AVAILABLE -> Errors.NOT_ENOUGH_REPLICAS;
+                default -> error;
+            };
         });
     }
 

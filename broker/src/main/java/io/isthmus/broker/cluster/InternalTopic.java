@@ -5,6 +5,7 @@ import io.isthmus.broker.config.InternalTopicSettings;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.Partition.ProduceOutcome;
 import io.isthmus.broker.transaction.StateWriteException;
+import io.isthmus.broker.transaction.TransactionMarkerWriter;
 import io.isthmus.metadata.image.BrokerRegistration;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
@@ -15,6 +16,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Utils;
@@ -174,6 +176,33 @@ final class InternalTopic {
      */
     CompletableFuture<Void> appendReplicatedAsync(
             final Partition partition, final int leaderEpoch, final MemorySegment batch) {
+        return replicate(partition, leaderEpoch, "a " + role + " write", () -> partition.appendFromCoordinator(batch))
+                .thenApply(written -> null);
+    }
+
+    /**
+     * Appends a transaction's marker as the partition's leader in {@code leaderEpoch}, as WriteTxnMarkers appends it to
+     * any partition ({@link TransactionMarkerWriter#appendTo}), and waits as {@link #appendReplicatedAsync} does.
+     *
+     * @return completes true once the in-sync replicas hold the marker, false if the partition did not need it (its
+     *     producer is at a newer epoch, whose marker ended the transaction already); fails with {@link
+     *     StateWriteException} as {@link #appendReplicatedAsync} does, or carrying TRANSACTION_COORDINATOR_FENCED
+     */
+    CompletableFuture<Boolean> appendMarkerReplicatedAsync(
+            final Partition partition, final int leaderEpoch, final MemorySegment marker, final long producerId) {
+        return replicate(
+                partition,
+                leaderEpoch,
+                "a transaction marker",
+                () -> TransactionMarkerWriter.appendTo(partition, marker, "producerId=" + producerId));
+    }
+
+    /** Appends as leader in {@code leaderEpoch}; completes true once replicated, false if nothing was appended. */
+    private CompletableFuture<Boolean> replicate(
+            final Partition partition,
+            final int leaderEpoch,
+            final String what,
+            final Supplier<ProduceOutcome> append) {
         final Errors leads = membership.leadership().check(partition, leaderEpoch);
         if (leads != Errors.NONE) {
             return CompletableFuture.failedFuture(new StateWriteException(
@@ -186,7 +215,10 @@ final class InternalTopic {
             return CompletableFuture.failedFuture(new StateWriteException(
                     Errors.COORDINATOR_NOT_AVAILABLE, partition.topicPartition() + ": " + tooFew.get()));
         }
-        final ProduceOutcome appended = partition.appendFromClient(batch);
+        final ProduceOutcome appended = append.get();
+        if (appended.error() == Errors.NONE && appended.lastOffset() < 0) {
+            return CompletableFuture.completedFuture(false);
+        }
         if (appended.error() == Errors.NONE && appended.leaderEpoch() != leaderEpoch) {
             // Leadership moved on (and came back) between the check and the append: the write belongs to the
             // coordinator of the newer epoch, which may have read the log already.
@@ -197,10 +229,12 @@ final class InternalTopic {
         }
         if (appended.error() != Errors.NONE) {
             return CompletableFuture.failedFuture(new StateWriteException(
-                    appended.error() == Errors.NOT_LEADER_OR_FOLLOWER
-                            ? Errors.NOT_COORDINATOR
-                            : Errors.COORDINATOR_NOT_AVAILABLE,
-                    partition.topicPartition() + " refused a " + role + " write: " + appended.error() + " "
+                    switch (appended.error()) {
+                        case NOT_LEADER_OR_FOLLOWER -> Errors.NOT_COORDINATOR;
+                        case TRANSACTION_COORDINATOR_FENCED -> Errors.TRANSACTION_COORDINATOR_FENCED;
+                        default -> Errors.COORDINATOR_NOT_AVAILABLE;
+                    },
+                    partition.topicPartition() + " refused " + what + ": " + appended.error() + " "
                             + appended.message()));
         }
         return partition
@@ -209,7 +243,7 @@ final class InternalTopic {
                         appended.leaderEpoch(),
                         settings.minInsyncReplicas(),
                         settings.writeTimeout().toMillis())
-                .thenAccept(replicated -> {
+                .thenApply(replicated -> {
                     if (replicated != Errors.NONE) {
                         throw new StateWriteException(
                                 replicated == Errors.NOT_LEADER_OR_FOLLOWER
@@ -218,6 +252,7 @@ final class InternalTopic {
                                 "write at offset " + appended.lastOffset() + " of " + partition.topicPartition()
                                         + " not confirmed by the in-sync replicas: " + replicated);
                     }
+                    return true;
                 });
     }
 }

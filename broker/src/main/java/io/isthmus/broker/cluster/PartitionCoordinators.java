@@ -101,7 +101,11 @@ final class PartitionCoordinators<C extends AutoCloseable> implements AutoClosea
 
     /** The coordinator of {@code key} if this broker runs it, loaded. */
     Lookup<C> coordinatorOf(final String key) {
-        final int partition = topic.partitionOf(key);
+        return coordinatorOfPartition(topic.partitionOf(key));
+    }
+
+    /** The coordinator of the topic's partition {@code partition} if this broker runs it, loaded. */
+    Lookup<C> coordinatorOfPartition(final int partition) {
         if (partition < 0) {
             return Lookup.none(Errors.NOT_COORDINATOR);
         }

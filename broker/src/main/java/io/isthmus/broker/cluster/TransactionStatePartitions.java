@@ -112,11 +112,6 @@ final class TransactionStatePartitions implements TransactionCoordinators, AutoC
         return executor;
     }
 
-    @Override
-    public boolean offsetsInTransactions() {
-        return false;
-    }
-
     // ------------------------------------------------------------------ elections
 
     /**

@@ -83,8 +83,16 @@ final class TransactionVerification implements ProduceVerification, TransactionV
         if (first == null || !first.isTransactional()) {
             return CompletableFuture.completedFuture(Errors.NONE);
         }
-        final long producerId = first.producerId();
-        final short epoch = first.producerEpoch();
+        return verify(transactionalId, first.producerId(), first.producerEpoch(), partition);
+    }
+
+    /**
+     * Whether {@code partition} is in the producer's open transaction at {@code epoch}, asked of its coordinator unless
+     * verified already; answered as {@link #verify(String, MemoryRecords, TopicPartition)}. A group's coordinator asks
+     * it of its {@code __consumer_offsets} partition before it writes the offsets a transaction commits there.
+     */
+    CompletableFuture<Errors> verify(
+            final String transactionalId, final long producerId, final short epoch, final TopicPartition partition) {
         if (isPartitionInTransaction(producerId, epoch, partition.toString())) {
             return CompletableFuture.completedFuture(Errors.NONE);
         }

@@ -2,7 +2,9 @@ package io.isthmus.broker.group;
 
 import io.isthmus.broker.log.LogReplay;
 import io.isthmus.broker.log.PartitionLog;
+import io.isthmus.protocol.record.EndTransactionMarker;
 import io.isthmus.protocol.record.Record;
+import io.isthmus.protocol.record.RecordBatch;
 import io.isthmus.protocol.record.RecordBatchBuilder;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -14,6 +16,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,13 +43,21 @@ import org.slf4j.LoggerFactory;
  *   value:  version:int16 | offset:int64 | leaderEpoch:int32 | commitTimestampMs:int64 | metadata:string
  * </pre>
  *
+ * <p>Offsets a producer commits inside its transaction (TxnOffsetCommit) are written as a transactional batch with
+ * the producer's id and epoch and no sequence numbers, as Kafka's group coordinator writes them, and wait, per
+ * producer, for the transaction's marker: {@link #endTransaction} applies them to their groups on COMMIT (over what the
+ * groups committed since) and drops them on ABORT. Loading finds them the same way, by the markers in the log; those
+ * of a transaction still open stay pending.
+ *
  * <p>Kafka compacts this topic. The log does the equivalent itself: once a segment has filled since the last time,
  * the live offsets are written again at the head and the segments before them deleted, so it stays about a segment
- * plus the live offsets.
+ * plus the live offsets. No segment goes from the first batch of a transaction still open on (the log's last stable
+ * offset): its offsets are written only there, and are applied when its marker comes.
  *
- * <p>The offsets are held in memory as well, for OffsetFetch: {@link #committed} may be called from any thread, and
- * sees each change once it is durable. The changes ({@link #commit}, {@link #deleteTopic}, {@link #compactIfDue}) and
- * {@link #close} must be made one at a time, each once the future of the one before has completed.
+ * <p>The offsets are held in memory as well, for OffsetFetch: {@link #committed} and {@link #hasPending} may be called
+ * from any thread, and see each change once it is durable. The changes ({@link #commit}, {@link #commitTransactional},
+ * {@link #endTransaction}, {@link #deleteTopic}, {@link #compactIfDue}) and {@link #close} must be made one at a time,
+ * each once the future of the one before has completed.
  */
 public final class GroupOffsetsLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupOffsetsLog.class);
@@ -72,6 +83,11 @@ public final class GroupOffsetsLog implements AutoCloseable {
     private final InstantSource clock;
     /** Per group, its offsets as an immutable map, replaced whole on each change. */
     private final Map<String, Map<TopicPartition, CommittedOffset>> groups = new ConcurrentHashMap<>();
+    /**
+     * Per producer id, the offsets its open transaction committed, by group: immutable maps, replaced whole. Applied or
+     * dropped by the transaction's marker.
+     */
+    private final Map<Long, Map<String, Map<TopicPartition, CommittedOffset>>> pending = new ConcurrentHashMap<>();
 
     private final RecordBatchBuilder builder = new RecordBatchBuilder();
     private int segmentsAfterCompaction;
@@ -93,28 +109,83 @@ public final class GroupOffsetsLog implements AutoCloseable {
         return offsets;
     }
 
+    /** One offset record: a group's offset of a partition, or a tombstone ({@code offset} null) removing it. */
+    private record OffsetRecord(String group, TopicPartition partition, CommittedOffset offset) {}
+
     /**
      * Reads the log into mutable maps, published once whole: the copy-on-write of {@link #put} would copy a group's
      * offsets for every record read.
      */
     private void replay() {
         final Map<String, Map<TopicPartition, CommittedOffset>> loaded = new HashMap<>();
-        final long records = LogReplay.forEachRecord(log, record -> apply(loaded, record));
+        final Map<Long, Map<String, Map<TopicPartition, CommittedOffset>>> loadedPending = new HashMap<>();
+        final long records = LogReplay.forEachBatchRecord(log, (batch, record) -> {
+            if (batch.isControl()) {
+                endLoaded(loaded, loadedPending, batch);
+                return;
+            }
+            final OffsetRecord read = parse(record);
+            if (batch.isTransactional()) {
+                if (read.offset() != null) {
+                    loadedPending
+                            .computeIfAbsent(batch.producerId(), id -> new HashMap<>())
+                            .computeIfAbsent(read.group(), g -> new LinkedHashMap<>())
+                            .put(read.partition(), read.offset());
+                }
+                return;
+            }
+            final Map<TopicPartition, CommittedOffset> offsets =
+                    loaded.computeIfAbsent(read.group(), g -> new LinkedHashMap<>());
+            if (read.offset() != null) {
+                offsets.put(read.partition(), read.offset());
+                return;
+            }
+            offsets.remove(read.partition());
+            for (final Map<String, Map<TopicPartition, CommittedOffset>> byGroup : loadedPending.values()) {
+                final Map<TopicPartition, CommittedOffset> staged = byGroup.get(read.group());
+                if (staged != null) {
+                    staged.remove(read.partition());
+                }
+            }
+        });
         loaded.forEach((group, offsets) -> {
             if (!offsets.isEmpty()) {
                 groups.put(group, Collections.unmodifiableMap(offsets));
             }
         });
+        loadedPending.forEach((producerId, byGroup) -> {
+            final Map<String, Map<TopicPartition, CommittedOffset>> frozen = new HashMap<>();
+            byGroup.forEach((group, offsets) -> frozen.put(group, Map.copyOf(offsets)));
+            pending.put(producerId, Map.copyOf(frozen));
+        });
         LOG.info(
-                "loaded the offsets of {} groups from {} ({} records, offsets {}..{})",
+                "loaded the offsets of {} groups from {} ({} records, offsets {}..{}); {} producers' transactions hold"
+                        + " offsets not applied yet",
                 groups.size(),
                 log.dir(),
                 records,
                 log.logStartOffset(),
-                log.logEndOffset());
+                log.logEndOffset(),
+                pending.size());
     }
 
-    private void apply(final Map<String, Map<TopicPartition, CommittedOffset>> loaded, final Record record) {
+    /** A marker read at load: its producer's pending offsets are applied (COMMIT) or dropped (ABORT). */
+    private static void endLoaded(
+            final Map<String, Map<TopicPartition, CommittedOffset>> loaded,
+            final Map<Long, Map<String, Map<TopicPartition, CommittedOffset>>> loadedPending,
+            final RecordBatch marker) {
+        final short type = EndTransactionMarker.controlType(marker.segment(), marker.offset());
+        if (type == EndTransactionMarker.UNKNOWN) {
+            return;
+        }
+        final Map<String, Map<TopicPartition, CommittedOffset>> ended = loadedPending.remove(marker.producerId());
+        if (type == EndTransactionMarker.COMMIT && ended != null) {
+            ended.forEach((group, offsets) ->
+                    loaded.computeIfAbsent(group, g -> new LinkedHashMap<>()).putAll(offsets));
+        }
+    }
+
+    private OffsetRecord parse(final Record record) {
         final ByteBuffer key = ByteBuffer.wrap(record.keyAsArray());
         final short keyVersion = key.getShort();
         if (keyVersion != VERSION) {
@@ -122,10 +193,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
         }
         final String group = readString(key);
         final TopicPartition partition = new TopicPartition(readString(key), key.getInt());
-        final Map<TopicPartition, CommittedOffset> offsets = loaded.computeIfAbsent(group, g -> new LinkedHashMap<>());
         if (!record.hasValue()) {
-            offsets.remove(partition);
-            return;
+            return new OffsetRecord(group, partition, null);
         }
         final ByteBuffer value = ByteBuffer.wrap(record.valueAsArray());
         final short valueVersion = value.getShort();
@@ -135,7 +204,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final long offset = value.getLong();
         final int leaderEpoch = value.getInt();
         final long timestamp = value.getLong();
-        offsets.put(partition, new CommittedOffset(offset, leaderEpoch, readString(value), timestamp));
+        return new OffsetRecord(
+                group, partition, new CommittedOffset(offset, leaderEpoch, readString(value), timestamp));
     }
 
     private void put(final String group, final Map<TopicPartition, CommittedOffset> offsets) {
@@ -168,6 +238,17 @@ public final class GroupOffsetsLog implements AutoCloseable {
         return Set.copyOf(groups.keySet());
     }
 
+    /** Whether a transaction not ended yet committed an offset of {@code groupId} for {@code partition} here. */
+    public boolean hasPending(final String groupId, final TopicPartition partition) {
+        for (final Map<String, Map<TopicPartition, CommittedOffset>> byGroup : pending.values()) {
+            final Map<TopicPartition, CommittedOffset> staged = byGroup.get(groupId);
+            if (staged != null && staged.containsKey(partition)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Appends the offsets as one batch and, once durable, makes them the group's.
      *
@@ -175,6 +256,43 @@ public final class GroupOffsetsLog implements AutoCloseable {
      *     larger than the partition's {@code message.max.bytes}, or as the appender failed (nothing changed)
      */
     public CompletableFuture<Void> commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+        return appendCommit(
+                        groupId, offsets, RecordBatchDescriptor.NO_PRODUCER_ID, RecordBatchDescriptor.NO_PRODUCER_EPOCH)
+                .thenRun(() -> put(groupId, offsets));
+    }
+
+    /**
+     * Appends the offsets as one transactional batch of the producer and, once durable, holds them for its open
+     * transaction: {@link #endTransaction} applies or drops them.
+     *
+     * @return completes once the offsets are held; fails as {@link #commit} does, or with the log's refusal (a stale
+     *     producer epoch, a transaction that does not include this partition)
+     */
+    public CompletableFuture<Void> commitTransactional(
+            final String groupId,
+            final long producerId,
+            final short producerEpoch,
+            final Map<TopicPartition, CommittedOffset> offsets) {
+        return appendCommit(groupId, offsets, producerId, producerEpoch)
+                .thenRun(() -> stage(producerId, groupId, offsets));
+    }
+
+    /**
+     * The producer's transaction ended, its marker durable in the log: the offsets it committed here become their
+     * groups' if it committed, and are dropped if it aborted. Nothing is written.
+     */
+    public void endTransaction(final long producerId, final boolean commit) {
+        final Map<String, Map<TopicPartition, CommittedOffset>> ended = pending.remove(producerId);
+        if (commit && ended != null) {
+            ended.forEach(this::put);
+        }
+    }
+
+    private CompletableFuture<Void> appendCommit(
+            final String groupId,
+            final Map<TopicPartition, CommittedOffset> offsets,
+            final long producerId,
+            final short producerEpoch) {
         if (offsets.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -190,32 +308,71 @@ public final class GroupOffsetsLog implements AutoCloseable {
                     + log.config().messageMaxBytes()
                     + ", segment bytes=" + log.config().segmentBytes() + ")"));
         }
-        return append(keys, values, 0, keys.size()).thenRun(() -> put(groupId, offsets));
+        return append(keys, values, 0, keys.size(), producerId, producerEpoch);
+    }
+
+    private void stage(
+            final long producerId, final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
+        final Map<String, Map<TopicPartition, CommittedOffset>> byGroup =
+                new HashMap<>(pending.getOrDefault(producerId, Map.of()));
+        final Map<TopicPartition, CommittedOffset> merged =
+                new LinkedHashMap<>(byGroup.getOrDefault(groupId, Map.of()));
+        merged.putAll(offsets);
+        byGroup.put(groupId, Collections.unmodifiableMap(merged));
+        pending.put(producerId, Map.copyOf(byGroup));
     }
 
     /** Removes every group's offsets of {@code topic}, with tombstones, each batch of them once it is durable. */
     public CompletableFuture<Void> deleteTopic(final String topic) {
+        // Committed offsets and those open transactions hold: a tombstone drops both when the log is read again.
+        final Map<String, Set<TopicPartition>> doomed = new LinkedHashMap<>();
+        groups.forEach((group, offsets) -> collect(topic, group, offsets, doomed));
+        pending.values()
+                .forEach(byGroup -> byGroup.forEach((group, offsets) -> collect(topic, group, offsets, doomed)));
         final List<String> owners = new ArrayList<>();
         final List<TopicPartition> partitions = new ArrayList<>();
         final List<byte[]> keys = new ArrayList<>();
-        for (final Map.Entry<String, Map<TopicPartition, CommittedOffset>> group : groups.entrySet()) {
-            for (final TopicPartition partition : group.getValue().keySet()) {
-                if (partition.topic().equals(topic)) {
-                    owners.add(group.getKey());
-                    partitions.add(partition);
-                    keys.add(key(group.getKey(), partition));
-                }
-            }
-        }
+        doomed.forEach((group, gone) -> gone.forEach(partition -> {
+            owners.add(group);
+            partitions.add(partition);
+            keys.add(key(group, partition));
+        }));
         final List<byte[]> values = new ArrayList<>(keys.size());
         keys.forEach(k -> values.add(null));
         return appendInBatches(keys, values, (from, to) -> {
-            // One copy of each group's offsets per batch, not one per tombstone.
-            final Map<String, Set<TopicPartition>> removed = new HashMap<>();
-            for (int i = from; i < to; i++) {
-                removed.computeIfAbsent(owners.get(i), g -> new HashSet<>()).add(partitions.get(i));
+                    // One copy of each group's offsets per batch, not one per tombstone.
+                    final Map<String, Set<TopicPartition>> removed = new HashMap<>();
+                    for (int i = from; i < to; i++) {
+                        removed.computeIfAbsent(owners.get(i), g -> new HashSet<>())
+                                .add(partitions.get(i));
+                    }
+                    removed.forEach((group, gone) -> remove(group, gone::contains));
+                })
+                .thenRun(() -> forgetPending(topic));
+    }
+
+    private static void collect(
+            final String topic,
+            final String group,
+            final Map<TopicPartition, CommittedOffset> offsets,
+            final Map<String, Set<TopicPartition>> into) {
+        for (final TopicPartition partition : offsets.keySet()) {
+            if (partition.topic().equals(topic)) {
+                into.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(partition);
             }
-            removed.forEach((group, gone) -> remove(group, gone::contains));
+        }
+    }
+
+    /** Drops what open transactions committed for a deleted topic, as its tombstones do when the log is loaded. */
+    private void forgetPending(final String topic) {
+        pending.replaceAll((producerId, byGroup) -> {
+            final Map<String, Map<TopicPartition, CommittedOffset>> kept = new HashMap<>();
+            byGroup.forEach((group, offsets) -> {
+                final Map<TopicPartition, CommittedOffset> left = new LinkedHashMap<>(offsets);
+                left.keySet().removeIf(partition -> partition.topic().equals(topic));
+                kept.put(group, Collections.unmodifiableMap(left));
+            });
+            return Map.copyOf(kept);
         });
     }
 
@@ -240,7 +397,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         return appendInBatches(keys, values, (from, to) -> {}).thenRun(() -> {
-            final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.highWatermark()));
+            // Below the last stable offset only: an open transaction's offsets are written nowhere but from there on.
+            final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.lastStableOffset()));
             segmentsAfterCompaction = log.segments().size();
             LOG.info(
                     "compacted {}: the offsets of {} groups rewritten from offset {}, {} segments deleted",
@@ -290,7 +448,13 @@ public final class GroupOffsetsLog implements AutoCloseable {
             }
             final int start = from;
             final int end = to;
-            written = written.thenCompose(ignored -> append(keys, values, start, end))
+            written = written.thenCompose(ignored -> append(
+                            keys,
+                            values,
+                            start,
+                            end,
+                            RecordBatchDescriptor.NO_PRODUCER_ID,
+                            RecordBatchDescriptor.NO_PRODUCER_EPOCH))
                     .thenRun(() -> afterEach.accept(start, end));
             from = to;
         }
@@ -312,11 +476,19 @@ public final class GroupOffsetsLog implements AutoCloseable {
         return size;
     }
 
+    /** Appends records {@code from..to} as one batch, transactional for the producer if {@code producerId >= 0}. */
     private CompletableFuture<Void> append(
-            final List<byte[]> keys, final List<byte[]> values, final int from, final int to) {
+            final List<byte[]> keys,
+            final List<byte[]> values,
+            final int from,
+            final int to,
+            final long producerId,
+            final short producerEpoch) {
         final int capacity = batchSize(keys, values, from, to);
         final MemorySegment buffer = MemorySegment.ofArray(new byte[capacity]);
-        builder.begin(buffer, 0, capacity, 0L);
+        builder.producer(producerId, producerEpoch, RecordBatchDescriptor.NO_SEQUENCE)
+                .transactional(producerId >= 0)
+                .begin(buffer, 0, capacity, 0L);
         final long now = clock.millis();
         for (int i = from; i < to; i++) {
             builder.append(now, keys.get(i), values.get(i));

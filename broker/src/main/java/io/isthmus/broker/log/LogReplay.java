@@ -17,8 +17,22 @@ public final class LogReplay {
 
     private LogReplay() {}
 
+    /** What {@link #forEachBatchRecord} hands over: a record and the batch it is in (its producer, its flags). */
+    @FunctionalInterface
+    public interface BatchRecordVisitor {
+        void accept(RecordBatch batch, Record record);
+    }
+
     /** Hands every record of {@code log} to {@code visitor}, in order; returns how many there were. */
     public static long forEachRecord(final PartitionLog log, final Consumer<Record> visitor) {
+        return forEachBatchRecord(log, (batch, record) -> visitor.accept(record));
+    }
+
+    /**
+     * Hands every record of {@code log} to {@code visitor} with its batch, in order, control batches' records (the
+     * transaction markers) included; returns how many there were.
+     */
+    public static long forEachBatchRecord(final PartitionLog log, final BatchRecordVisitor visitor) {
         final RecordBatch batch = new RecordBatch();
         long records = 0;
         long offset = log.logStartOffset();
@@ -33,7 +47,7 @@ public final class LogReplay {
                     batch.wrap(segment, position);
                     final RecordCursor cursor = batch.cursor();
                     while (cursor.next()) {
-                        visitor.accept(cursor.record());
+                        visitor.accept(batch, cursor.record());
                         records++;
                     }
                     position += batch.sizeInBytes();

@@ -885,6 +885,10 @@ public final class PartitionLog implements AutoCloseable {
             if (!batch.hasProducerId()) {
                 continue;
             }
+            if (origin == AppendOrigin.COORDINATOR) {
+                admitCoordinatorBatch(batches, i);
+                continue;
+            }
             switch (checkAndRecord(batch)) {
                 case Verdict.Append append -> {
                     if (batch.isTransactional() && !mayWriteTransactional(batch)) {
@@ -920,6 +924,30 @@ public final class PartitionLog implements AutoCloseable {
             return AppendInfo.duplicateOf(firstDuplicate.firstOffset(), firstDuplicate.lastOffset(), 0);
         }
         return null;
+    }
+
+    /**
+     * A data batch a coordinator writes on behalf of a producer (a group coordinator's offsets committed in the
+     * producer's transaction) carries no sequence numbers, as in Kafka: only its epoch is checked, and a transactional
+     * one must belong to the producer's open transaction as any other. Nothing is recorded against the producer's
+     * sequences, so it never passes for a duplicate. Before throwing, forgets what the batches before it recorded.
+     */
+    private void admitCoordinatorBatch(final ValidatedBatches batches, final int index) {
+        final BatchSummary batch = batches.get(index);
+        String refusal = null;
+        Errors error = null;
+        if (producers.checkEpoch(batch.producerId(), batch.producerEpoch()) instanceof Verdict.Reject reject) {
+            error = reject.error();
+            refusal = reject.reason();
+        } else if (batch.isTransactional() && !mayWriteTransactional(batch)) {
+            error = Errors.INVALID_TXN_STATE;
+            refusal = "transactional batch outside a transaction that includes the partition: producerId="
+                    + batch.producerId() + " epoch=" + batch.producerEpoch();
+        }
+        if (refusal != null) {
+            releaseProducerState(batches, index);
+            throw new ProducerRejectedException(error, refusal + " partition=" + name);
+        }
     }
 
     /**

@@ -508,6 +508,28 @@ public final class Partition implements AutoCloseable {
     }
 
     /**
+     * Appends a batch the broker's own coordinators write to their internal topic as its leader (committed offsets,
+     * transaction states, and the offsets a group coordinator holds for a producer's transaction, which carry that
+     * producer's id and epoch but no sequence numbers). Answered as {@link #appendFromClient}; NOT_LEADER_OR_FOLLOWER
+     * on a follower, and refused while an RDMA producer writes the partition (internal topics have none).
+     */
+    public ProduceOutcome appendFromCoordinator(final MemorySegment batch) {
+        appendLock.lock();
+        try {
+            final Object writer = rdmaWriter.get();
+            if (writer != null) {
+                return exclusivelyWritten(writer);
+            }
+            if (follower) {
+                return notLeader();
+            }
+            return appendLocked(() -> log.append(batch, leaderEpoch, AppendOrigin.COORDINATOR));
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
      * Appends the one batch a shared-memory producer left in its staging slot ({@code staged}, which the producer can
      * still write): copied out of its reach first, then validated, checked and committed, in the same order as every
      * other writer of the partition (with shared RDMA producers, through the {@link SharedAppender}'s order). Answered as

@@ -52,11 +52,9 @@ public final class ProducerStateTable {
             // Unknown producer (new, or its state predates the log start): accept what it sends first.
             return APPEND;
         }
-        if (epoch < entry.epoch) {
-            return new Verdict.Reject(
-                    Errors.INVALID_PRODUCER_EPOCH,
-                    "producer epoch is stale: producerId=" + producerId + ", epoch=" + epoch + ", current="
-                            + entry.epoch);
+        final Verdict epochVerdict = checkEpoch(producerId, epoch);
+        if (epochVerdict != APPEND) {
+            return epochVerdict;
         }
         if (epoch > entry.epoch) {
             return firstSequence == 0
@@ -77,6 +75,21 @@ public final class ProducerStateTable {
                     Errors.OUT_OF_ORDER_SEQUENCE_NUMBER,
                     "sequence gap: producerId=" + producerId + ", epoch=" + epoch + ", expected="
                             + nextSequence(last.lastSequence()) + ", got=" + firstSequence);
+        }
+        return APPEND;
+    }
+
+    /**
+     * Checks only the epoch of a batch without sequence numbers (one a coordinator writes for the producer): refused
+     * if older than the producer's current epoch.
+     */
+    public Verdict checkEpoch(final long producerId, final short epoch) {
+        final ProducerEntry entry = entries.get(producerId);
+        if (entry != null && epoch < entry.epoch) {
+            return new Verdict.Reject(
+                    Errors.INVALID_PRODUCER_EPOCH,
+                    "producer epoch is stale: producerId=" + producerId + ", epoch=" + epoch + ", current="
+                            + entry.epoch);
         }
         return APPEND;
     }

@@ -22,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
@@ -79,6 +80,7 @@ public final class TransactionCoordinator implements AutoCloseable {
     private final ProducerIds producerIds;
     private final Predicate<TopicPartition> partitionExists;
     private final GroupCoordinator groups;
+    private final Function<String, Optional<TopicPartition>> groupOffsetsPartition;
     private final Settings settings;
     private final InstantSource clock;
     private final ScheduledExecutorService timers;
@@ -89,11 +91,19 @@ public final class TransactionCoordinator implements AutoCloseable {
     /** Set under the lock at close: a request that found this coordinator before it was retired is turned away. */
     private boolean closed;
 
-    /** What a coordinator works with besides its state log and markers: shared by every coordinator of a broker. */
+    /**
+     * What a coordinator works with besides its state log and markers: shared by every coordinator of a broker.
+     *
+     * @param groupOffsetsPartition where a group's coordinator keeps the offsets a transaction commits for it, for a
+     *     cluster (the group's {@code __consumer_offsets} partition, which then joins the transaction and takes its
+     *     marker); empty for a single broker, whose coordinator keeps them in the transaction's state and applies them
+     *     to {@code groups} itself
+     */
     public record Context(
             ProducerIds producerIds,
             Predicate<TopicPartition> partitionExists,
             GroupCoordinator groups,
+            Function<String, Optional<TopicPartition>> groupOffsetsPartition,
             Settings settings,
             InstantSource clock) {}
 
@@ -110,6 +120,7 @@ public final class TransactionCoordinator implements AutoCloseable {
         this.producerIds = context.producerIds();
         this.partitionExists = context.partitionExists();
         this.groups = context.groups();
+        this.groupOffsetsPartition = context.groupOffsetsPartition();
         this.settings = context.settings();
         this.clock = context.clock();
         this.timers = timers;
@@ -142,7 +153,13 @@ public final class TransactionCoordinator implements AutoCloseable {
                 stateLog,
                 new TransactionMarkerWriter(partitions, clock),
                 SOLE_COORDINATOR_EPOCH,
-                new Context(producerIds, tp -> partitions.partition(tp).isPresent(), groups, settings, clock),
+                new Context(
+                        producerIds,
+                        tp -> partitions.partition(tp).isPresent(),
+                        groups,
+                        groupId -> Optional.empty(),
+                        settings,
+                        clock),
                 timers,
                 true);
         coordinator.recover(stateLog.load());
@@ -344,7 +361,11 @@ public final class TransactionCoordinator implements AutoCloseable {
         }
     }
 
-    /** AddOffsetsToTxn: offsets of {@code groupId} may be committed in the producer's transaction. */
+    /**
+     * AddOffsetsToTxn: offsets of {@code groupId} may be committed in the producer's transaction. In a cluster the
+     * group's {@code __consumer_offsets} partition joins the transaction, as in Kafka, so that its marker tells the
+     * group's coordinator to apply or drop them.
+     */
     public Errors addOffsets(
             final String transactionalId, final long producerId, final short epoch, final String groupId) {
         if (groupId == null || groupId.isEmpty()) {
@@ -364,7 +385,13 @@ public final class TransactionCoordinator implements AutoCloseable {
                 return Errors.CONCURRENT_TRANSACTIONS;
             }
             final TransactionMetadata current = transactions.get(transactionalId);
-            if (current.state() != TransactionState.ONGOING
+            final Optional<TopicPartition> offsetsPartition = groupOffsetsPartition.apply(groupId);
+            if (offsetsPartition.isPresent()) {
+                if (current.state() != TransactionState.ONGOING
+                        || !current.partitions().contains(offsetsPartition.get())) {
+                    persistOpen(current.withPartitions(List.of(offsetsPartition.get()), clock.millis()));
+                }
+            } else if (current.state() != TransactionState.ONGOING
                     || !current.pendingOffsets().containsKey(groupId)) {
                 persistOpen(current.withGroup(groupId, clock.millis()));
             }

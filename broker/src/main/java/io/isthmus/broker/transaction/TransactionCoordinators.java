@@ -29,13 +29,6 @@ public interface TransactionCoordinators {
      */
     Executor executor();
 
-    /**
-     * Whether offsets of consumer groups may be committed in transactions (AddOffsetsToTxn, TxnOffsetCommit): a
-     * single broker coordinates both the group and the transaction; a cluster's group coordinator may be another
-     * broker than the transaction's, and those offsets are not carried between them yet.
-     */
-    boolean offsetsInTransactions();
-
     /** A single broker's: {@code coordinator} for every id. */
     static TransactionCoordinators sole(final TransactionCoordinator coordinator) {
         final Found found = new Found(Errors.NONE, coordinator);
@@ -53,11 +46,6 @@ public interface TransactionCoordinators {
             @Override
             public Executor executor() {
                 return Runnable::run;
-            }
-
-            @Override
-            public boolean offsetsInTransactions() {
-                return true;
             }
         };
     }

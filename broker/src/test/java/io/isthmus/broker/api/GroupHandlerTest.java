@@ -12,8 +12,8 @@ import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.testkit.TestTransactions;
 import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
+import io.isthmus.broker.transaction.CoordinatorHeldOffsets;
 import io.isthmus.broker.transaction.TransactionCoordinator;
-import io.isthmus.broker.transaction.TransactionCoordinators;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -71,7 +71,7 @@ class GroupHandlerTest {
         transactions = TestTransactions.start(
                 tmp.resolve("logs"), ProducerIdAllocator.open(tmp.resolve("ids")), partitions, coordinator);
         handler = new GroupHandler(
-                coordinator, TransactionCoordinators.sole(transactions), topics, node, AccessControl.allowAll());
+                coordinator, new CoordinatorHeldOffsets(transactions), topics, node, AccessControl.allowAll());
     }
 
     @AfterEach
@@ -100,7 +100,7 @@ class GroupHandlerTest {
             }
         };
         final GroupHandler cluster = new GroupHandler(
-                coordinator, TransactionCoordinators.sole(transactions), topics, elsewhere, AccessControl.allowAll());
+                coordinator, new CoordinatorHeldOffsets(transactions), topics, elsewhere, AccessControl.allowAll());
 
         final Errors theirs = heartbeatOfStranger(cluster, "theirs");
         final OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId("theirs");

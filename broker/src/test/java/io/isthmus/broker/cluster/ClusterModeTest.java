@@ -45,9 +45,11 @@ import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.PartitionReassignment;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -995,6 +997,123 @@ class ClusterModeTest {
         }
     }
 
+    @Test
+    void aConsumeTransformProduceLoopCommitsItsOffsetsWithItsTransactionsThroughItsGroupCoordinatorLeaving()
+            throws Exception {
+        extra.put(BrokerConfig.TRANSACTION_STATE_LOG_NUM_PARTITIONS, "3");
+        startReplicatedCluster(2, "orders", 3);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("shipments", 3, (short) 3)))
+                    .all()
+                    .get();
+            awaitLeaders(admin, "shipments");
+        }
+        final List<String> input = new ArrayList<>();
+        produce(bootstrap(1), "orders", 0, 90, input, new HashMap<>());
+        final String group = "transformers";
+        final String everyBroker = bootstrap(1) + "," + bootstrap(2) + "," + bootstrap(3);
+        final List<String> transformed = new ArrayList<>();
+        int left = -1;
+        final Properties c = new Properties();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, everyBroker);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10");
+        try (KafkaProducer<byte[], byte[]> producer = transactionalProducer(everyBroker, "transformer");
+                KafkaConsumer<byte[], byte[]> consumer =
+                        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            producer.initTransactions();
+            consumer.subscribe(List.of("orders"));
+            int round = 0;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (transformed.size() < input.size() && System.nanoTime() < deadline) {
+                final var polled = consumer.poll(Duration.ofMillis(200));
+                if (polled.isEmpty()) {
+                    continue;
+                }
+                final Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+                final List<String> batch = new ArrayList<>();
+                producer.beginTransaction();
+                for (final ConsumerRecord<byte[], byte[]> record : polled) {
+                    final String shipped = new String(record.value(), StandardCharsets.UTF_8).toUpperCase();
+                    producer.send(new ProducerRecord<>(
+                            "shipments", record.partition(), null, shipped.getBytes(StandardCharsets.UTF_8)));
+                    batch.add(shipped);
+                    next.put(
+                            new TopicPartition(record.topic(), record.partition()),
+                            new OffsetAndMetadata(record.offset() + 1));
+                }
+                try {
+                    producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
+                    if (round++ == 1) {
+                        // Aborted: its output vanishes, its offsets are never the group's, and the loop reads again
+                        // from the committed ones.
+                        producer.abortTransaction();
+                        rewind(consumer, next.keySet());
+                        continue;
+                    }
+                    if (left < 0 && transformed.size() >= 30) {
+                        // The group's coordinator leaves while this transaction's offsets wait in its partition of
+                        // __consumer_offsets: the partition's next leader finds them in the log, and the marker the
+                        // transaction's coordinator writes there makes them the group's.
+                        left = leaderOfKey(GroupOffsetsLog.TOPIC, group);
+                        brokers.remove(left).close();
+                    }
+                    producer.commitTransaction();
+                    transformed.addAll(batch);
+                } catch (final CommitFailedException rebalanced) {
+                    // The group's membership changed under the transaction: the new coordinator does not know this
+                    // member until it rejoins (membership is not replicated). Kafka's exactly-once loop aborts and
+                    // reads again from the committed offsets, as for any rebalance.
+                    producer.abortTransaction();
+                    rewind(consumer, next.keySet());
+                }
+            }
+        }
+        assertThat(left).as("the group coordinator left mid-transaction").isPositive();
+        final List<String> expected = input.stream().map(String::toUpperCase).toList();
+        assertThat(transformed)
+                .as("each input record transformed in one committed transaction")
+                .hasSameSizeAs(input);
+        final List<String> shipped = consumeAll(
+                        "shipment-readers",
+                        "shipments",
+                        bootstrap(brokers.keySet().iterator().next()),
+                        expected.size(),
+                        "read_committed")
+                .values()
+                .stream()
+                .flatMap(List::stream)
+                .toList();
+        assertThat(shipped).as("the output, read_committed").containsExactlyInAnyOrderElementsOf(expected);
+        try (Admin admin = admin()) {
+            final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get();
+            assertThat(committed.values().stream()
+                            .mapToLong(OffsetAndMetadata::offset)
+                            .sum())
+                    .as("the group's committed offsets: the end of each input partition, from the new coordinator")
+                    .isEqualTo(input.size());
+        }
+        start(left);
+        brokers.get(left).cluster().orElseThrow().awaitActive(activeWithin);
+        assertReplicasIdentical(GroupOffsetsLog.TOPIC, 3);
+    }
+
+    /** Seeks the assigned ones of {@code partitions} back to the group's committed offsets (stable ones only). */
+    private static void rewind(final KafkaConsumer<byte[], byte[]> consumer, final Set<TopicPartition> partitions) {
+        final Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(partitions);
+        for (final TopicPartition partition : partitions) {
+            if (consumer.assignment().contains(partition)) {
+                final OffsetAndMetadata offset = committed.get(partition);
+                consumer.seek(partition, offset == null ? 0 : offset.offset());
+            }
+        }
+    }
+
     private static void isthmusTransaction(
             final IsthmusProducer producer, final String name, final Map<TopicPartition, List<String>> committed) {
         producer.beginTransaction();
@@ -1062,9 +1181,14 @@ class ClusterModeTest {
 
     /** The broker whose image names it leader of the transactional id's state partition. */
     private int coordinatorOf(final String transactionalId) {
-        final io.isthmus.metadata.image.TopicImage state = topicImage("__transaction_state");
-        return state.partition(InternalTopic.partitionFor(
-                        transactionalId, state.partitions().size()))
+        return leaderOfKey("__transaction_state", transactionalId);
+    }
+
+    /** The leader, as a running broker's image has it, of the partition of the internal topic that {@code key} maps to. */
+    private int leaderOfKey(final String topic, final String key) {
+        final io.isthmus.metadata.image.TopicImage image = topicImage(topic);
+        return image.partition(
+                        InternalTopic.partitionFor(key, image.partitions().size()))
                 .leader();
     }
 

@@ -3,9 +3,12 @@ package io.isthmus.broker.group;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.isthmus.broker.log.AppendOrigin;
 import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentIdAllocator;
+import io.isthmus.protocol.record.EndTransactionMarker;
+import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -69,9 +72,22 @@ class GroupOffsetsLogTest {
         return GroupOffsetsLog.load(opened, batch -> appended(opened, batch), InstantSource.system());
     }
 
+    /** As a cluster's group coordinator appends: as the broker's coordinator, not as a client. */
     private static CompletableFuture<Void> appended(final PartitionLog log, final MemorySegment batch) {
-        log.append(batch, 0);
+        log.append(batch, 0, AppendOrigin.COORDINATOR);
         return CompletableFuture.completedFuture(null);
+    }
+
+    /** Writes the producer's COMMIT or ABORT marker to the log, as WriteTxnMarkers does, and tells the offsets. */
+    private void endTransaction(
+            final GroupOffsetsLog offsets, final long producerId, final short epoch, final boolean commit) {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[EndTransactionMarker.MAX_BATCH_LENGTH]);
+        try (RecordBatchBuilder builder = new RecordBatchBuilder()) {
+            final int length = EndTransactionMarker.write(
+                    builder, buffer, 0, producerId, epoch, commit, 0, System.currentTimeMillis());
+            log.append(buffer.asSlice(0, length), 0, AppendOrigin.COORDINATOR);
+        }
+        offsets.endTransaction(producerId, commit);
     }
 
     private static CommittedOffset at(final long offset, final String metadata) {
@@ -223,6 +239,105 @@ class GroupOffsetsLogTest {
                     GroupOffsetsLog.load(opened, batch -> appended(opened, batch), InstantSource.system())) {
                 assertThat(reloaded.groupIds()).as("the log agrees with memory").isEqualTo(inMemory);
             }
+        }
+    }
+
+    @Test
+    void offsetsCommittedInATransactionCountOnceItsCommitMarkerIsWrittenAndAnAbortDropsThem() throws IOException {
+        try (GroupOffsetsLog offsets = load()) {
+            offsets.commit("readers", Map.of(ORDERS_0, at(5, "plain"))).join();
+            offsets.commitTransactional("readers", 7, (short) 0, Map.of(ORDERS_0, at(10, "tx"), ORDERS_1, at(11, "tx")))
+                    .join();
+            offsets.commitTransactional("readers", 8, (short) 2, Map.of(PAYMENTS_0, at(3, "aborted")))
+                    .join();
+            assertThat(offsets.committed("readers"))
+                    .as("before the markers")
+                    .containsOnly(Map.entry(ORDERS_0, at(5, "plain")));
+            assertThat(offsets.hasPending("readers", ORDERS_0)).isTrue();
+            assertThat(offsets.hasPending("readers", PAYMENTS_0)).isTrue();
+            assertThat(offsets.hasPending("writers", ORDERS_0)).isFalse();
+
+            endTransaction(offsets, 7, (short) 0, true);
+            endTransaction(offsets, 8, (short) 2, false);
+
+            assertThat(offsets.committed("readers"))
+                    .containsOnly(Map.entry(ORDERS_0, at(10, "tx")), Map.entry(ORDERS_1, at(11, "tx")));
+            assertThat(offsets.hasPending("readers", ORDERS_0)).isFalse();
+            assertThat(offsets.hasPending("readers", PAYMENTS_0)).isFalse();
+        }
+        try (GroupOffsetsLog reloaded = load()) {
+            assertThat(reloaded.committed("readers"))
+                    .as("read again: the COMMIT marker applied the transaction's offsets, the ABORT dropped them")
+                    .containsOnly(Map.entry(ORDERS_0, at(10, "tx")), Map.entry(ORDERS_1, at(11, "tx")));
+            assertThat(reloaded.hasPending("readers", PAYMENTS_0)).isFalse();
+        }
+    }
+
+    @Test
+    void aTransactionStillOpenWhenTheLogIsLoadedKeepsItsOffsetsPendingUntilItsMarker() throws IOException {
+        try (GroupOffsetsLog offsets = load()) {
+            offsets.commitTransactional("readers", 9, (short) 1, Map.of(ORDERS_0, at(40, "")))
+                    .join();
+            // A second commit in the same transaction: no sequence numbers, so it is no duplicate of the first.
+            offsets.commitTransactional("readers", 9, (short) 1, Map.of(ORDERS_1, at(41, "")))
+                    .join();
+        }
+        try (GroupOffsetsLog reloaded = load()) {
+            assertThat(reloaded.committed("readers")).isEmpty();
+            assertThat(reloaded.hasPending("readers", ORDERS_0)).isTrue();
+            assertThat(reloaded.hasPending("readers", ORDERS_1)).isTrue();
+            endTransaction(reloaded, 9, (short) 1, true);
+            assertThat(reloaded.committed("readers"))
+                    .containsOnly(Map.entry(ORDERS_0, at(40, "")), Map.entry(ORDERS_1, at(41, "")));
+        }
+    }
+
+    @Test
+    void compactionKeepsEverySegmentFromAnOpenTransactionsOffsetsOnAndFreesThemOnceItEnds() throws IOException {
+        try (GroupOffsetsLog offsets = load()) {
+            offsets.commitTransactional("readers", 9, (short) 0, Map.of(PAYMENTS_0, at(77, "open")))
+                    .join();
+            final long transactionStart = log.logEndOffset() - 1;
+            for (int round = 0; round < 400; round++) {
+                offsets.commit("readers", Map.of(new TopicPartition("orders", round % 10), at(round, "")))
+                        .join();
+                offsets.compactIfDue().join();
+            }
+            assertThat(log.logStartOffset())
+                    .as("no segment from the open transaction's offsets on is deleted")
+                    .isLessThanOrEqualTo(transactionStart);
+        }
+        try (GroupOffsetsLog reloaded = load()) {
+            assertThat(reloaded.hasPending("readers", PAYMENTS_0)).isTrue();
+            endTransaction(reloaded, 9, (short) 0, true);
+            for (int round = 0; round < 400; round++) {
+                reloaded.commit("readers", Map.of(ORDERS_0, at(round, ""))).join();
+                reloaded.compactIfDue().join();
+            }
+            assertThat(log.logStartOffset()).as("freed once it ended").isGreaterThan(0);
+            assertThat(reloaded.committed("readers")).containsEntry(PAYMENTS_0, at(77, "open"));
+        }
+        try (GroupOffsetsLog reloaded = load()) {
+            assertThat(reloaded.committed("readers"))
+                    .as("the applied offsets outlive the segments that held the transaction")
+                    .containsEntry(PAYMENTS_0, at(77, "open"))
+                    .containsEntry(ORDERS_0, at(399, ""));
+            assertThat(reloaded.hasPending("readers", PAYMENTS_0)).isFalse();
+        }
+    }
+
+    @Test
+    void aDeletedTopicsOffsetsHeldByAnOpenTransactionAreDroppedAndStayDroppedWhenItCommits() throws IOException {
+        try (GroupOffsetsLog offsets = load()) {
+            offsets.commitTransactional("readers", 9, (short) 0, Map.of(ORDERS_0, at(1, ""), PAYMENTS_0, at(2, "")))
+                    .join();
+            offsets.deleteTopic("orders").join();
+            assertThat(offsets.hasPending("readers", ORDERS_0)).isFalse();
+            endTransaction(offsets, 9, (short) 0, true);
+            assertThat(offsets.committed("readers")).containsOnly(Map.entry(PAYMENTS_0, at(2, "")));
+        }
+        try (GroupOffsetsLog reloaded = load()) {
+            assertThat(reloaded.committed("readers")).containsOnly(Map.entry(PAYMENTS_0, at(2, "")));
         }
     }
 }
