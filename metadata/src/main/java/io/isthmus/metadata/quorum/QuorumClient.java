@@ -88,6 +88,9 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
     private final Duration retrySpan;
     private final List<RaftPeerId> voters;
     private final RaftClient heartbeats;
+    /** How long a heartbeat waits for one voter before it asks the next. */
+    private final Duration heartbeatPerVoter;
+
     private final AtomicReference<RaftPeerId> controller = new AtomicReference<>();
     private RaftClient client;
     private boolean closed;
@@ -102,7 +105,8 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
                 .sorted(Comparator.comparingInt(id -> Integer.parseInt(id.toString())))
                 .toList();
         this.client = build(properties, commandRetries());
-        this.heartbeats = build(heartbeatProperties(sessionTimeout, voters.size()), RetryPolicies.noRetry());
+        this.heartbeatPerVoter = heartbeatPerVoter(sessionTimeout, voters.size());
+        this.heartbeats = build(heartbeatProperties(heartbeatPerVoter), RetryPolicies.noRetry());
     }
 
     /**
@@ -120,15 +124,20 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
     }
 
     /**
-     * Heartbeats wait for each voter at most a share of the session, so that one voter that hangs (paused, cut off)
-     * ahead of the leader leaves time to reach the leader within the session; never longer than Ratis's own default.
+     * Heartbeats wait for each voter at most a share of the session, so that one voter that hangs (paused, cut off,
+     * gone) ahead of the leader leaves time to reach the leader within the session; never longer than Ratis's own
+     * default.
      */
-    private static RaftProperties heartbeatProperties(Duration sessionTimeout, int voters) {
+    private static Duration heartbeatPerVoter(Duration sessionTimeout, int voters) {
+        long perVoter = Math.min(HEARTBEAT_TIMEOUT_CAP.toMillis(), sessionTimeout.toMillis() / Math.max(1, voters));
+        return Duration.ofMillis(Math.max(100, perVoter));
+    }
+
+    private static RaftProperties heartbeatProperties(Duration perVoter) {
         RaftProperties heartbeat = new RaftProperties();
         RaftConfigKeys.Rpc.setType(heartbeat, SupportedRpcType.GRPC);
-        long perVoter = Math.min(HEARTBEAT_TIMEOUT_CAP.toMillis(), sessionTimeout.toMillis() / Math.max(1, voters));
         RaftClientConfigKeys.Rpc.setRequestTimeout(
-                heartbeat, TimeDuration.valueOf(Math.max(100, perVoter), TimeUnit.MILLISECONDS));
+                heartbeat, TimeDuration.valueOf(perVoter.toMillis(), TimeUnit.MILLISECONDS));
         return heartbeat;
     }
 
@@ -179,6 +188,11 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
         return heartbeats
                 .async()
                 .sendReadOnlyUnordered(heartbeat, voter)
+                // Ratis's request timeout does not bound a request to a voter that has gone away (its stream waits
+                // for the connection): one that did not answer in its share of the session is given up here. Waiting
+                // longer made a whole heartbeat outlast the session every time while the voter that led was down, and
+                // the next leader fenced every broker.
+                .orTimeout(heartbeatPerVoter.toMillis(), TimeUnit.MILLISECONDS)
                 .handle((reply, failure) -> {
                     Throwable why = failure;
                     if (failure == null && reply.isSuccess()) {
@@ -193,8 +207,10 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
                     } else {
                         // Without retries Ratis never reconnects to a voter on its own: a voter that restarted
                         // would fail every later heartbeat at once on the stream that broke.
-                        heartbeats.getClientRpc().handleException(voter, failure, true);
+                        heartbeats.getClientRpc().handleException(voter, unwrapped(failure), true);
                     }
+                    // The next heartbeat starts past a voter that failed this one, not with it again.
+                    controller.compareAndSet(voter, null);
                     return heartbeatFrom(heartbeat, first, tried + 1, why);
                 })
                 .thenCompose(Function.identity());
@@ -315,6 +331,10 @@ public final class QuorumClient implements ControllerChannel, AutoCloseable {
         } catch (IOException e) {
             LOG.warn("closing the replaced metadata quorum client failed", e);
         }
+    }
+
+    private static Throwable unwrapped(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     static Message message(ApiMessage command) {

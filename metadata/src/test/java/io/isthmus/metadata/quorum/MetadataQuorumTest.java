@@ -10,6 +10,7 @@ import io.isthmus.metadata.image.PartitionState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -263,6 +264,55 @@ class MetadataQuorumTest {
                     .allSatisfy(p -> assertThat(p.leader()).isNotEqualTo(3));
         } finally {
             for (BrokerLifecycle lifecycle : live) {
+                lifecycle.shutDown(Duration.ZERO);
+            }
+        }
+    }
+
+    @Test
+    void brokersWhoseQuorumLeaderStopsReachTheNextLeaderWithinTheirSessionAndStayUnfenced() throws Exception {
+        Duration session = Duration.ofSeconds(3);
+        quorum(session, 10_000);
+        int stopped = quorum.awaitLeader(WAIT).nodeId();
+        // Each broker heartbeats through its own voter's client, as a broker of a cluster does. Their last heartbeats
+        // before the stop went to the leader, where the next ones start.
+        Map<Integer, BrokerLifecycle> lifecycles = new HashMap<>();
+        try {
+            for (int broker = 1; broker <= 3; broker++) {
+                MetadataQuorum via = quorum.voter(broker);
+                BrokerLifecycle lifecycle = new BrokerLifecycle(
+                        via.controller(),
+                        new BrokerIdentity(broker, LocalQuorum.CLUSTER_ID, List.of(), null),
+                        Duration.ofMillis(200),
+                        session,
+                        () -> via.image().appliedIndex(),
+                        System::nanoTime);
+                lifecycles.put(broker, lifecycle);
+                lifecycle.start();
+                lifecycle.awaitActive(WAIT);
+            }
+            lifecycles.remove(stopped).shutDown(Duration.ZERO);
+            quorum.stop(stopped);
+            MetadataQuorum next = quorum.awaitLeader(WAIT);
+
+            // Three sessions after the new leader took over: it gives each broker two to find it.
+            long until = System.nanoTime() + 3 * session.toNanos();
+            while (System.nanoTime() < until) {
+                ClusterImage image = next.image();
+                for (int broker : lifecycles.keySet()) {
+                    assertThat(image.broker(broker).orElseThrow().fenced())
+                            .as("broker %d, whose voter %d still runs, fenced", broker, broker)
+                            .isFalse();
+                }
+                Thread.sleep(50);
+            }
+            for (BrokerLifecycle lifecycle : lifecycles.values()) {
+                assertThat(lifecycle.isActive())
+                        .as("broker %d holds its lease", lifecycle.brokerId())
+                        .isTrue();
+            }
+        } finally {
+            for (BrokerLifecycle lifecycle : lifecycles.values()) {
                 lifecycle.shutDown(Duration.ZERO);
             }
         }
