@@ -476,11 +476,13 @@ public final class GroupHandler implements ApiHandler {
                     continue;
                 }
                 final Errors coordinated = coordinators.coordination(GROUP_KEY_TYPE, group.groupId());
+                final Set<TopicPartition> unstable;
                 final Map<TopicPartition, CommittedOffset> committed;
                 try {
                     if (coordinated != Errors.NONE) {
                         throw coordinated.exception();
                     }
+                    unstable = unstableFor(data.requireStable(), group.groupId());
                     committed = coordinator.committedOffsets(group.groupId());
                 } catch (final ApiException notHere) {
                     // A batch may name groups coordinated elsewhere: each of those is answered on its own.
@@ -495,7 +497,7 @@ public final class GroupHandler implements ApiHandler {
                             groupResponse.topics().add(groupTopic(name, topicId(name), partitions, committed));
                         }
                     });
-                    markUnstable(data.requireStable(), group.groupId(), groupResponse.topics());
+                    markUnstable(unstable, groupResponse.topics());
                 } else {
                     for (final OffsetFetchRequestData.OffsetFetchRequestTopics topic : group.topics()) {
                         final Optional<TopicRegistry.TopicInfo> known = resolve(topic.name(), topic.topicId());
@@ -513,7 +515,7 @@ public final class GroupHandler implements ApiHandler {
                         }
                         groupResponse.topics().add(answer);
                     }
-                    markUnstable(data.requireStable(), group.groupId(), groupResponse.topics());
+                    markUnstable(unstable, groupResponse.topics());
                 }
                 response.groups().add(groupResponse);
             }
@@ -533,6 +535,7 @@ public final class GroupHandler implements ApiHandler {
                     ? response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
                     : response;
         }
+        final Set<TopicPartition> unstable = unstableFor(data.requireStable(), data.groupId());
         final Map<TopicPartition, CommittedOffset> committed;
         try {
             committed = coordinator.committedOffsets(data.groupId());
@@ -557,11 +560,10 @@ public final class GroupHandler implements ApiHandler {
                 response.topics().add(answer);
             }
         }
-        if (data.requireStable()) {
+        if (!unstable.isEmpty()) {
             for (final OffsetFetchResponseData.OffsetFetchResponseTopic topic : response.topics()) {
                 for (final OffsetFetchResponseData.OffsetFetchResponsePartition partition : topic.partitions()) {
-                    if (transactionalOffsets.hasPending(
-                            data.groupId(), new TopicPartition(topic.name(), partition.partitionIndex()))) {
+                    if (unstable.contains(new TopicPartition(topic.name(), partition.partitionIndex()))) {
                         partition
                                 .setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code())
                                 .setCommittedOffset(-1);
@@ -573,21 +575,22 @@ public final class GroupHandler implements ApiHandler {
     }
 
     /**
-     * With {@code require_stable} (a read_committed consumer, KIP-447), a partition whose offset an open transaction
-     * may still change is answered UNSTABLE_OFFSET_COMMIT, and the consumer asks again.
+     * With {@code require_stable} (a read_committed consumer, KIP-447), the partitions whose offset a transaction not
+     * ended yet may still change; taken before the committed offsets are read (see {@link
+     * TransactionalOffsets#pending}).
      */
-    private void markUnstable(
-            final boolean requireStable,
-            final String groupId,
+    private Set<TopicPartition> unstableFor(final boolean requireStable, final String groupId) {
+        return requireStable ? transactionalOffsets.pending(groupId) : Set.of();
+    }
+
+    /** Answers the {@code unstable} partitions UNSTABLE_OFFSET_COMMIT, and the consumer asks again. */
+    private static void markUnstable(
+            final Set<TopicPartition> unstable,
             final List<OffsetFetchResponseData.OffsetFetchResponseTopics> answered) {
-        if (!requireStable) {
-            return;
-        }
         for (final OffsetFetchResponseData.OffsetFetchResponseTopics topic : answered) {
             for (final OffsetFetchResponseData.OffsetFetchResponsePartitions partition : topic.partitions()) {
                 if (partition.errorCode() == Errors.NONE.code()
-                        && transactionalOffsets.hasPending(
-                                groupId, new TopicPartition(topic.name(), partition.partitionIndex()))) {
+                        && unstable.contains(new TopicPartition(topic.name(), partition.partitionIndex()))) {
                     partition.setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()).setCommittedOffset(-1);
                 }
             }

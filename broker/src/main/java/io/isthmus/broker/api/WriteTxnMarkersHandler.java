@@ -50,7 +50,7 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
          * future completes with the partition's answer once the in-sync replicas hold the marker.
          */
         Optional<CompletableFuture<Errors>> writeMarker(
-                TopicPartition partition, MemorySegment marker, long producerId, boolean commit);
+                TopicPartition partition, MemorySegment marker, long producerId, short producerEpoch, boolean commit);
     }
 
     /** How long a marker waits for the in-sync replicas; the coordinator's request waits a little longer. */
@@ -125,6 +125,7 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
                                 new TopicPartition(topic.name(), index),
                                 batch,
                                 marker.producerId(),
+                                marker.producerEpoch(),
                                 marker.transactionResult());
                         if (written.isDone()) {
                             result.setErrorCode(written.join().code());
@@ -147,16 +148,12 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
             final TopicPartition topicPartition,
             final MemorySegment marker,
             final long producerId,
+            final short producerEpoch,
             final boolean commit) {
         final Optional<CompletableFuture<Errors>> byCoordinator =
-                coordinated.writeMarker(topicPartition, marker, producerId, commit);
+                coordinated.writeMarker(topicPartition, marker, producerId, producerEpoch, commit);
         if (byCoordinator.isPresent()) {
-            return byCoordinator.get().thenApply(error -> {
-                if (error == Errors.NONE) {
-                    verification.markerWritten(producerId, topicPartition);
-                }
-                return error;
-            });
+            return byCoordinator.get();
         }
         final Optional<Partition> found = partitions.partition(topicPartition);
         if (found.isEmpty()) {

@@ -243,9 +243,11 @@ public final class ClusterMembership implements AutoCloseable {
      * whose group coordinator applies or drops the offsets a transaction committed there.
      */
     public WriteTxnMarkersHandler.CoordinatedPartitions coordinatedPartitions() {
-        return (partition, marker, producerId, commit) -> partition.topic().equals(GroupOffsetsLog.TOPIC)
-                ? Optional.of(groupOffsets.writeMarker(partition.partition(), marker, producerId, commit))
-                : Optional.empty();
+        return (partition, marker, producerId, producerEpoch, commit) ->
+                partition.topic().equals(GroupOffsetsLog.TOPIC)
+                        ? Optional.of(groupOffsets.writeMarker(
+                                partition.partition(), marker, producerId, producerEpoch, commit))
+                        : Optional.empty();
     }
 
     /**

@@ -123,24 +123,37 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
         /**
          * Appends the marker after the changes before it (so after the offsets its transaction committed here) and,
          * once the in-sync replicas hold it, applies or drops the producer's offsets. A marker the partition did not
-         * need changes nothing: a newer one of the producer ended its transaction here already.
+         * need changes nothing: a newer one of the producer ended its transaction here already. Once the marker is in
+         * the log, the producer's next transaction must be verified again before it commits offsets here.
          */
         CompletableFuture<Void> endTransaction(
-                final MemorySegment marker, final long producerId, final boolean commit) {
-            return change(l -> topic.appendMarkerReplicatedAsync(partition, leaderEpoch, marker, producerId)
-                    .thenAccept(written -> {
-                        if (written) {
-                            l.endTransaction(producerId, commit);
-                        }
-                    }));
+                final MemorySegment marker, final long producerId, final short producerEpoch, final boolean commit) {
+            final TransactionVerification verifying = verification;
+            return compactingAfter(
+                    change(l -> topic.appendMarkerReplicatedAsync(partition, leaderEpoch, marker, producerId, () -> {
+                                if (verifying != null) {
+                                    verifying.markerWritten(producerId, partition.topicPartition());
+                                }
+                            })
+                            .thenAccept(written -> {
+                                if (written) {
+                                    l.endTransaction(producerId, producerEpoch, commit);
+                                }
+                            })));
         }
 
         CompletableFuture<Void> commit(final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
-            final CompletableFuture<Void> committed = change(l -> l.commit(groupId, offsets));
-            // Only after a commit that went through: one that failed may have found the partition led elsewhere.
-            change(l -> committed.isCompletedExceptionally()
-                            ? CompletableFuture.completedFuture(null)
-                            : l.compactIfDue())
+            return compactingAfter(change(l -> l.commit(groupId, offsets)));
+        }
+
+        /**
+         * {@code written}, a change that adds to the log, followed by compaction if a segment filled: after every kind
+         * of write, so that a partition that only transactions write (an exactly-once loop commits no other way)
+         * compacts too.
+         */
+        <T> CompletableFuture<T> compactingAfter(final CompletableFuture<T> written) {
+            // Only after a change that went through: one that failed may have found the partition led elsewhere.
+            change(l -> written.isCompletedExceptionally() ? CompletableFuture.completedFuture(null) : l.compactIfDue())
                     .whenComplete((ignored, failure) -> {
                         if (failure != null) {
                             LOG.warn(
@@ -151,7 +164,7 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
                                     failure.toString());
                         }
                     });
-            return committed;
+            return written;
         }
 
         Map<TopicPartition, CommittedOffset> committed(final String groupId) {
@@ -291,7 +304,8 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
                 .verify(transactionalId, producerId, producerEpoch, led.partition.topicPartition())
                 .thenCompose(verified -> switch (verified) {
                     case NONE ->
-                        led.change(log -> log.commitTransactional(groupId, producerId, producerEpoch, offsets))
+                        led.compactingAfter(led.change(
+                                        log -> log.commitTransactional(groupId, producerId, producerEpoch, offsets)))
                                 .handle((ignored, failure) -> failure == null
                                         ? Errors.NONE
                                         : Errors.forException(failed(
@@ -305,9 +319,9 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
     }
 
     @Override
-    public boolean hasPending(final String groupId, final TopicPartition partition) {
+    public Set<TopicPartition> pending(final String groupId) {
         final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOf(groupId);
-        return here.error() == Errors.NONE && here.coordinator().log.hasPending(groupId, partition);
+        return here.error() == Errors.NONE ? here.coordinator().log.pendingPartitions(groupId) : Set.of();
     }
 
     /**
@@ -318,7 +332,11 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
      * while it is loading them.
      */
     CompletableFuture<Errors> writeMarker(
-            final int index, final MemorySegment marker, final long producerId, final boolean commit) {
+            final int index,
+            final MemorySegment marker,
+            final long producerId,
+            final short producerEpoch,
+            final boolean commit) {
         final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOfPartition(index);
         if (here.error() != Errors.NONE) {
             return CompletableFuture.completedFuture(
@@ -326,26 +344,28 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
         }
         // The request's buffer is reused for its next marker while this one waits for the changes before it.
         final MemorySegment own = MemorySegment.ofArray(marker.toArray(ValueLayout.JAVA_BYTE));
-        return here.coordinator().endTransaction(own, producerId, commit).handle((ignored, failure) -> {
-            if (failure == null) {
-                return Errors.NONE;
-            }
-            final Throwable cause = failed("marker not written to " + topic.name() + "-" + index, failure);
-            final Errors error = Errors.forException(cause);
-            LOG.warn(
-                    "broker {}: marker of producerId={} commit={} not written to {}-{}: {}",
-                    membership.nodeId(),
-                    producerId,
-                    commit,
-                    topic.name(),
-                    index,
-                    cause.toString());
-            return switch (error) {
-                case NOT_COORDINATOR -> Errors.NOT_LEADER_OR_FOLLOWER;
-                case COORDINATOR_NOT_AVAILABLE -> Errors.NOT_ENOUGH_REPLICAS;
-                default -> error;
-            };
-        });
+        return here.coordinator()
+                .endTransaction(own, producerId, producerEpoch, commit)
+                .handle((ignored, failure) -> {
+                    if (failure == null) {
+                        return Errors.NONE;
+                    }
+                    final Throwable cause = failed("marker not written to " + topic.name() + "-" + index, failure);
+                    final Errors error = Errors.forException(cause);
+                    LOG.warn(
+                            "broker {}: marker of producerId={} commit={} not written to {}-{}: {}",
+                            membership.nodeId(),
+                            producerId,
+                            commit,
+                            topic.name(),
+                            index,
+                            cause.toString());
+                    return switch (error) {
+                        case NOT_COORDINATOR -> Errors.NOT_LEADER_OR_FOLLOWER;
+                        case COORDINATOR_NOT_AVAILABLE -> Errors.NOT_ENOUGH_REPLICAS;
+                        default -> error;
+                    };
+                });
     }
 
     @Override

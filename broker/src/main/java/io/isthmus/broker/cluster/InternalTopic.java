@@ -182,19 +182,27 @@ final class InternalTopic {
 
     /**
      * Appends a transaction's marker as the partition's leader in {@code leaderEpoch}, as WriteTxnMarkers appends it to
-     * any partition ({@link TransactionMarkerWriter#appendTo}), and waits as {@link #appendReplicatedAsync} does.
+     * any partition ({@link TransactionMarkerWriter#appendTo}), and waits as {@link #appendReplicatedAsync} does;
+     * {@code onAppended} runs once the marker is in the local log, before the replicas are waited for.
      *
      * @return completes true once the in-sync replicas hold the marker, false if the partition did not need it (its
      *     producer is at a newer epoch, whose marker ended the transaction already); fails with {@link
      *     StateWriteException} as {@link #appendReplicatedAsync} does, or carrying TRANSACTION_COORDINATOR_FENCED
      */
     CompletableFuture<Boolean> appendMarkerReplicatedAsync(
-            final Partition partition, final int leaderEpoch, final MemorySegment marker, final long producerId) {
-        return replicate(
-                partition,
-                leaderEpoch,
-                "a transaction marker",
-                () -> TransactionMarkerWriter.appendTo(partition, marker, "producerId=" + producerId));
+            final Partition partition,
+            final int leaderEpoch,
+            final MemorySegment marker,
+            final long producerId,
+            final Runnable onAppended) {
+        return replicate(partition, leaderEpoch, "a transaction marker", () -> {
+            final ProduceOutcome appended =
+                    TransactionMarkerWriter.appendTo(partition, marker, "producerId=" + producerId);
+            if (appended.error() == Errors.NONE && appended.lastOffset() >= 0) {
+                onAppended.run();
+            }
+            return appended;
+        });
     }
 
     /** Appends as leader in {@code leaderEpoch}; completes true once replicated, false if nothing was appended. */
@@ -231,7 +239,9 @@ final class InternalTopic {
             return CompletableFuture.failedFuture(new StateWriteException(
                     switch (appended.error()) {
                         case NOT_LEADER_OR_FOLLOWER -> Errors.NOT_COORDINATOR;
-                        case TRANSACTION_COORDINATOR_FENCED -> Errors.TRANSACTION_COORDINATOR_FENCED;
+                        // A producer's batch or marker the log refused for the producer's sake: the answer is its.
+                        case TRANSACTION_COORDINATOR_FENCED, INVALID_TXN_STATE -> appended.error();
+                        case INVALID_PRODUCER_EPOCH -> Errors.PRODUCER_FENCED;
                         default -> Errors.COORDINATOR_NOT_AVAILABLE;
                     },
                     partition.topicPartition() + " refused " + what + ": " + appended.error() + " "

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * plus the live offsets. No segment goes from the first batch of a transaction still open on (the log's last stable
  * offset): its offsets are written only there, and are applied when its marker comes.
  *
- * <p>The offsets are held in memory as well, for OffsetFetch: {@link #committed} and {@link #hasPending} may be called
+ * <p>The offsets are held in memory as well, for OffsetFetch: {@link #committed} and {@link #pendingPartitions} may be called
  * from any thread, and see each change once it is durable. The changes ({@link #commit}, {@link #commitTransactional},
  * {@link #endTransaction}, {@link #deleteTopic}, {@link #compactIfDue}) and {@link #close} must be made one at a time,
  * each once the future of the one before has completed.
@@ -83,11 +83,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
     private final InstantSource clock;
     /** Per group, its offsets as an immutable map, replaced whole on each change. */
     private final Map<String, Map<TopicPartition, CommittedOffset>> groups = new ConcurrentHashMap<>();
-    /**
-     * Per producer id, the offsets its open transaction committed, by group: immutable maps, replaced whole. Applied or
-     * dropped by the transaction's marker.
-     */
-    private final Map<Long, Map<String, Map<TopicPartition, CommittedOffset>>> pending = new ConcurrentHashMap<>();
+    /** Per producer id, what its open transaction committed here, replaced whole on each change. */
+    private final Map<Long, PendingTransaction> pending = new ConcurrentHashMap<>();
 
     private final RecordBatchBuilder builder = new RecordBatchBuilder();
     private int segmentsAfterCompaction;
@@ -113,12 +110,60 @@ public final class GroupOffsetsLog implements AutoCloseable {
     private record OffsetRecord(String group, TopicPartition partition, CommittedOffset offset) {}
 
     /**
+     * The offsets one producer's open transaction committed here, by group (immutable), at its epoch; {@code
+     * firstOffset} is where its first batch is in the log, below which compaction deletes nothing while it is pending.
+     */
+    private record PendingTransaction(
+            short epoch, long firstOffset, Map<String, Map<TopicPartition, CommittedOffset>> offsets) {
+        static PendingTransaction frozen(
+                final short epoch,
+                final long firstOffset,
+                final Map<String, ? extends Map<TopicPartition, CommittedOffset>> offsets) {
+            final Map<String, Map<TopicPartition, CommittedOffset>> copy = new HashMap<>();
+            offsets.forEach((group, byPartition) ->
+                    copy.put(group, Collections.unmodifiableMap(new LinkedHashMap<>(byPartition))));
+            return new PendingTransaction(epoch, firstOffset, Map.copyOf(copy));
+        }
+
+        PendingTransaction with(final String group, final Map<TopicPartition, CommittedOffset> more) {
+            final Map<String, Map<TopicPartition, CommittedOffset>> merged = new HashMap<>(offsets);
+            final Map<TopicPartition, CommittedOffset> byPartition =
+                    new LinkedHashMap<>(offsets.getOrDefault(group, Map.of()));
+            byPartition.putAll(more);
+            merged.put(group, byPartition);
+            return frozen(epoch, firstOffset, merged);
+        }
+
+        PendingTransaction withoutTopic(final String topic) {
+            final Map<String, Map<TopicPartition, CommittedOffset>> kept = new HashMap<>();
+            offsets.forEach((group, byPartition) -> {
+                final Map<TopicPartition, CommittedOffset> left = new LinkedHashMap<>(byPartition);
+                left.keySet().removeIf(partition -> partition.topic().equals(topic));
+                kept.put(group, left);
+            });
+            return frozen(epoch, firstOffset, kept);
+        }
+    }
+
+    /** A producer's transaction as the log is read: mutable, frozen once the whole log is read. */
+    private static final class LoadingTransaction {
+        final short epoch;
+        final long firstOffset;
+        final Map<String, Map<TopicPartition, CommittedOffset>> offsets = new HashMap<>();
+
+        LoadingTransaction(final short epoch, final long firstOffset) {
+            this.epoch = epoch;
+            this.firstOffset = firstOffset;
+        }
+    }
+
+    /**
      * Reads the log into mutable maps, published once whole: the copy-on-write of {@link #put} would copy a group's
      * offsets for every record read.
      */
     private void replay() {
         final Map<String, Map<TopicPartition, CommittedOffset>> loaded = new HashMap<>();
-        final Map<Long, Map<String, Map<TopicPartition, CommittedOffset>>> loadedPending = new HashMap<>();
+        final Map<Long, LoadingTransaction> loadedPending = new HashMap<>();
         final long records = LogReplay.forEachBatchRecord(log, (batch, record) -> {
             if (batch.isControl()) {
                 endLoaded(loaded, loadedPending, batch);
@@ -126,9 +171,14 @@ public final class GroupOffsetsLog implements AutoCloseable {
             }
             final OffsetRecord read = parse(record);
             if (batch.isTransactional()) {
+                LoadingTransaction transaction = loadedPending.get(batch.producerId());
+                if (transaction == null || transaction.epoch < batch.producerEpoch()) {
+                    transaction = new LoadingTransaction(batch.producerEpoch(), batch.baseOffset());
+                    loadedPending.put(batch.producerId(), transaction);
+                }
                 if (read.offset() != null) {
-                    loadedPending
-                            .computeIfAbsent(batch.producerId(), id -> new HashMap<>())
+                    transaction
+                            .offsets
                             .computeIfAbsent(read.group(), g -> new LinkedHashMap<>())
                             .put(read.partition(), read.offset());
                 }
@@ -141,8 +191,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 return;
             }
             offsets.remove(read.partition());
-            for (final Map<String, Map<TopicPartition, CommittedOffset>> byGroup : loadedPending.values()) {
-                final Map<TopicPartition, CommittedOffset> staged = byGroup.get(read.group());
+            for (final LoadingTransaction transaction : loadedPending.values()) {
+                final Map<TopicPartition, CommittedOffset> staged = transaction.offsets.get(read.group());
                 if (staged != null) {
                     staged.remove(read.partition());
                 }
@@ -153,11 +203,9 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 groups.put(group, Collections.unmodifiableMap(offsets));
             }
         });
-        loadedPending.forEach((producerId, byGroup) -> {
-            final Map<String, Map<TopicPartition, CommittedOffset>> frozen = new HashMap<>();
-            byGroup.forEach((group, offsets) -> frozen.put(group, Map.copyOf(offsets)));
-            pending.put(producerId, Map.copyOf(frozen));
-        });
+        loadedPending.forEach((producerId, transaction) -> pending.put(
+                producerId,
+                PendingTransaction.frozen(transaction.epoch, transaction.firstOffset, transaction.offsets)));
         LOG.info(
                 "loaded the offsets of {} groups from {} ({} records, offsets {}..{}); {} producers' transactions hold"
                         + " offsets not applied yet",
@@ -169,18 +217,22 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 pending.size());
     }
 
-    /** A marker read at load: its producer's pending offsets are applied (COMMIT) or dropped (ABORT). */
+    /**
+     * A marker read at load: its producer's pending offsets are applied (COMMIT) or dropped (ABORT), unless they belong
+     * to a newer epoch than the marker's.
+     */
     private static void endLoaded(
             final Map<String, Map<TopicPartition, CommittedOffset>> loaded,
-            final Map<Long, Map<String, Map<TopicPartition, CommittedOffset>>> loadedPending,
+            final Map<Long, LoadingTransaction> loadedPending,
             final RecordBatch marker) {
         final short type = EndTransactionMarker.controlType(marker.segment(), marker.offset());
-        if (type == EndTransactionMarker.UNKNOWN) {
+        final LoadingTransaction ended = loadedPending.get(marker.producerId());
+        if (type == EndTransactionMarker.UNKNOWN || ended == null || ended.epoch > marker.producerEpoch()) {
             return;
         }
-        final Map<String, Map<TopicPartition, CommittedOffset>> ended = loadedPending.remove(marker.producerId());
-        if (type == EndTransactionMarker.COMMIT && ended != null) {
-            ended.forEach((group, offsets) ->
+        loadedPending.remove(marker.producerId());
+        if (type == EndTransactionMarker.COMMIT) {
+            ended.offsets.forEach((group, offsets) ->
                     loaded.computeIfAbsent(group, g -> new LinkedHashMap<>()).putAll(offsets));
         }
     }
@@ -238,15 +290,18 @@ public final class GroupOffsetsLog implements AutoCloseable {
         return Set.copyOf(groups.keySet());
     }
 
-    /** Whether a transaction not ended yet committed an offset of {@code groupId} for {@code partition} here. */
-    public boolean hasPending(final String groupId, final TopicPartition partition) {
-        for (final Map<String, Map<TopicPartition, CommittedOffset>> byGroup : pending.values()) {
-            final Map<TopicPartition, CommittedOffset> staged = byGroup.get(groupId);
-            if (staged != null && staged.containsKey(partition)) {
-                return true;
-            }
+    /**
+     * The partitions of {@code groupId} for which a transaction not ended yet committed an offset here. When one ends,
+     * its offsets become the group's before they stop being pending: a reader that asks this before it reads {@link
+     * #committed} never takes an offset the transaction is replacing for a stable one.
+     */
+    public Set<TopicPartition> pendingPartitions(final String groupId) {
+        final Set<TopicPartition> partitions = new HashSet<>();
+        for (final PendingTransaction transaction : pending.values()) {
+            partitions.addAll(
+                    transaction.offsets().getOrDefault(groupId, Map.of()).keySet());
         }
-        return false;
+        return partitions;
     }
 
     /**
@@ -273,19 +328,27 @@ public final class GroupOffsetsLog implements AutoCloseable {
             final long producerId,
             final short producerEpoch,
             final Map<TopicPartition, CommittedOffset> offsets) {
+        // Changes are made one at a time and this log's leader writes nothing else: the batch goes at the end.
+        final long firstOffset = log.logEndOffset();
         return appendCommit(groupId, offsets, producerId, producerEpoch)
-                .thenRun(() -> stage(producerId, groupId, offsets));
+                .thenRun(() -> stage(producerId, producerEpoch, firstOffset, groupId, offsets));
     }
 
     /**
-     * The producer's transaction ended, its marker durable in the log: the offsets it committed here become their
-     * groups' if it committed, and are dropped if it aborted. Nothing is written.
+     * The producer's transaction ended, its marker at {@code producerEpoch} durable in the log: the offsets it committed
+     * here become their groups' if it committed, and are dropped if it aborted. A marker older than the offsets'
+     * epoch ends an earlier transaction, and changes nothing. Nothing is written.
      */
-    public void endTransaction(final long producerId, final boolean commit) {
-        final Map<String, Map<TopicPartition, CommittedOffset>> ended = pending.remove(producerId);
-        if (commit && ended != null) {
-            ended.forEach(this::put);
+    public void endTransaction(final long producerId, final short producerEpoch, final boolean commit) {
+        final PendingTransaction ended = pending.get(producerId);
+        if (ended == null || ended.epoch() > producerEpoch) {
+            return;
         }
+        if (commit) {
+            ended.offsets().forEach(this::put);
+        }
+        // Last, so that a reader never finds the offsets neither pending nor the group's.
+        pending.remove(producerId, ended);
     }
 
     private CompletableFuture<Void> appendCommit(
@@ -312,14 +375,16 @@ public final class GroupOffsetsLog implements AutoCloseable {
     }
 
     private void stage(
-            final long producerId, final String groupId, final Map<TopicPartition, CommittedOffset> offsets) {
-        final Map<String, Map<TopicPartition, CommittedOffset>> byGroup =
-                new HashMap<>(pending.getOrDefault(producerId, Map.of()));
-        final Map<TopicPartition, CommittedOffset> merged =
-                new LinkedHashMap<>(byGroup.getOrDefault(groupId, Map.of()));
-        merged.putAll(offsets);
-        byGroup.put(groupId, Collections.unmodifiableMap(merged));
-        pending.put(producerId, Map.copyOf(byGroup));
+            final long producerId,
+            final short producerEpoch,
+            final long firstOffset,
+            final String groupId,
+            final Map<TopicPartition, CommittedOffset> offsets) {
+        final PendingTransaction current = pending.get(producerId);
+        final PendingTransaction open = current == null || current.epoch() < producerEpoch
+                ? new PendingTransaction(producerEpoch, firstOffset, Map.of())
+                : current;
+        pending.put(producerId, open.with(groupId, offsets));
     }
 
     /** Removes every group's offsets of {@code topic}, with tombstones, each batch of them once it is durable. */
@@ -328,7 +393,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final Map<String, Set<TopicPartition>> doomed = new LinkedHashMap<>();
         groups.forEach((group, offsets) -> collect(topic, group, offsets, doomed));
         pending.values()
-                .forEach(byGroup -> byGroup.forEach((group, offsets) -> collect(topic, group, offsets, doomed)));
+                .forEach(transaction ->
+                        transaction.offsets().forEach((group, offsets) -> collect(topic, group, offsets, doomed)));
         final List<String> owners = new ArrayList<>();
         final List<TopicPartition> partitions = new ArrayList<>();
         final List<byte[]> keys = new ArrayList<>();
@@ -365,15 +431,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
 
     /** Drops what open transactions committed for a deleted topic, as its tombstones do when the log is loaded. */
     private void forgetPending(final String topic) {
-        pending.replaceAll((producerId, byGroup) -> {
-            final Map<String, Map<TopicPartition, CommittedOffset>> kept = new HashMap<>();
-            byGroup.forEach((group, offsets) -> {
-                final Map<TopicPartition, CommittedOffset> left = new LinkedHashMap<>(offsets);
-                left.keySet().removeIf(partition -> partition.topic().equals(topic));
-                kept.put(group, Collections.unmodifiableMap(left));
-            });
-            return Map.copyOf(kept);
-        });
+        pending.replaceAll((producerId, transaction) -> transaction.withoutTopic(topic));
     }
 
     /**
@@ -397,8 +455,14 @@ public final class GroupOffsetsLog implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         return appendInBatches(keys, values, (from, to) -> {}).thenRun(() -> {
-            // Below the last stable offset only: an open transaction's offsets are written nowhere but from there on.
-            final int deleted = log.deleteSegmentsBelow(Math.min(snapshotStart, log.lastStableOffset()));
+            // Nothing from a pending transaction's first batch on: its offsets are written nowhere else. That is below
+            // the log's last stable offset too, unless its marker is in the log but not yet confirmed by the replicas
+            // (the coordinator writes it again, and the offsets are applied then).
+            long keepFrom = Math.min(snapshotStart, log.lastStableOffset());
+            for (final PendingTransaction transaction : pending.values()) {
+                keepFrom = Math.min(keepFrom, transaction.firstOffset());
+            }
+            final int deleted = log.deleteSegmentsBelow(keepFrom);
             segmentsAfterCompaction = log.segments().size();
             LOG.info(
                     "compacted {}: the offsets of {} groups rewritten from offset {}, {} segments deleted",

@@ -1,6 +1,7 @@
 package io.isthmus.broker.group;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
@@ -26,8 +27,10 @@ public interface TransactionalOffsets {
             Map<TopicPartition, CommittedOffset> offsets);
 
     /**
-     * Whether a transaction not ended yet holds offsets of {@code groupId} for {@code partition}: an OffsetFetch that
-     * requires stable offsets is answered UNSTABLE_OFFSET_COMMIT for it (KIP-447).
+     * The partitions of {@code groupId} for which a transaction not ended yet holds offsets, now: an OffsetFetch that
+     * requires stable offsets is answered UNSTABLE_OFFSET_COMMIT for them (KIP-447). Asked before the committed offsets
+     * are read, since a transaction's offsets become the group's before they stop being pending: an offset a
+     * transaction replaces meanwhile is then answered unstable, never stable.
      */
-    boolean hasPending(String groupId, TopicPartition partition);
+    Set<TopicPartition> pending(String groupId);
 }

@@ -929,8 +929,9 @@ public final class PartitionLog implements AutoCloseable {
     /**
      * A data batch a coordinator writes on behalf of a producer (a group coordinator's offsets committed in the
      * producer's transaction) carries no sequence numbers, as in Kafka: only its epoch is checked, and a transactional
-     * one must belong to the producer's open transaction as any other. Nothing is recorded against the producer's
-     * sequences, so it never passes for a duplicate. Before throwing, forgets what the batches before it recorded.
+     * one must belong to the producer's open transaction as any other. Only its epoch is recorded (a newer one fences
+     * the producer's older batches and markers, as the replicas' state does once they append it), never its sequences,
+     * so it never passes for a duplicate. Before throwing, forgets what the batches before it recorded.
      */
     private void admitCoordinatorBatch(final ValidatedBatches batches, final int index) {
         final BatchSummary batch = batches.get(index);
@@ -948,6 +949,7 @@ public final class PartitionLog implements AutoCloseable {
             releaseProducerState(batches, index);
             throw new ProducerRejectedException(error, refusal + " partition=" + name);
         }
+        producers.epochSeen(batch.producerId(), batch.producerEpoch());
     }
 
     /**

@@ -95,6 +95,23 @@ public final class ProducerStateTable {
     }
 
     /**
+     * Records the epoch of a batch without sequence numbers that was let in (one a coordinator writes for the
+     * producer): a newer epoch becomes the producer's, so its older batches and markers are refused from now on, as
+     * after any batch of that epoch. No batch is cached: such batches are never retried as duplicates.
+     */
+    public void epochSeen(final long producerId, final short epoch) {
+        final ProducerEntry entry = entries.computeIfAbsent(producerId, id -> {
+            final ProducerEntry fresh = new ProducerEntry();
+            fresh.epoch = epoch;
+            return fresh;
+        });
+        if (epoch > entry.epoch) {
+            entry.epoch = epoch;
+            entry.batches.clear();
+        }
+    }
+
+    /**
      * Checks a transaction marker of {@code producerId} at {@code epoch} from a coordinator of {@code
      * coordinatorEpoch}: one older than the producer's current epoch, or from a coordinator older than one whose
      * marker this partition holds (a coordinator superseded after a failover of its state partition), is refused.

@@ -3,6 +3,7 @@ package io.isthmus.broker.transaction;
 import io.isthmus.broker.group.CommittedOffset;
 import io.isthmus.broker.group.TransactionalOffsets;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
@@ -30,7 +31,7 @@ public final class CoordinatorHeldOffsets implements TransactionalOffsets {
     }
 
     @Override
-    public boolean hasPending(final String groupId, final TopicPartition partition) {
-        return coordinator.hasPendingOffsets(groupId, partition);
+    public Set<TopicPartition> pending(final String groupId) {
+        return coordinator.pendingOffsetPartitions(groupId);
     }
 }

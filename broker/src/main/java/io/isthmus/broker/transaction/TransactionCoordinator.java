@@ -12,6 +12,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -502,20 +503,20 @@ public final class TransactionCoordinator implements AutoCloseable {
     }
 
     /**
-     * Whether an open or ending transaction holds offsets of {@code groupId} for {@code partition} not applied yet: an
-     * OffsetFetch that requires stable offsets is answered UNSTABLE_OFFSET_COMMIT for it (KIP-447).
+     * The partitions of {@code groupId} whose offsets an open or ending transaction holds, not applied yet: an
+     * OffsetFetch that requires stable offsets is answered UNSTABLE_OFFSET_COMMIT for them (KIP-447). A transaction's
+     * offsets are applied before it is recorded complete, so they stop being pending only once they are the group's.
      */
-    public boolean hasPendingOffsets(final String groupId, final TopicPartition partition) {
+    public Set<TopicPartition> pendingOffsetPartitions(final String groupId) {
         lock.lock();
         try {
+            final Set<TopicPartition> pending = new HashSet<>();
             for (final TransactionMetadata metadata : transactions.values()) {
-                final Map<TopicPartition, CommittedOffset> pending =
-                        metadata.pendingOffsets().get(groupId);
-                if (pending != null && pending.containsKey(partition)) {
-                    return true;
-                }
+                pending.addAll(metadata.pendingOffsets()
+                        .getOrDefault(groupId, Map.of())
+                        .keySet());
             }
-            return false;
+            return pending;
         } finally {
             lock.unlock();
         }

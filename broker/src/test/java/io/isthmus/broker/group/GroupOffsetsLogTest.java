@@ -7,6 +7,7 @@ import io.isthmus.broker.log.AppendOrigin;
 import io.isthmus.broker.log.LogConfig;
 import io.isthmus.broker.log.PartitionLog;
 import io.isthmus.broker.log.SegmentIdAllocator;
+import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.protocol.record.EndTransactionMarker;
 import io.isthmus.protocol.record.RecordBatchBuilder;
 import java.io.IOException;
@@ -81,13 +82,18 @@ class GroupOffsetsLogTest {
     /** Writes the producer's COMMIT or ABORT marker to the log, as WriteTxnMarkers does, and tells the offsets. */
     private void endTransaction(
             final GroupOffsetsLog offsets, final long producerId, final short epoch, final boolean commit) {
+        writeMarker(producerId, epoch, commit);
+        offsets.endTransaction(producerId, epoch, commit);
+    }
+
+    /** Only writes the marker: as when the replicas did not confirm it, and the offsets were not told. */
+    private void writeMarker(final long producerId, final short epoch, final boolean commit) {
         final MemorySegment buffer = MemorySegment.ofArray(new byte[EndTransactionMarker.MAX_BATCH_LENGTH]);
         try (RecordBatchBuilder builder = new RecordBatchBuilder()) {
             final int length = EndTransactionMarker.write(
                     builder, buffer, 0, producerId, epoch, commit, 0, System.currentTimeMillis());
             log.append(buffer.asSlice(0, length), 0, AppendOrigin.COORDINATOR);
         }
-        offsets.endTransaction(producerId, commit);
     }
 
     private static CommittedOffset at(final long offset, final String metadata) {
@@ -253,23 +259,23 @@ class GroupOffsetsLogTest {
             assertThat(offsets.committed("readers"))
                     .as("before the markers")
                     .containsOnly(Map.entry(ORDERS_0, at(5, "plain")));
-            assertThat(offsets.hasPending("readers", ORDERS_0)).isTrue();
-            assertThat(offsets.hasPending("readers", PAYMENTS_0)).isTrue();
-            assertThat(offsets.hasPending("writers", ORDERS_0)).isFalse();
+            assertThat(offsets.pendingPartitions("readers")).contains(ORDERS_0);
+            assertThat(offsets.pendingPartitions("readers")).contains(PAYMENTS_0);
+            assertThat(offsets.pendingPartitions("writers")).doesNotContain(ORDERS_0);
 
             endTransaction(offsets, 7, (short) 0, true);
             endTransaction(offsets, 8, (short) 2, false);
 
             assertThat(offsets.committed("readers"))
                     .containsOnly(Map.entry(ORDERS_0, at(10, "tx")), Map.entry(ORDERS_1, at(11, "tx")));
-            assertThat(offsets.hasPending("readers", ORDERS_0)).isFalse();
-            assertThat(offsets.hasPending("readers", PAYMENTS_0)).isFalse();
+            assertThat(offsets.pendingPartitions("readers")).doesNotContain(ORDERS_0);
+            assertThat(offsets.pendingPartitions("readers")).doesNotContain(PAYMENTS_0);
         }
         try (GroupOffsetsLog reloaded = load()) {
             assertThat(reloaded.committed("readers"))
                     .as("read again: the COMMIT marker applied the transaction's offsets, the ABORT dropped them")
                     .containsOnly(Map.entry(ORDERS_0, at(10, "tx")), Map.entry(ORDERS_1, at(11, "tx")));
-            assertThat(reloaded.hasPending("readers", PAYMENTS_0)).isFalse();
+            assertThat(reloaded.pendingPartitions("readers")).doesNotContain(PAYMENTS_0);
         }
     }
 
@@ -284,8 +290,8 @@ class GroupOffsetsLogTest {
         }
         try (GroupOffsetsLog reloaded = load()) {
             assertThat(reloaded.committed("readers")).isEmpty();
-            assertThat(reloaded.hasPending("readers", ORDERS_0)).isTrue();
-            assertThat(reloaded.hasPending("readers", ORDERS_1)).isTrue();
+            assertThat(reloaded.pendingPartitions("readers")).contains(ORDERS_0);
+            assertThat(reloaded.pendingPartitions("readers")).contains(ORDERS_1);
             endTransaction(reloaded, 9, (short) 1, true);
             assertThat(reloaded.committed("readers"))
                     .containsOnly(Map.entry(ORDERS_0, at(40, "")), Map.entry(ORDERS_1, at(41, "")));
@@ -294,35 +300,84 @@ class GroupOffsetsLogTest {
 
     @Test
     void compactionKeepsEverySegmentFromAnOpenTransactionsOffsetsOnAndFreesThemOnceItEnds() throws IOException {
+        final long transactionStart;
         try (GroupOffsetsLog offsets = load()) {
+            commitRounds(offsets, 0, 200);
+            final long before = log.logStartOffset();
+            assertThat(before).as("compacted before the transaction").isPositive();
+            transactionStart = log.logEndOffset();
             offsets.commitTransactional("readers", 9, (short) 0, Map.of(PAYMENTS_0, at(77, "open")))
                     .join();
-            final long transactionStart = log.logEndOffset() - 1;
-            for (int round = 0; round < 400; round++) {
-                offsets.commit("readers", Map.of(new TopicPartition("orders", round % 10), at(round, "")))
-                        .join();
-                offsets.compactIfDue().join();
-            }
+            commitRounds(offsets, 200, 600);
             assertThat(log.logStartOffset())
-                    .as("no segment from the open transaction's offsets on is deleted")
+                    .as("no segment from the open transaction's first batch on is deleted")
                     .isLessThanOrEqualTo(transactionStart);
+            assertThat(log.segments().size())
+                    .as("segments kept for the open transaction (compaction alone keeps at most 3)")
+                    .isGreaterThan(3);
         }
         try (GroupOffsetsLog reloaded = load()) {
-            assertThat(reloaded.hasPending("readers", PAYMENTS_0)).isTrue();
+            assertThat(reloaded.pendingPartitions("readers")).contains(PAYMENTS_0);
             endTransaction(reloaded, 9, (short) 0, true);
-            for (int round = 0; round < 400; round++) {
-                reloaded.commit("readers", Map.of(ORDERS_0, at(round, ""))).join();
-                reloaded.compactIfDue().join();
-            }
-            assertThat(log.logStartOffset()).as("freed once it ended").isGreaterThan(0);
+            commitRounds(reloaded, 600, 1_000);
+            assertThat(log.logStartOffset()).as("freed once it ended").isGreaterThan(transactionStart);
             assertThat(reloaded.committed("readers")).containsEntry(PAYMENTS_0, at(77, "open"));
         }
         try (GroupOffsetsLog reloaded = load()) {
             assertThat(reloaded.committed("readers"))
                     .as("the applied offsets outlive the segments that held the transaction")
                     .containsEntry(PAYMENTS_0, at(77, "open"))
-                    .containsEntry(ORDERS_0, at(399, ""));
-            assertThat(reloaded.hasPending("readers", PAYMENTS_0)).isFalse();
+                    .containsEntry(new TopicPartition("orders", 9), at(999, ""));
+            assertThat(reloaded.pendingPartitions("readers")).isEmpty();
+        }
+    }
+
+    @Test
+    void aTransactionWhoseMarkerIsInTheLogButNotAppliedKeepsItsSegmentsUntilTheMarkerIsWrittenAgain()
+            throws IOException {
+        try (GroupOffsetsLog offsets = load()) {
+            final long transactionStart = log.logEndOffset();
+            offsets.commitTransactional("readers", 9, (short) 0, Map.of(PAYMENTS_0, at(77, "")))
+                    .join();
+            // The marker reached the log, but its replicas did not confirm it: the coordinator writes it again later.
+            writeMarker(9, (short) 0, true);
+            commitRounds(offsets, 0, 400);
+            assertThat(log.logStartOffset())
+                    .as("the log's last stable offset passed the transaction, its offsets are still pending here")
+                    .isLessThanOrEqualTo(transactionStart);
+            endTransaction(offsets, 9, (short) 0, true);
+            assertThat(offsets.committed("readers")).containsEntry(PAYMENTS_0, at(77, ""));
+        }
+    }
+
+    @Test
+    void aMarkerOfAnOlderEpochNeitherAppliesNorDropsTheOffsetsOfTheProducersNewerTransaction() throws IOException {
+        try (GroupOffsetsLog offsets = load()) {
+            offsets.commitTransactional("readers", 9, (short) 0, Map.of(ORDERS_0, at(1, "first")))
+                    .join();
+            endTransaction(offsets, 9, (short) 0, true);
+            offsets.commitTransactional("readers", 9, (short) 1, Map.of(ORDERS_0, at(2, "second")))
+                    .join();
+
+            offsets.endTransaction(9, (short) 0, true);
+            offsets.endTransaction(9, (short) 0, false);
+            assertThat(offsets.committed("readers")).containsOnly(Map.entry(ORDERS_0, at(1, "first")));
+            assertThat(offsets.pendingPartitions("readers")).containsExactly(ORDERS_0);
+            assertThatThrownBy(() -> writeMarker(9, (short) 0, true))
+                    .as("the log refuses the older epoch's marker, on the leader as on its replicas")
+                    .isInstanceOf(ProducerRejectedException.class);
+
+            endTransaction(offsets, 9, (short) 1, true);
+            assertThat(offsets.committed("readers")).containsOnly(Map.entry(ORDERS_0, at(2, "second")));
+        }
+    }
+
+    /** Plain commits of rounds {@code from..to}, over ten partitions of orders, each followed by a compaction check. */
+    private static void commitRounds(final GroupOffsetsLog offsets, final int from, final int to) {
+        for (int round = from; round < to; round++) {
+            offsets.commit("readers", Map.of(new TopicPartition("orders", round % 10), at(round, "")))
+                    .join();
+            offsets.compactIfDue().join();
         }
     }
 
@@ -332,7 +387,7 @@ class GroupOffsetsLogTest {
             offsets.commitTransactional("readers", 9, (short) 0, Map.of(ORDERS_0, at(1, ""), PAYMENTS_0, at(2, "")))
                     .join();
             offsets.deleteTopic("orders").join();
-            assertThat(offsets.hasPending("readers", ORDERS_0)).isFalse();
+            assertThat(offsets.pendingPartitions("readers")).doesNotContain(ORDERS_0);
             endTransaction(offsets, 9, (short) 0, true);
             assertThat(offsets.committed("readers")).containsOnly(Map.entry(PAYMENTS_0, at(2, "")));
         }

@@ -151,18 +151,18 @@ class TransactionCoordinatorTest {
         assertThat(coordinator.addOffsets("tx", id, epoch, "g")).isEqualTo(Errors.NONE);
         assertThat(coordinator.stageOffsets("tx", id, epoch, "g", Map.of(T0, first)))
                 .isEqualTo(Errors.NONE);
-        assertThat(coordinator.hasPendingOffsets("g", T0)).isTrue();
+        assertThat(coordinator.pendingOffsetPartitions("g")).containsExactly(T0);
         assertThat(coordinator.endTransaction("tx", id, epoch, false)).isEqualTo(Errors.NONE);
         assertThat(groups.committedOffsets("g")).isEmpty();
-        assertThat(coordinator.hasPendingOffsets("g", T0)).isFalse();
+        assertThat(coordinator.pendingOffsetPartitions("g")).isEmpty();
 
         final CommittedOffset second = new CommittedOffset(20, -1, "", nowMs.get());
         coordinator.addOffsets("tx", id, epoch, "g");
         coordinator.stageOffsets("tx", id, epoch, "g", Map.of(T0, second));
         restart();
-        assertThat(coordinator.hasPendingOffsets("g", T0))
+        assertThat(coordinator.pendingOffsetPartitions("g"))
                 .as("staged offsets are durable")
-                .isTrue();
+                .containsExactly(T0);
         assertThat(coordinator.endTransaction("tx", id, epoch, true)).isEqualTo(Errors.NONE);
         assertThat(groups.committedOffsets("g")).containsEntry(T0, second);
     }
