@@ -90,6 +90,21 @@ class MetadataQuorumTest {
                                 Math.max(brokerEpochs.get(broker), via.image().appliedIndex()))));
     }
 
+    /** Broker {@code broker}, registered and heartbeating every 200 ms through voter {@code broker}'s client; active. */
+    private BrokerLifecycle heartbeatingThroughItsVoter(int broker, Duration session) throws Exception {
+        MetadataQuorum via = quorum.voter(broker);
+        BrokerLifecycle lifecycle = new BrokerLifecycle(
+                via.controller(),
+                new BrokerIdentity(broker, LocalQuorum.CLUSTER_ID, List.of(), null),
+                Duration.ofMillis(200),
+                session,
+                () -> via.image().appliedIndex(),
+                System::nanoTime);
+        lifecycle.start();
+        lifecycle.awaitActive(WAIT);
+        return lifecycle;
+    }
+
     private static CreateTopicsResponseData create(MetadataQuorum via, String topic, int partitions, int rf)
             throws Exception {
         CreateTopicsRequestData request = new CreateTopicsRequestData();
@@ -216,17 +231,7 @@ class MetadataQuorumTest {
         List<BrokerLifecycle> live = new ArrayList<>();
         try {
             for (int broker = 1; broker <= 2; broker++) {
-                MetadataQuorum via = quorum.voter(broker);
-                BrokerLifecycle lifecycle = new BrokerLifecycle(
-                        via.controller(),
-                        new BrokerIdentity(broker, LocalQuorum.CLUSTER_ID, List.of(), null),
-                        Duration.ofMillis(200),
-                        session,
-                        () -> via.image().appliedIndex(),
-                        System::nanoTime);
-                live.add(lifecycle);
-                lifecycle.start();
-                lifecycle.awaitActive(WAIT);
+                live.add(heartbeatingThroughItsVoter(broker, session));
             }
             registerAndUnfence(leader, 3);
             long silentSince = System.nanoTime();
@@ -279,17 +284,7 @@ class MetadataQuorumTest {
         Map<Integer, BrokerLifecycle> lifecycles = new HashMap<>();
         try {
             for (int broker = 1; broker <= 3; broker++) {
-                MetadataQuorum via = quorum.voter(broker);
-                BrokerLifecycle lifecycle = new BrokerLifecycle(
-                        via.controller(),
-                        new BrokerIdentity(broker, LocalQuorum.CLUSTER_ID, List.of(), null),
-                        Duration.ofMillis(200),
-                        session,
-                        () -> via.image().appliedIndex(),
-                        System::nanoTime);
-                lifecycles.put(broker, lifecycle);
-                lifecycle.start();
-                lifecycle.awaitActive(WAIT);
+                lifecycles.put(broker, heartbeatingThroughItsVoter(broker, session));
             }
             lifecycles.remove(stopped).shutDown(Duration.ZERO);
             quorum.stop(stopped);
