@@ -253,11 +253,14 @@ public final class ClusterMembership implements AutoCloseable {
     /**
      * Makes {@code coordinator} this broker's group coordinator: it answers only for the groups of the {@code
      * __consumer_offsets} partitions this broker leads, and forgets those of a partition whose leadership moves away,
-     * so their members find the new coordinator.
+     * so their members find the new coordinator; it writes each group's settled membership to the group's partition,
+     * and restores the groups of a partition this broker is elected to lead from what is written there.
      */
     public void coordinateGroupsWith(final GroupCoordinator coordinator) {
         coordinator.coordinateOnly(groupId -> groupOffsets.coordination(groupId) == Errors.NONE);
         groupOffsets.forgetGroupsWith(coordinator::forgetGroups);
+        coordinator.persistMembershipWith(groupOffsets::storeMembership);
+        groupOffsets.restoreGroupsWith(coordinator::restore);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.isthmus.broker.cluster;
 import io.isthmus.broker.api.CoordinatorLocator.Located;
 import io.isthmus.broker.config.InternalTopicSettings;
 import io.isthmus.broker.group.CommittedOffset;
+import io.isthmus.broker.group.GroupMembership;
 import io.isthmus.broker.group.GroupOffsetsLog;
 import io.isthmus.broker.group.OffsetStore;
 import io.isthmus.broker.group.TransactionalOffsets;
@@ -13,6 +14,7 @@ import io.isthmus.metadata.image.ClusterImage;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.InstantSource;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -64,6 +66,8 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
     private final PartitionCoordinators<LedOffsets> coordinators;
     /** Forgets a moved partition's groups in the group coordinator (set once the coordinator exists). */
     private volatile Consumer<Predicate<String>> forgetGroups = groups -> {};
+    /** Hands a loaded partition's memberships to the group coordinator (set once the coordinator exists). */
+    private volatile Consumer<Collection<GroupMembership>> restoreGroups = memberships -> {};
     /** Asks transactions' coordinators about the producers committing offsets here (set once transactions start). */
     private volatile TransactionVerification verification;
 
@@ -203,6 +207,8 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
                 batch -> topic.appendReplicatedAsync(partition, leaderEpoch, batch)
                         .whenCompleteAsync((ignored, failure) -> {}, executor),
                 InstantSource.system());
+        // Before the partition counts as loaded: no request of its groups is let in until they are restored.
+        restoreGroups.accept(log.memberships());
         return new LedOffsets(partition, leaderEpoch, log);
     }
 
@@ -212,6 +218,28 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
      */
     void forgetGroupsWith(final Consumer<Predicate<String>> forget) {
         this.forgetGroups = forget;
+    }
+
+    /**
+     * Hands this store the way to restore groups in the broker's group coordinator from the memberships a partition's
+     * previous leader wrote, called when this broker has loaded a partition it was elected to lead.
+     */
+    void restoreGroupsWith(final Consumer<Collection<GroupMembership>> restore) {
+        this.restoreGroups = restore;
+    }
+
+    /**
+     * Writes a group's settled membership to its partition, after the changes before it; fails NOT_COORDINATOR where
+     * this broker does not coordinate the group now.
+     */
+    CompletableFuture<Void> storeMembership(final GroupMembership settled) {
+        final PartitionCoordinators.Lookup<LedOffsets> here = coordinators.coordinatorOf(settled.groupId());
+        if (here.error() != Errors.NONE) {
+            return CompletableFuture.failedFuture(here.error()
+                    .exception("broker " + membership.nodeId() + " does not coordinate group " + settled.groupId()));
+        }
+        final LedOffsets led = here.coordinator();
+        return led.compactingAfter(led.change(log -> log.storeMembership(settled)));
     }
 
     /**

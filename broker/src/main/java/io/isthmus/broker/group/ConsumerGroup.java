@@ -190,6 +190,50 @@ final class ConsumerGroup {
         }
     }
 
+    /** This group's settled membership: its generation, protocol, members, their subscriptions and assignments. */
+    GroupMembership membership() {
+        final List<GroupMembership.Member> settled = new ArrayList<>();
+        for (final GroupMember member : members.values()) {
+            settled.add(new GroupMembership.Member(
+                    member.memberId,
+                    member.groupInstanceId,
+                    member.clientId,
+                    member.clientHost,
+                    member.sessionTimeoutMs,
+                    member.rebalanceTimeoutMs,
+                    protocolName == null ? new byte[0] : member.protocols.getOrDefault(protocolName, new byte[0]),
+                    member.assignment));
+        }
+        return new GroupMembership(groupId, protocolType, generationId, protocolName, leaderId, settled);
+    }
+
+    /**
+     * The group as a membership written by its previous coordinator left it: STABLE in that generation with those
+     * members (each subscribed to the chosen protocol, its session starting now), or EMPTY.
+     */
+    static ConsumerGroup restored(final GroupMembership membership, final long nowMs) {
+        final ConsumerGroup group = new ConsumerGroup(membership.groupId());
+        group.generationId = membership.generationId();
+        group.protocolType = membership.protocolType();
+        if (membership.members().isEmpty() || membership.protocolName() == null) {
+            return group;
+        }
+        for (final GroupMembership.Member settled : membership.members()) {
+            final GroupMember member = new GroupMember(
+                    settled.memberId(), settled.groupInstanceId(), settled.clientId(), settled.clientHost());
+            member.sessionTimeoutMs = settled.sessionTimeoutMs();
+            member.rebalanceTimeoutMs = settled.rebalanceTimeoutMs();
+            member.protocols = new LinkedHashMap<>(Map.of(membership.protocolName(), settled.subscription()));
+            member.assignment = settled.assignment();
+            member.sessionDeadlineMs = nowMs + settled.sessionTimeoutMs();
+            group.members.put(member.memberId, member);
+        }
+        group.protocolName = membership.protocolName();
+        group.leaderId = membership.leaderId();
+        group.state = GroupState.STABLE;
+        return group;
+    }
+
     /** The group is no longer coordinated here: every member waiting in JoinGroup or SyncGroup gets {@code error}. */
     void dissolve(final Errors error) {
         for (final GroupMember member : members.values()) {

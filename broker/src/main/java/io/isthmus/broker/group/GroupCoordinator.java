@@ -1,6 +1,7 @@
 package io.isthmus.broker.group;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
@@ -39,6 +41,9 @@ public final class GroupCoordinator implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     /** Whether this broker coordinates a group now: always on a single broker (see {@link #coordinateOnly}). */
     private volatile Predicate<String> coordinatesHere = groupId -> true;
+    /** Where settled memberships are written (see {@link #persistMembershipWith}); nowhere on a single broker. */
+    private volatile Function<GroupMembership, CompletableFuture<Void>> memberships =
+            membership -> CompletableFuture.completedFuture(null);
 
     public GroupCoordinator(final OffsetStore offsets, final GroupSettings settings) {
         this(offsets, settings, System::currentTimeMillis);
@@ -173,6 +178,7 @@ public final class GroupCoordinator implements AutoCloseable {
                                 groupId,
                                 group.generationId,
                                 group.members().size());
+                        persist(group);
                     }
                     return result;
                 }
@@ -276,6 +282,50 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public void coordinateOnly(final Predicate<String> coordinatesHere) {
         this.coordinatesHere = coordinatesHere;
+    }
+
+    /**
+     * Writes each group's membership with {@code store} whenever a generation becomes stable or the group empties, in
+     * that order per group (a cluster's coordinator: to the group's {@code __consumer_offsets} partition), so that the
+     * coordinator elected after this one can {@link #restore} it. The members are answered without waiting for the
+     * write: one that did not make it before a failover costs the group the rebalance it would cost without it.
+     */
+    public void persistMembershipWith(final Function<GroupMembership, CompletableFuture<Void>> store) {
+        this.memberships = store;
+    }
+
+    /**
+     * Takes over groups whose memberships the previous coordinator wrote (this broker was just elected to coordinate
+     * them): each is STABLE in its generation with its members, whose sessions start now, or EMPTY. A group this
+     * coordinator already has members of is left as it is.
+     */
+    public void restore(final Collection<GroupMembership> restored) {
+        final long now = clockMs.getAsLong();
+        for (final GroupMembership membership : restored) {
+            groups.compute(
+                    membership.groupId(),
+                    (id, existing) -> existing != null && !existing.isEmpty()
+                            ? existing
+                            : ConsumerGroup.restored(membership, now));
+        }
+        if (!restored.isEmpty()) {
+            LOG.info("restored the memberships of {} groups", restored.size());
+        }
+    }
+
+    /** Under the group's lock: hands its settled membership to the store; a failure is logged. */
+    private void persist(final ConsumerGroup group) {
+        final GroupMembership membership = group.membership();
+        memberships.apply(membership).whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                LOG.warn(
+                        "group={} generation={}: membership not written (a coordinator elected after this one starts"
+                                + " the group afresh): {}",
+                        membership.groupId(),
+                        membership.generationId(),
+                        failure.toString());
+            }
+        });
     }
 
     /** Under the group's lock: false, with an empty group dropped again, if the group is coordinated elsewhere now. */
@@ -441,6 +491,9 @@ public final class GroupCoordinator implements AutoCloseable {
             group.rebalanceTimer = null;
         }
         group.completeJoin();
+        if (group.state == GroupState.EMPTY) {
+            persist(group);
+        }
         final long now = clockMs.getAsLong();
         for (final GroupMember member : group.members()) {
             member.sessionDeadlineMs = now + member.sessionTimeoutMs;
@@ -463,6 +516,7 @@ public final class GroupCoordinator implements AutoCloseable {
                     group.state = GroupState.EMPTY;
                     group.generationId++;
                     LOG.info("group={} is empty: {}", group.groupId, reason);
+                    persist(group);
                 } else {
                     prepareRebalance(group, reason);
                 }

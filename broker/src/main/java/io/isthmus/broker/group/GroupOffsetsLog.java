@@ -43,6 +43,9 @@ import org.slf4j.LoggerFactory;
  *   value:  version:int16 | offset:int64 | leaderEpoch:int32 | commitTimestampMs:int64 | metadata:string
  * </pre>
  *
+ * <p>Each group's membership is kept beside its offsets, the last one written winning ({@link MembershipRecord}, keys
+ * of version 2), for the coordinator elected after this one to restore the group without a rebalance.
+ *
  * <p>Offsets a producer commits inside its transaction (TxnOffsetCommit) are written as a transactional batch with
  * the producer's id and epoch and no sequence numbers, as Kafka's group coordinator writes them, and wait, per
  * producer, for the transaction's marker: {@link #endTransaction} applies them to their groups on COMMIT (over what the
@@ -85,6 +88,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
     private final Map<String, Map<TopicPartition, CommittedOffset>> groups = new ConcurrentHashMap<>();
     /** Per producer id, what its open transaction committed here, replaced whole on each change. */
     private final Map<Long, PendingTransaction> pending = new ConcurrentHashMap<>();
+    /** Per group, the last membership its coordinator wrote ({@link MembershipRecord}). */
+    private final Map<String, GroupMembership> memberships = new ConcurrentHashMap<>();
 
     private final RecordBatchBuilder builder = new RecordBatchBuilder();
     private int segmentsAfterCompaction;
@@ -169,6 +174,16 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 endLoaded(loaded, loadedPending, batch);
                 return;
             }
+            final ByteBuffer key = ByteBuffer.wrap(record.keyAsArray());
+            if (key.getShort() == MembershipRecord.KEY_VERSION) {
+                final String group = MembershipRecord.groupOf(key);
+                if (record.hasValue()) {
+                    memberships.put(group, MembershipRecord.read(group, ByteBuffer.wrap(record.valueAsArray())));
+                } else {
+                    memberships.remove(group);
+                }
+                return;
+            }
             final OffsetRecord read = parse(record);
             if (batch.isTransactional()) {
                 LoadingTransaction transaction = loadedPending.get(batch.producerId());
@@ -207,9 +222,10 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 producerId,
                 PendingTransaction.frozen(transaction.epoch, transaction.firstOffset, transaction.offsets)));
         LOG.info(
-                "loaded the offsets of {} groups from {} ({} records, offsets {}..{}); {} producers' transactions hold"
-                        + " offsets not applied yet",
+                "loaded the offsets of {} groups and the memberships of {} from {} ({} records, offsets {}..{}); {}"
+                        + " producers' transactions hold offsets not applied yet",
                 groups.size(),
+                memberships.size(),
                 log.dir(),
                 records,
                 log.logStartOffset(),
@@ -288,6 +304,30 @@ public final class GroupOffsetsLog implements AutoCloseable {
     /** Ids of the groups with committed offsets here. */
     public Set<String> groupIds() {
         return Set.copyOf(groups.keySet());
+    }
+
+    /** The last membership written of each group that has one here, for the coordinator to restore. */
+    public List<GroupMembership> memberships() {
+        return List.copyOf(memberships.values());
+    }
+
+    /**
+     * Writes the group's membership and, once durable, makes it the one {@link #memberships} gives.
+     *
+     * @return completes once written; fails as {@link #commit} does, INVALID_COMMIT_OFFSET_SIZE for a membership larger
+     *     than the log takes
+     */
+    public CompletableFuture<Void> storeMembership(final GroupMembership membership) {
+        final List<byte[]> keys = List.of(MembershipRecord.key(membership.groupId()));
+        final List<byte[]> values = List.of(MembershipRecord.value(membership));
+        final int size = batchSize(keys, values, 0, 1);
+        if (size > largestBatch()) {
+            return CompletableFuture.failedFuture(Errors.INVALID_COMMIT_OFFSET_SIZE.exception("the membership of group "
+                    + membership.groupId() + " (" + membership.members().size() + " members) makes a batch of " + size
+                    + " bytes, over what the log takes"));
+        }
+        return append(keys, values, 0, 1, RecordBatchDescriptor.NO_PRODUCER_ID, RecordBatchDescriptor.NO_PRODUCER_EPOCH)
+                .thenRun(() -> memberships.put(membership.groupId(), membership));
     }
 
     /**
@@ -449,6 +489,10 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final List<byte[]> keys = new ArrayList<>();
         final List<byte[]> values = new ArrayList<>();
         groups.forEach((groupId, offsets) -> addRecords(groupId, offsets, keys, values));
+        memberships.forEach((groupId, membership) -> {
+            keys.add(MembershipRecord.key(groupId));
+            values.add(MembershipRecord.value(membership));
+        });
         if (keys.isEmpty()) {
             // Nothing to write again, so no append to prove this broker still leads the partition: the segments stay
             // until offsets are committed here again.
@@ -465,9 +509,11 @@ public final class GroupOffsetsLog implements AutoCloseable {
             final int deleted = log.deleteSegmentsBelow(keepFrom);
             segmentsAfterCompaction = log.segments().size();
             LOG.info(
-                    "compacted {}: the offsets of {} groups rewritten from offset {}, {} segments deleted",
+                    "compacted {}: the offsets of {} groups and {} memberships rewritten from offset {}, {} segments"
+                            + " deleted",
                     log.dir(),
                     groups.size(),
+                    memberships.size(),
                     snapshotStart,
                     deleted);
         });

@@ -1014,6 +1014,9 @@ class ClusterModeTest {
         final String everyBroker = bootstrap(1) + "," + bootstrap(2) + "," + bootstrap(3);
         final List<String> transformed = new ArrayList<>();
         int left = -1;
+        int generationWhenItLeft = -1;
+        int generationAtTheEnd = -1;
+        final List<CommitFailedException> rebalances = new ArrayList<>();
         final Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, everyBroker);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -1059,20 +1062,28 @@ class ClusterModeTest {
                         // __consumer_offsets: the partition's next leader finds them in the log, and the marker the
                         // transaction's coordinator writes there makes them the group's.
                         left = leaderOfKey(GroupOffsetsLog.TOPIC, group);
+                        generationWhenItLeft = consumer.groupMetadata().generationId();
                         brokers.remove(left).close();
                     }
                     producer.commitTransaction();
                     transformed.addAll(batch);
                 } catch (final CommitFailedException rebalanced) {
-                    // The group's membership changed under the transaction: the new coordinator does not know this
-                    // member until it rejoins (membership is not replicated). Kafka's exactly-once loop aborts and
-                    // reads again from the committed offsets, as for any rebalance.
+                    // The group's membership changed under the transaction. Kafka's exactly-once loop aborts and reads
+                    // again from the committed offsets, as for any rebalance.
+                    rebalances.add(rebalanced);
                     producer.abortTransaction();
                     rewind(consumer, next.keySet());
                 }
             }
+            generationAtTheEnd = consumer.groupMetadata().generationId();
         }
         assertThat(left).as("the group coordinator left mid-transaction").isPositive();
+        assertThat(rebalances)
+                .as("the new coordinator restored the group from its membership: no transaction failed on a rebalance")
+                .isEmpty();
+        assertThat(generationAtTheEnd)
+                .as("the group's generation after its coordinator left")
+                .isEqualTo(generationWhenItLeft);
         final List<String> expected = input.stream().map(String::toUpperCase).toList();
         assertThat(transformed)
                 .as("each input record transformed in one committed transaction")

@@ -8,6 +8,7 @@ import io.isthmus.broker.group.GroupCoordinator.JoinRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -411,5 +412,90 @@ class GroupCoordinatorTest {
                 .extracting(GroupDescription::groupId)
                 .doesNotContain(GROUP);
         assertThat(coordinator.committedOffsets(GROUP)).isEmpty();
+    }
+
+    @Test
+    void aSettledMembershipIsWrittenAndAnotherCoordinatorRestoresTheGroupWithoutARebalance() throws Exception {
+        final List<GroupMembership> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+        coordinator.persistMembershipWith(membership -> {
+            written.add(membership);
+            return CompletableFuture.completedFuture(null);
+        });
+        final String member = stableSingleMember(SESSION_MS);
+        assertThat(written).singleElement().satisfies(membership -> {
+            assertThat(membership.generationId()).isEqualTo(1);
+            assertThat(membership.protocolType()).isEqualTo("consumer");
+            assertThat(membership.protocolName()).isEqualTo("range");
+            assertThat(membership.leaderId()).isEqualTo(member);
+            assertThat(membership.members()).singleElement().satisfies(m -> {
+                assertThat(m.memberId()).isEqualTo(member);
+                assertThat(m.subscription()).isEqualTo(bytes("subscription-range"));
+                assertThat(m.assignment()).isEqualTo(bytes("a"));
+                assertThat(m.sessionTimeoutMs()).isEqualTo(SESSION_MS);
+            });
+        });
+
+        // The coordinator elected after this one, on another broker.
+        try (GroupCoordinator successor =
+                new GroupCoordinator(offsets, new GroupSettings(0, 6_000, 300_000), clock::get)) {
+            successor.restore(List.of(written.getLast()));
+
+            assertThat(successor.heartbeat(GROUP, 1, member))
+                    .as("the member goes on in its generation")
+                    .isEqualTo(Errors.NONE);
+            assertThat(successor.describe(GROUP).state()).isEqualTo(GroupState.STABLE);
+            final SyncResult again = await(successor.sync(GROUP, 1, member, Map.of()));
+            assertThat(again.assignment()).isEqualTo(bytes("a"));
+            assertThat(await(successor.commitOffsets(
+                            GROUP, 1, member, Map.of(ORDERS_0, new CommittedOffset(5, -1, "", clock.get())))))
+                    .isEqualTo(Errors.NONE);
+
+            // A second member joins the restored group: a rebalance over both, as on the first coordinator.
+            final CompletableFuture<JoinResult> second = successor.join(new JoinRequest(
+                    GROUP,
+                    "",
+                    null,
+                    "client",
+                    "/127.0.0.1",
+                    SESSION_MS,
+                    REBALANCE_MS,
+                    "consumer",
+                    protocols("range"),
+                    false));
+            assertThat(successor.heartbeat(GROUP, 1, member)).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+            final CompletableFuture<JoinResult> rejoined = successor.join(new JoinRequest(
+                    GROUP,
+                    member,
+                    null,
+                    "client",
+                    "/127.0.0.1",
+                    SESSION_MS,
+                    REBALANCE_MS,
+                    "consumer",
+                    protocols("range"),
+                    false));
+            assertThat(await(rejoined).generationId()).isEqualTo(2);
+            assertThat(await(second).generationId()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aGroupThatEmptiesIsWrittenEmptySoThatNoCoordinatorBringsItsMembersBack() throws Exception {
+        final List<GroupMembership> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+        coordinator.persistMembershipWith(membership -> {
+            written.add(membership);
+            return CompletableFuture.completedFuture(null);
+        });
+        final String member = stableSingleMember(SESSION_MS);
+        coordinator.leave(GROUP, List.of(member));
+
+        assertThat(written).hasSize(2);
+        assertThat(written.getLast().members()).isEmpty();
+        try (GroupCoordinator successor =
+                new GroupCoordinator(offsets, new GroupSettings(0, 6_000, 300_000), clock::get)) {
+            successor.restore(List.of(written.getLast()));
+            assertThat(successor.describe(GROUP).state()).isEqualTo(GroupState.EMPTY);
+            assertThat(successor.heartbeat(GROUP, 1, member)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        }
     }
 }

@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
@@ -393,6 +394,61 @@ class GroupOffsetsLogTest {
         }
         try (GroupOffsetsLog reloaded = load()) {
             assertThat(reloaded.committed("readers")).containsOnly(Map.entry(PAYMENTS_0, at(2, "")));
+        }
+    }
+
+    @Test
+    void aGroupsLastMembershipIsReadBackAndOutlivesCompaction() throws IOException {
+        final GroupMembership first = new GroupMembership(
+                "readers",
+                "consumer",
+                1,
+                "range",
+                "m-1",
+                List.of(new GroupMembership.Member(
+                        "m-1", null, "client-1", "/127.0.0.1", 10_000, 30_000, new byte[] {1, 2}, new byte[] {3})));
+        final GroupMembership second = new GroupMembership(
+                "readers",
+                "consumer",
+                2,
+                "range",
+                "m-1",
+                List.of(
+                        new GroupMembership.Member(
+                                "m-1", null, "client-1", "/127.0.0.1", 10_000, 30_000, new byte[] {1, 2}, new byte[] {4
+                                }),
+                        new GroupMembership.Member(
+                                "m-2", "static-2", "client-2", "/127.0.0.2", 12_000, 30_000, new byte[0], new byte[] {5
+                                })));
+        final GroupMembership emptied = new GroupMembership("writers", "consumer", 3, null, null, List.of());
+        try (GroupOffsetsLog offsets = load()) {
+            offsets.storeMembership(first).join();
+            offsets.storeMembership(second).join();
+            offsets.storeMembership(emptied).join();
+            commitRounds(offsets, 0, 400);
+            assertThat(log.logStartOffset())
+                    .as("compacted past the memberships' first records")
+                    .isPositive();
+        }
+        try (GroupOffsetsLog reloaded = load()) {
+            assertThat(reloaded.memberships()).hasSize(2);
+            final GroupMembership readers = reloaded.memberships().stream()
+                    .filter(m -> m.groupId().equals("readers"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(readers.generationId()).isEqualTo(2);
+            assertThat(readers.members()).hasSize(2);
+            assertThat(readers.members().get(1).groupInstanceId()).isEqualTo("static-2");
+            assertThat(readers.members().get(1).assignment()).containsExactly(5);
+            assertThat(readers.members().get(0).subscription()).containsExactly(1, 2);
+            assertThat(reloaded.memberships())
+                    .filteredOn(m -> m.groupId().equals("writers"))
+                    .singleElement()
+                    .satisfies(m -> {
+                        assertThat(m.members()).isEmpty();
+                        assertThat(m.protocolName()).isNull();
+                        assertThat(m.generationId()).isEqualTo(3);
+                    });
         }
     }
 }
