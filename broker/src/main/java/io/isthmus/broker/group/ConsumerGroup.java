@@ -29,6 +29,8 @@ final class ConsumerGroup {
     String protocolName;
     String leaderId;
     ScheduledFuture<?> rebalanceTimer;
+    /** The leader's assignment is applied and its membership being written: the group is stable once it is. */
+    boolean assignmentPending;
 
     ConsumerGroup(final String groupId) {
         this.groupId = groupId;
@@ -164,11 +166,16 @@ final class ConsumerGroup {
                 .getKey();
     }
 
-    /** The leader's assignment ends COMPLETING_REBALANCE: every member gets its part. */
-    void applyAssignment(final Map<String, byte[]> assignments) {
+    /** The leader's assignment: every member's part, handed out once the group is {@link #stabilize stable}. */
+    void assign(final Map<String, byte[]> assignments) {
         for (final GroupMember member : members.values()) {
             member.assignment = assignments.getOrDefault(member.memberId, new byte[0]);
         }
+    }
+
+    /** Ends COMPLETING_REBALANCE: every member waiting in SyncGroup gets its part of the assignment. */
+    void stabilize() {
+        assignmentPending = false;
         state = GroupState.STABLE;
         for (final GroupMember member : members.values()) {
             if (member.pendingSync != null) {
@@ -181,11 +188,17 @@ final class ConsumerGroup {
 
     /** Leaving STABLE or COMPLETING_REBALANCE: members waiting for an assignment must rejoin. */
     void failPendingSyncs() {
+        failPendingSyncs(Errors.REBALANCE_IN_PROGRESS);
+    }
+
+    /** Members waiting for an assignment get {@code error}, and the assignment is dropped. */
+    void failPendingSyncs(final Errors error) {
+        assignmentPending = false;
         for (final GroupMember member : members.values()) {
             if (member.pendingSync != null) {
                 final var sync = member.pendingSync;
                 member.pendingSync = null;
-                sync.complete(SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
+                sync.complete(SyncResult.error(error));
             }
         }
     }
@@ -208,15 +221,19 @@ final class ConsumerGroup {
     }
 
     /**
-     * The group as a membership written by its previous coordinator left it: STABLE in that generation with those
-     * members (each subscribed to the chosen protocol, its session starting now), or EMPTY.
+     * Makes this group, which must be empty, the one a membership written by its previous coordinator describes: STABLE
+     * in that generation with those members (each subscribed to the chosen protocol, its session starting at {@code
+     * nowMs}), or EMPTY in that generation.
      */
-    static ConsumerGroup restored(final GroupMembership membership, final long nowMs) {
-        final ConsumerGroup group = new ConsumerGroup(membership.groupId());
+    void restoreFrom(final GroupMembership membership, final long nowMs) {
+        if (!members.isEmpty()) {
+            throw new IllegalStateException("group=" + groupId + " has members; it cannot be restored over");
+        }
+        final ConsumerGroup group = this;
         group.generationId = membership.generationId();
         group.protocolType = membership.protocolType();
         if (membership.members().isEmpty() || membership.protocolName() == null) {
-            return group;
+            return;
         }
         for (final GroupMembership.Member settled : membership.members()) {
             final GroupMember member = new GroupMember(
@@ -231,7 +248,6 @@ final class ConsumerGroup {
         group.protocolName = membership.protocolName();
         group.leaderId = membership.leaderId();
         group.state = GroupState.STABLE;
-        return group;
     }
 
     /** The group is no longer coordinated here: every member waiting in JoinGroup or SyncGroup gets {@code error}. */

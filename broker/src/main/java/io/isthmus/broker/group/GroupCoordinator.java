@@ -171,14 +171,10 @@ public final class GroupCoordinator implements AutoCloseable {
                 case COMPLETING_REBALANCE -> {
                     final CompletableFuture<SyncResult> result = new CompletableFuture<>();
                     member.pendingSync = result;
-                    if (memberId.equals(group.leaderId)) {
-                        group.applyAssignment(assignments);
-                        LOG.info(
-                                "group={} generation={} is stable with members={}",
-                                groupId,
-                                group.generationId,
-                                group.members().size());
-                        persist(group);
+                    if (memberId.equals(group.leaderId) && !group.assignmentPending) {
+                        group.assign(assignments);
+                        group.assignmentPending = true;
+                        settle(group);
                     }
                     return result;
                 }
@@ -264,8 +260,7 @@ public final class GroupCoordinator implements AutoCloseable {
             if (failure == null) {
                 return Errors.NONE;
             }
-            final Throwable cause =
-                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            final Throwable cause = unwrap(failure);
             final Errors error = Errors.forException(cause);
             if (error == Errors.UNKNOWN_SERVER_ERROR) {
                 LOG.error("group={}: committing offsets failed", groupId, cause);
@@ -287,8 +282,8 @@ public final class GroupCoordinator implements AutoCloseable {
     /**
      * Writes each group's membership with {@code store} whenever a generation becomes stable or the group empties, in
      * that order per group (a cluster's coordinator: to the group's {@code __consumer_offsets} partition), so that the
-     * coordinator elected after this one can {@link #restore} it. The members are answered without waiting for the
-     * write: one that did not make it before a failover costs the group the rebalance it would cost without it.
+     * coordinator elected after this one can {@link #restore} it. A generation becomes stable only once its membership
+     * is written (see {@link #settle}).
      */
     public void persistMembershipWith(final Function<GroupMembership, CompletableFuture<Void>> store) {
         this.memberships = store;
@@ -297,23 +292,77 @@ public final class GroupCoordinator implements AutoCloseable {
     /**
      * Takes over groups whose memberships the previous coordinator wrote (this broker was just elected to coordinate
      * them): each is STABLE in its generation with its members, whose sessions start now, or EMPTY. A group this
-     * coordinator already has members of is left as it is.
+     * coordinator already has members of is left as it is; an empty one is filled in place, under its lock, so that a
+     * request holding it meanwhile still works on the group the map has.
      */
     public void restore(final Collection<GroupMembership> restored) {
         final long now = clockMs.getAsLong();
         for (final GroupMembership membership : restored) {
-            groups.compute(
-                    membership.groupId(),
-                    (id, existing) -> existing != null && !existing.isEmpty()
-                            ? existing
-                            : ConsumerGroup.restored(membership, now));
+            final ConsumerGroup group = groups.computeIfAbsent(membership.groupId(), ConsumerGroup::new);
+            synchronized (group) {
+                if (group.isEmpty() && groups.get(membership.groupId()) == group) {
+                    group.restoreFrom(membership, now);
+                }
+            }
         }
         if (!restored.isEmpty()) {
             LOG.info("restored the memberships of {} groups", restored.size());
         }
     }
 
-    /** Under the group's lock: hands its settled membership to the store; a failure is logged. */
+    /**
+     * Under the group's lock, the leader's assignment applied: the group becomes STABLE, and its members get their
+     * parts, once its membership is written, as in Kafka, so no member works on an assignment a coordinator elected
+     * after this one would not know. If it cannot be written, the members waiting are answered with the error and
+     * rejoin; a membership too large for the log is not written, and the group goes on without it.
+     */
+    private void settle(final ConsumerGroup group) {
+        final int generation = group.generationId;
+        final GroupMembership membership = group.membership();
+        memberships.apply(membership).whenComplete((ignored, failure) -> {
+            synchronized (group) {
+                if (group.generationId != generation
+                        || group.state != GroupState.COMPLETING_REBALANCE
+                        || !group.assignmentPending) {
+                    return; // a rebalance began meanwhile, or the group moved away
+                }
+                final Errors error = failure == null ? Errors.NONE : Errors.forException(unwrap(failure));
+                if (error != Errors.NONE && error != Errors.INVALID_COMMIT_OFFSET_SIZE) {
+                    LOG.warn(
+                            "group={} generation={}: membership not written, its members rejoin: {}",
+                            group.groupId,
+                            generation,
+                            unwrap(failure).toString());
+                    group.failPendingSyncs(
+                            error == Errors.NOT_COORDINATOR
+                                    ? Errors.NOT_COORDINATOR
+                                    : Errors.COORDINATOR_NOT_AVAILABLE);
+                    prepareRebalance(group, "its membership could not be written");
+                    return;
+                }
+                if (error != Errors.NONE) {
+                    LOG.warn(
+                            "group={} generation={}: membership too large to write; a coordinator elected after this"
+                                    + " one starts the group afresh: {}",
+                            group.groupId,
+                            generation,
+                            unwrap(failure).getMessage());
+                }
+                group.stabilize();
+                LOG.info(
+                        "group={} generation={} is stable with members={}",
+                        group.groupId,
+                        generation,
+                        group.members().size());
+            }
+        });
+    }
+
+    private static Throwable unwrap(final Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** Under the group's lock: hands its membership (an emptied group's) to the store; a failure is logged. */
     private void persist(final ConsumerGroup group) {
         final GroupMembership membership = group.membership();
         memberships.apply(membership).whenComplete((ignored, failure) -> {

@@ -176,12 +176,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
             }
             final ByteBuffer key = ByteBuffer.wrap(record.keyAsArray());
             if (key.getShort() == MembershipRecord.KEY_VERSION) {
-                final String group = MembershipRecord.groupOf(key);
-                if (record.hasValue()) {
-                    memberships.put(group, MembershipRecord.read(group, ByteBuffer.wrap(record.valueAsArray())));
-                } else {
-                    memberships.remove(group);
-                }
+                replayMembership(key, record);
                 return;
             }
             final OffsetRecord read = parse(record);
@@ -231,6 +226,31 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 log.logStartOffset(),
                 log.logEndOffset(),
                 pending.size());
+    }
+
+    /**
+     * A membership record read at load. One that cannot be read is skipped, with its group's earlier one: it only
+     * spares a rebalance, and must not keep the partition's offsets from loading.
+     */
+    private void replayMembership(final ByteBuffer key, final Record record) {
+        String group = null;
+        try {
+            group = MembershipRecord.groupOf(key);
+            if (record.hasValue()) {
+                memberships.put(group, MembershipRecord.read(group, ByteBuffer.wrap(record.valueAsArray())));
+            } else {
+                memberships.remove(group);
+            }
+        } catch (final RuntimeException unreadable) {
+            if (group != null) {
+                memberships.remove(group);
+            }
+            LOG.warn(
+                    "{}: skipped a membership record that cannot be read (group={}): {}",
+                    log.dir(),
+                    group,
+                    unreadable.toString());
+        }
     }
 
     /**
@@ -312,22 +332,38 @@ public final class GroupOffsetsLog implements AutoCloseable {
     }
 
     /**
-     * Writes the group's membership and, once durable, makes it the one {@link #memberships} gives.
+     * Writes the group's membership and, once durable, makes it the one {@link #memberships} gives; a group without
+     * members gets a tombstone, and none. If it cannot be written, the group has none here from then on: compaction
+     * must not write an older one after a newer one the log may hold.
      *
      * @return completes once written; fails as {@link #commit} does, INVALID_COMMIT_OFFSET_SIZE for a membership larger
      *     than the log takes
      */
     public CompletableFuture<Void> storeMembership(final GroupMembership membership) {
-        final List<byte[]> keys = List.of(MembershipRecord.key(membership.groupId()));
-        final List<byte[]> values = List.of(MembershipRecord.value(membership));
+        final String groupId = membership.groupId();
+        final boolean empty = membership.members().isEmpty();
+        final List<byte[]> keys = List.of(MembershipRecord.key(groupId));
+        final List<byte[]> values = new ArrayList<>();
+        values.add(empty ? null : MembershipRecord.value(membership));
         final int size = batchSize(keys, values, 0, 1);
-        if (size > largestBatch()) {
-            return CompletableFuture.failedFuture(Errors.INVALID_COMMIT_OFFSET_SIZE.exception("the membership of group "
-                    + membership.groupId() + " (" + membership.members().size() + " members) makes a batch of " + size
-                    + " bytes, over what the log takes"));
-        }
-        return append(keys, values, 0, 1, RecordBatchDescriptor.NO_PRODUCER_ID, RecordBatchDescriptor.NO_PRODUCER_EPOCH)
-                .thenRun(() -> memberships.put(membership.groupId(), membership));
+        final CompletableFuture<Void> written = size > largestBatch()
+                ? CompletableFuture.failedFuture(Errors.INVALID_COMMIT_OFFSET_SIZE.exception("the membership of group "
+                        + groupId + " (" + membership.members().size() + " members) makes a batch of " + size
+                        + " bytes, over what the log takes"))
+                : append(
+                        keys,
+                        values,
+                        0,
+                        1,
+                        RecordBatchDescriptor.NO_PRODUCER_ID,
+                        RecordBatchDescriptor.NO_PRODUCER_EPOCH);
+        return written.whenComplete((ignored, failure) -> {
+            if (failure != null || empty) {
+                memberships.remove(groupId);
+            } else {
+                memberships.put(groupId, membership);
+            }
+        });
     }
 
     /**

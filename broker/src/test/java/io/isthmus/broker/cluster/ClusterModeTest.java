@@ -1016,6 +1016,8 @@ class ClusterModeTest {
         int left = -1;
         int generationWhenItLeft = -1;
         int generationAtTheEnd = -1;
+        String memberWhenItLeft = null;
+        String memberAtTheEnd = null;
         final List<CommitFailedException> rebalances = new ArrayList<>();
         final Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, everyBroker);
@@ -1063,6 +1065,7 @@ class ClusterModeTest {
                         // transaction's coordinator writes there makes them the group's.
                         left = leaderOfKey(GroupOffsetsLog.TOPIC, group);
                         generationWhenItLeft = consumer.groupMetadata().generationId();
+                        memberWhenItLeft = consumer.groupMetadata().memberId();
                         brokers.remove(left).close();
                     }
                     producer.commitTransaction();
@@ -1076,11 +1079,15 @@ class ClusterModeTest {
                 }
             }
             generationAtTheEnd = consumer.groupMetadata().generationId();
+            memberAtTheEnd = consumer.groupMetadata().memberId();
         }
         assertThat(left).as("the group coordinator left mid-transaction").isPositive();
         assertThat(rebalances)
                 .as("the new coordinator restored the group from its membership: no transaction failed on a rebalance")
                 .isEmpty();
+        assertThat(memberAtTheEnd)
+                .as("the consumer's member id after its coordinator left (a rejoin would have given it a new one)")
+                .isEqualTo(memberWhenItLeft);
         assertThat(generationAtTheEnd)
                 .as("the group's generation after its coordinator left")
                 .isEqualTo(generationWhenItLeft);

@@ -496,6 +496,49 @@ class GroupCoordinatorTest {
             successor.restore(List.of(written.getLast()));
             assertThat(successor.describe(GROUP).state()).isEqualTo(GroupState.EMPTY);
             assertThat(successor.heartbeat(GROUP, 1, member)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+            final JoinResult next = await(successor.join(new JoinRequest(
+                    GROUP,
+                    "",
+                    null,
+                    "client",
+                    "/127.0.0.1",
+                    SESSION_MS,
+                    REBALANCE_MS,
+                    "consumer",
+                    protocols("range"),
+                    false)));
+            assertThat(next.generationId())
+                    .as("the generation goes on from the one written")
+                    .isEqualTo(written.getLast().generationId() + 1);
         }
+    }
+
+    @Test
+    void theMembersOfANewGenerationGetTheirAssignmentsOnlyOnceItsMembershipIsWritten() throws Exception {
+        final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> write =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        coordinator.persistMembershipWith(membership -> {
+            final CompletableFuture<Void> pending = new CompletableFuture<>();
+            write.set(pending);
+            return pending;
+        });
+        final JoinResult joined = await(join("", SESSION_MS, false, "range"));
+        final CompletableFuture<SyncResult> synced = coordinator.sync(
+                GROUP, joined.generationId(), joined.memberId(), Map.of(joined.memberId(), bytes("a")));
+
+        assertThat(synced).as("answered before the membership is durable").isNotDone();
+        assertThat(state()).isEqualTo(GroupState.COMPLETING_REBALANCE);
+        write.get().complete(null);
+        assertThat(await(synced).assignment()).isEqualTo(bytes("a"));
+        assertThat(state()).isEqualTo(GroupState.STABLE);
+
+        // The next generation's membership cannot be written: its members are told, and rejoin.
+        final CompletableFuture<JoinResult> rejoin = join(joined.memberId(), SESSION_MS, false, "range");
+        final JoinResult second = await(rejoin);
+        final CompletableFuture<SyncResult> failed = coordinator.sync(
+                GROUP, second.generationId(), second.memberId(), Map.of(second.memberId(), bytes("b")));
+        write.get().completeExceptionally(new org.apache.kafka.common.errors.NotEnoughReplicasException("one in sync"));
+        assertThat(await(failed).error()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(state()).isEqualTo(GroupState.PREPARING_REBALANCE);
     }
 }
