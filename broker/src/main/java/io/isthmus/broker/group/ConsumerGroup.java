@@ -229,9 +229,8 @@ final class ConsumerGroup {
         if (!members.isEmpty()) {
             throw new IllegalStateException("group=" + groupId + " has members; it cannot be restored over");
         }
-        final ConsumerGroup group = this;
-        group.generationId = membership.generationId();
-        group.protocolType = membership.protocolType();
+        generationId = membership.generationId();
+        protocolType = membership.protocolType();
         if (membership.members().isEmpty() || membership.protocolName() == null) {
             return;
         }
@@ -243,11 +242,11 @@ final class ConsumerGroup {
             member.protocols = new LinkedHashMap<>(Map.of(membership.protocolName(), settled.subscription()));
             member.assignment = settled.assignment();
             member.sessionDeadlineMs = nowMs + settled.sessionTimeoutMs();
-            group.members.put(member.memberId, member);
+            members.put(member.memberId, member);
         }
-        group.protocolName = membership.protocolName();
-        group.leaderId = membership.leaderId();
-        group.state = GroupState.STABLE;
+        protocolName = membership.protocolName();
+        leaderId = membership.leaderId();
+        state = GroupState.STABLE;
     }
 
     /** The group is no longer coordinated here: every member waiting in JoinGroup or SyncGroup gets {@code error}. */
