@@ -86,6 +86,36 @@ class GroupCoordinatorTest {
         return joined.memberId();
     }
 
+    /** Records every membership the coordinator writes, each written at once. */
+    private List<GroupMembership> recordMemberships() {
+        final List<GroupMembership> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+        coordinator.persistMembershipWith(membership -> {
+            written.add(membership);
+            return CompletableFuture.completedFuture(null);
+        });
+        return written;
+    }
+
+    /** The coordinator elected after this one, on another broker (the same offsets, the same clock). */
+    private GroupCoordinator successor() {
+        return new GroupCoordinator(offsets, new GroupSettings(0, 6_000, 300_000), clock::get);
+    }
+
+    /** A JoinGroup of {@code memberId} ("" for a new member) at {@code at}, subscribed to "range". */
+    private static CompletableFuture<JoinResult> joinAt(final GroupCoordinator at, final String memberId) {
+        return at.join(new JoinRequest(
+                GROUP,
+                memberId,
+                null,
+                "client",
+                "/127.0.0.1",
+                SESSION_MS,
+                REBALANCE_MS,
+                "consumer",
+                protocols("range"),
+                false));
+    }
+
     private GroupState state() {
         return coordinator.describe(GROUP).state();
     }
@@ -416,11 +446,7 @@ class GroupCoordinatorTest {
 
     @Test
     void aSettledMembershipIsWrittenAndAnotherCoordinatorRestoresTheGroupWithoutARebalance() throws Exception {
-        final List<GroupMembership> written = new java.util.concurrent.CopyOnWriteArrayList<>();
-        coordinator.persistMembershipWith(membership -> {
-            written.add(membership);
-            return CompletableFuture.completedFuture(null);
-        });
+        final List<GroupMembership> written = recordMemberships();
         final String member = stableSingleMember(SESSION_MS);
         assertThat(written).singleElement().satisfies(membership -> {
             assertThat(membership.generationId()).isEqualTo(1);
@@ -436,8 +462,7 @@ class GroupCoordinatorTest {
         });
 
         // The coordinator elected after this one, on another broker.
-        try (GroupCoordinator successor =
-                new GroupCoordinator(offsets, new GroupSettings(0, 6_000, 300_000), clock::get)) {
+        try (GroupCoordinator successor = successor()) {
             successor.restore(List.of(written.getLast()));
 
             assertThat(successor.heartbeat(GROUP, 1, member))
@@ -451,29 +476,9 @@ class GroupCoordinatorTest {
                     .isEqualTo(Errors.NONE);
 
             // A second member joins the restored group: a rebalance over both, as on the first coordinator.
-            final CompletableFuture<JoinResult> second = successor.join(new JoinRequest(
-                    GROUP,
-                    "",
-                    null,
-                    "client",
-                    "/127.0.0.1",
-                    SESSION_MS,
-                    REBALANCE_MS,
-                    "consumer",
-                    protocols("range"),
-                    false));
+            final CompletableFuture<JoinResult> second = joinAt(successor, "");
             assertThat(successor.heartbeat(GROUP, 1, member)).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
-            final CompletableFuture<JoinResult> rejoined = successor.join(new JoinRequest(
-                    GROUP,
-                    member,
-                    null,
-                    "client",
-                    "/127.0.0.1",
-                    SESSION_MS,
-                    REBALANCE_MS,
-                    "consumer",
-                    protocols("range"),
-                    false));
+            final CompletableFuture<JoinResult> rejoined = joinAt(successor, member);
             assertThat(await(rejoined).generationId()).isEqualTo(2);
             assertThat(await(second).generationId()).isEqualTo(2);
         }
@@ -481,32 +486,17 @@ class GroupCoordinatorTest {
 
     @Test
     void aGroupThatEmptiesIsWrittenEmptySoThatNoCoordinatorBringsItsMembersBack() throws Exception {
-        final List<GroupMembership> written = new java.util.concurrent.CopyOnWriteArrayList<>();
-        coordinator.persistMembershipWith(membership -> {
-            written.add(membership);
-            return CompletableFuture.completedFuture(null);
-        });
+        final List<GroupMembership> written = recordMemberships();
         final String member = stableSingleMember(SESSION_MS);
         coordinator.leave(GROUP, List.of(member));
 
         assertThat(written).hasSize(2);
         assertThat(written.getLast().members()).isEmpty();
-        try (GroupCoordinator successor =
-                new GroupCoordinator(offsets, new GroupSettings(0, 6_000, 300_000), clock::get)) {
+        try (GroupCoordinator successor = successor()) {
             successor.restore(List.of(written.getLast()));
             assertThat(successor.describe(GROUP).state()).isEqualTo(GroupState.EMPTY);
             assertThat(successor.heartbeat(GROUP, 1, member)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
-            final JoinResult next = await(successor.join(new JoinRequest(
-                    GROUP,
-                    "",
-                    null,
-                    "client",
-                    "/127.0.0.1",
-                    SESSION_MS,
-                    REBALANCE_MS,
-                    "consumer",
-                    protocols("range"),
-                    false)));
+            final JoinResult next = await(joinAt(successor, ""));
             assertThat(next.generationId())
                     .as("the generation goes on from the one written")
                     .isEqualTo(written.getLast().generationId() + 1);
