@@ -68,6 +68,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
     public static final String TOPIC = "__consumer_offsets";
 
     private static final short VERSION = 0;
+    private static final String OFFSET_RECORD = "offset record";
     private static final int KEY_FIXED_BYTES = Short.BYTES + Short.BYTES + Short.BYTES + Integer.BYTES;
     private static final int VALUE_FIXED_BYTES = Short.BYTES + Long.BYTES + Integer.BYTES + Long.BYTES + Short.BYTES;
 
@@ -279,8 +280,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
         if (keyVersion != VERSION) {
             throw new IllegalStateException("unknown offset record key version " + keyVersion + " in " + log.dir());
         }
-        final String group = readString(key);
-        final TopicPartition partition = new TopicPartition(readString(key), key.getInt());
+        final String group = RecordStrings.read(key, OFFSET_RECORD);
+        final TopicPartition partition = new TopicPartition(RecordStrings.read(key, OFFSET_RECORD), key.getInt());
         if (!record.hasValue()) {
             return new OffsetRecord(group, partition, null);
         }
@@ -293,7 +294,9 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final int leaderEpoch = value.getInt();
         final long timestamp = value.getLong();
         return new OffsetRecord(
-                group, partition, new CommittedOffset(offset, leaderEpoch, readString(value), timestamp));
+                group,
+                partition,
+                new CommittedOffset(offset, leaderEpoch, RecordStrings.read(value, OFFSET_RECORD), timestamp));
     }
 
     private void put(final String group, final Map<TopicPartition, CommittedOffset> offsets) {
@@ -652,8 +655,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
         final byte[] topic = partition.topic().getBytes(StandardCharsets.UTF_8);
         final ByteBuffer key = ByteBuffer.allocate(KEY_FIXED_BYTES + group.length + topic.length);
         key.putShort(VERSION);
-        putString(key, group);
-        putString(key, topic);
+        RecordStrings.put(key, group, OFFSET_RECORD);
+        RecordStrings.put(key, topic, OFFSET_RECORD);
         key.putInt(partition.partition());
         return key.array();
     }
@@ -667,27 +670,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
         value.putLong(committed.offset());
         value.putInt(committed.leaderEpoch());
         value.putLong(committed.commitTimestampMs());
-        putString(value, metadata);
+        RecordStrings.put(value, metadata, OFFSET_RECORD);
         return value.array();
-    }
-
-    private static void putString(final ByteBuffer buffer, final byte[] bytes) {
-        if (bytes.length > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("string longer than " + Short.MAX_VALUE + " bytes in an offset record");
-        }
-        buffer.putShort((short) bytes.length);
-        buffer.put(bytes);
-    }
-
-    private static String readString(final ByteBuffer buffer) {
-        final int length = buffer.getShort();
-        if (length < 0 || length > buffer.remaining()) {
-            throw new IllegalStateException(
-                    "malformed offset record: string of " + length + " bytes, " + buffer.remaining() + " left");
-        }
-        final String s = new String(buffer.array(), buffer.position(), length, StandardCharsets.UTF_8);
-        buffer.position(buffer.position() + length);
-        return s;
     }
 
     @Override

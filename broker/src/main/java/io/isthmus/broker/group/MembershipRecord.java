@@ -23,6 +23,7 @@ final class MembershipRecord {
     static final short KEY_VERSION = 2;
 
     private static final short VALUE_VERSION = 0;
+    private static final String RECORD = "membership record";
 
     private MembershipRecord() {}
 
@@ -30,13 +31,13 @@ final class MembershipRecord {
         final byte[] group = groupId.getBytes(StandardCharsets.UTF_8);
         final ByteBuffer key = ByteBuffer.allocate(Short.BYTES + Short.BYTES + group.length);
         key.putShort(KEY_VERSION);
-        putString(key, group);
+        RecordStrings.put(key, group, RECORD);
         return key.array();
     }
 
     /** The group a membership key names; {@code key} is past its version. */
     static String groupOf(final ByteBuffer key) {
-        return readString(key);
+        return RecordStrings.readNullable(key, RECORD);
     }
 
     static byte[] value(final GroupMembership membership) {
@@ -55,14 +56,14 @@ final class MembershipRecord {
         final ByteBuffer value = ByteBuffer.allocate(size);
         int next = 0;
         value.putShort(VALUE_VERSION);
-        putString(value, strings.get(next++));
+        RecordStrings.put(value, strings.get(next++), RECORD);
         value.putInt(membership.generationId());
-        putString(value, strings.get(next++));
-        putString(value, strings.get(next++));
+        RecordStrings.put(value, strings.get(next++), RECORD);
+        RecordStrings.put(value, strings.get(next++), RECORD);
         value.putInt(membership.members().size());
         for (final GroupMembership.Member member : membership.members()) {
             for (int i = 0; i < 4; i++) {
-                putString(value, strings.get(next++));
+                RecordStrings.put(value, strings.get(next++), RECORD);
             }
             value.putInt(member.sessionTimeoutMs());
             value.putInt(member.rebalanceTimeoutMs());
@@ -78,10 +79,10 @@ final class MembershipRecord {
             throw new IllegalStateException(
                     "unknown group membership value version " + version + " of group " + groupId);
         }
-        final String protocolType = readString(value);
+        final String protocolType = RecordStrings.readNullable(value, RECORD);
         final int generation = value.getInt();
-        final String protocol = readString(value);
-        final String leader = readString(value);
+        final String protocol = RecordStrings.readNullable(value, RECORD);
+        final String leader = RecordStrings.readNullable(value, RECORD);
         final int count = value.getInt();
         if (count < 0 || count > value.remaining()) {
             throw new IllegalStateException(
@@ -90,10 +91,10 @@ final class MembershipRecord {
         final List<GroupMembership.Member> members = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             members.add(new GroupMembership.Member(
-                    readString(value),
-                    readString(value),
-                    readString(value),
-                    readString(value),
+                    RecordStrings.readNullable(value, RECORD),
+                    RecordStrings.readNullable(value, RECORD),
+                    RecordStrings.readNullable(value, RECORD),
+                    RecordStrings.readNullable(value, RECORD),
                     value.getInt(),
                     value.getInt(),
                     readBytes(value),
@@ -109,38 +110,11 @@ final class MembershipRecord {
         return Short.BYTES + (bytes == null ? 0 : bytes.length);
     }
 
-    private static void putString(final ByteBuffer buffer, final byte[] bytes) {
-        if (bytes == null) {
-            buffer.putShort((short) -1);
-            return;
-        }
-        if (bytes.length > Short.MAX_VALUE) {
-            throw new IllegalArgumentException(
-                    "string longer than " + Short.MAX_VALUE + " bytes in a membership record");
-        }
-        buffer.putShort((short) bytes.length);
-        buffer.put(bytes);
-    }
-
-    private static String readString(final ByteBuffer buffer) {
-        final int length = buffer.getShort();
-        if (length == -1) {
-            return null;
-        }
-        if (length < 0 || length > buffer.remaining()) {
-            throw new IllegalStateException(
-                    "malformed membership record: string of " + length + " bytes, " + buffer.remaining() + " left");
-        }
-        final String s = new String(buffer.array(), buffer.position(), length, StandardCharsets.UTF_8);
-        buffer.position(buffer.position() + length);
-        return s;
-    }
-
     private static byte[] readBytes(final ByteBuffer buffer) {
         final int length = buffer.getInt();
         if (length < 0 || length > buffer.remaining()) {
             throw new IllegalStateException(
-                    "malformed membership record: " + length + " bytes, " + buffer.remaining() + " left");
+                    "malformed " + RECORD + ": " + length + " bytes, " + buffer.remaining() + " left");
         }
         final byte[] bytes = new byte[length];
         buffer.get(bytes);
