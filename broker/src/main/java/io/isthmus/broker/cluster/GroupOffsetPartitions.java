@@ -255,12 +255,7 @@ final class GroupOffsetPartitions implements OffsetStore, TransactionalOffsets {
      * be created ({@code offsets.topic.num.partitions}) while it does not exist yet.
      */
     TopicPartition partitionOf(final String groupId) {
-        final int index = topic.partitionOf(groupId);
-        return new TopicPartition(
-                topic.name(),
-                index >= 0
-                        ? index
-                        : InternalTopic.partitionFor(groupId, topic.settings().partitions()));
+        return topic.placementOf(groupId);
     }
 
     /** FindCoordinator for a group: the leader of its offsets partition, creating the topic if need be. */

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Utils;
@@ -76,6 +77,15 @@ final class InternalTopic {
         return in(membership.image())
                 .map(topic -> partitionFor(key, topic.partitions().size()))
                 .orElse(-1);
+    }
+
+    /**
+     * The partition of {@code key}: in the topic as it is, or as it will be created (with {@link
+     * InternalTopicSettings#partitions()}) while it does not exist yet.
+     */
+    TopicPartition placementOf(final String key) {
+        final int index = partitionOf(key);
+        return new TopicPartition(name, index >= 0 ? index : partitionFor(key, settings.partitions()));
     }
 
     /** FindCoordinator for {@code key}: the leader of its partition, creating the topic if need be. */
