@@ -891,13 +891,9 @@ public final class PartitionLog implements AutoCloseable {
             }
             switch (checkAndRecord(batch)) {
                 case Verdict.Append append -> {
-                    if (batch.isTransactional() && !mayWriteTransactional(batch)) {
+                    if (outsideItsTransaction(batch)) {
                         releaseProducerState(batches, i + 1);
-                        throw new ProducerRejectedException(
-                                Errors.INVALID_TXN_STATE,
-                                "transactional batch outside a transaction that includes the partition: producerId="
-                                        + batch.producerId() + " epoch=" + batch.producerEpoch() + " partition="
-                                        + name);
+                        throw outsideTransaction(batch);
                     }
                 }
                 case Verdict.Duplicate duplicate -> {
@@ -935,21 +931,27 @@ public final class PartitionLog implements AutoCloseable {
      */
     private void admitCoordinatorBatch(final ValidatedBatches batches, final int index) {
         final BatchSummary batch = batches.get(index);
-        String refusal = null;
-        Errors error = null;
         if (producers.checkEpoch(batch.producerId(), batch.producerEpoch()) instanceof Verdict.Reject reject) {
-            error = reject.error();
-            refusal = reject.reason();
-        } else if (batch.isTransactional() && !mayWriteTransactional(batch)) {
-            error = Errors.INVALID_TXN_STATE;
-            refusal = "transactional batch outside a transaction that includes the partition: producerId="
-                    + batch.producerId() + " epoch=" + batch.producerEpoch();
-        }
-        if (refusal != null) {
             releaseProducerState(batches, index);
-            throw new ProducerRejectedException(error, refusal + " partition=" + name);
+            throw new ProducerRejectedException(reject.error(), reject.reason() + " partition=" + name);
+        }
+        if (outsideItsTransaction(batch)) {
+            releaseProducerState(batches, index);
+            throw outsideTransaction(batch);
         }
         producers.epochSeen(batch.producerId(), batch.producerEpoch());
+    }
+
+    /** A transactional batch of a producer whose open transaction does not include this partition. */
+    private boolean outsideItsTransaction(final BatchSummary batch) {
+        return batch.isTransactional() && !mayWriteTransactional(batch);
+    }
+
+    private ProducerRejectedException outsideTransaction(final BatchSummary batch) {
+        return new ProducerRejectedException(
+                Errors.INVALID_TXN_STATE,
+                "transactional batch outside a transaction that includes the partition: producerId="
+                        + batch.producerId() + " epoch=" + batch.producerEpoch() + " partition=" + name);
     }
 
     /**
