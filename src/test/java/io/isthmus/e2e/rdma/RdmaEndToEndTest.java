@@ -490,7 +490,8 @@ class RdmaEndToEndTest {
                         4,
                         8);
                 Arena arena = Arena.ofConfined()) {
-            final ProduceAccessResponse access = stalled.produceAccess(topic, 0, ProduceAccessRequest.SHARED, -1, -1);
+            final ProduceAccessResponse access =
+                    stalled.produceAccess(topic, 0, ProduceAccessRequest.SHARED, -1, -1, (short) 1, 30_000);
             assertThat(access.errorCode()).isZero();
             final MemorySegment old = stalled.allocate(SharedProduceWordDescriptor.LENGTH);
             final MemoryRegion oldRegion = stalled.register(old, AccessFlags.LOCAL_WRITE);

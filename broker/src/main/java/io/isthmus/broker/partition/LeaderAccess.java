@@ -51,10 +51,24 @@ public record LeaderAccess(PartitionLeadership leadership, int minInsyncReplicas
         if (soleBroker()) {
             return append.get();
         }
-        final Optional<String> tooFew = partition.tooFewInSync(minInsyncReplicas, "min.insync.replicas");
+        final Optional<String> tooFew = tooFewInSync(partition);
         if (tooFew.isPresent()) {
             return CompletableFuture.completedFuture(new ProduceOutcome(Errors.NOT_ENOUGH_REPLICAS, -1, tooFew.get()));
         }
-        return append.get().thenCompose(appended -> partition.awaitReplicated(appended, minInsyncReplicas, timeoutMs));
+        return append.get().thenCompose(appended -> awaitReplicated(partition, appended, timeoutMs));
+    }
+
+    /** Why an {@code acks=all} batch may not be appended to {@code partition} now: fewer in sync than required. */
+    public Optional<String> tooFewInSync(final Partition partition) {
+        return partition.tooFewInSync(minInsyncReplicas, "min.insync.replicas");
+    }
+
+    /**
+     * {@code appended} once {@code min.insync.replicas} hold it, or the error that ended the wait ({@link
+     * Partition#awaitReplicated}).
+     */
+    public CompletableFuture<ProduceOutcome> awaitReplicated(
+            final Partition partition, final ProduceOutcome appended, final long timeoutMs) {
+        return partition.awaitReplicated(appended, minInsyncReplicas, timeoutMs);
     }
 }

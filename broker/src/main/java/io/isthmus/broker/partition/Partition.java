@@ -28,6 +28,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -641,12 +642,27 @@ public final class Partition implements AutoCloseable {
     /**
      * Copies the batch an RDMA producer wrote into its staging slot to the active segment's tail and commits the copy
      * (see {@link PartitionLog#commitStagedBatch}), then wakes the readers; otherwise as {@link #commitWritten}.
+     *
+     * @param grantEpoch the leader epoch the producer's access was granted in: the batch is committed only while this
+     *     broker still leads the partition in it, checked under the append lock a leadership change takes too (a check
+     *     before the call could be overtaken by a change)
+     * @throws NotLeaderOrFollowerException if this broker follows the partition now or leads it in another epoch
+     *     (nothing committed)
      */
     public AppendInfo commitStaged(
-            final int segmentId, final long position, final MemorySegment staged, final boolean sequencesReserved) {
+            final int segmentId,
+            final long position,
+            final MemorySegment staged,
+            final boolean sequencesReserved,
+            final int grantEpoch) {
         final AppendInfo info;
         appendLock.lock();
         try {
+            if (follower || leaderEpoch != grantEpoch) {
+                throw new NotLeaderOrFollowerException("RDMA write to " + topicPartition + " not committed: granted in"
+                        + " leader epoch " + grantEpoch + ", this broker "
+                        + (follower ? "follows" : "leads in epoch " + leaderEpoch) + " now");
+            }
             info = log.commitStagedBatch(segmentId, position, staged, leaderEpoch, sequencesReserved);
         } finally {
             appendLock.unlock();

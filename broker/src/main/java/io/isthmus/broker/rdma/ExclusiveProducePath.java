@@ -7,17 +7,20 @@ import io.isthmus.broker.producer.ProducerRejectedException;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import io.isthmus.protocol.record.InvalidRecordBatchException;
 import java.lang.foreign.MemorySegment;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Exclusive RDMA produce, the data plane's half (KafkaDirect section 4.2.2): a producer WRITEs one whole batch per
  * WRITE WITH IMM into its next staging slot, and completions arrive in the order the writes were made (RC delivers in
- * order, and one thread handles them). For each write: the immediate must carry the grant's next order; the batch
+ * order, and one thread handles them). For each write: the immediate must carry the grant's next order; on a cluster
+ * the grant's leadership must hold and, with {@code acks=-1}, enough replicas be in sync ({@link LeaderWrites}); the batch
  * length is read from the batch header in the slot, never from {@code byte_len}; {@link Partition#commitStaged} (the
  * partition's append gateway) copies the batch to the grant's tail and validates the copy, checks the
  * idempotent-producer state like a TCP produce, assigns offsets, publishes, and runs the append observers (the metadata
- * slots) and wakes long-poll fetches; the ack carries the base offset back.
+ * slots) and wakes long-poll fetches; the ack carries the base offset back, with {@code acks=-1} on a cluster once the
+ * in-sync replicas hold the batch.
  *
  * <p>A bad batch is zeroed, never committed, answered with an error and the grant revoked. A retried batch already in
  * the log (its first attempt's ack was lost with a connection) is discarded and answered {@link
@@ -30,13 +33,16 @@ final class ExclusiveProducePath {
     private static final Logger LOG = LoggerFactory.getLogger(ExclusiveProducePath.class);
 
     private final SharedProducePath.Acker acker;
+    private final LeaderWrites leaderWrites;
     private final RdmaControlPlane control;
     private volatile long commits;
     private volatile long rejectedWrites;
     private volatile long duplicateWrites;
 
-    ExclusiveProducePath(final SharedProducePath.Acker acker, final RdmaControlPlane control) {
+    ExclusiveProducePath(
+            final SharedProducePath.Acker acker, final LeaderWrites leaderWrites, final RdmaControlPlane control) {
         this.acker = acker;
+        this.leaderWrites = leaderWrites;
         this.control = control;
     }
 
@@ -57,9 +63,17 @@ final class ExclusiveProducePath {
                     "order=" + order + " expected=" + grant.nextOrder);
             return;
         }
+        final LeaderWrites.Refusal refusal = leaderWrites.admit(grant).orElse(null);
+        if (refusal != null) {
+            reject(session, grant, immediate, refusal.errorCode(), refusal.reason());
+            return;
+        }
         final AppendInfo info;
         try {
-            info = grant.partition.commitStaged(segmentId, grant.tail, staged, false);
+            info = grant.partition.commitStaged(segmentId, grant.tail, staged, false, grant.leaderEpoch);
+        } catch (final NotLeaderOrFollowerException e) {
+            reject(session, grant, immediate, ControlErrorCodes.NOT_LEADER_OR_FOLLOWER, e.getMessage());
+            return;
         } catch (final InvalidRecordBatchException e) {
             reject(session, grant, immediate, ControlErrorCodes.CORRUPT_MESSAGE, e.getMessage());
             return;
@@ -85,7 +99,7 @@ final class ExclusiveProducePath {
         }
         grant.committed(info.sizeInBytes());
         commits++;
-        acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.NONE);
+        leaderWrites.committed(session, grant, info, immediate);
     }
 
     private void reject(

@@ -25,6 +25,12 @@ final class ProduceGrant {
     final SharedSegment shared;
     /** Shared: the session's registration of the segment's reservation word alone; null for exclusive access. */
     final MemoryRegion word;
+    /** The leader epoch the grant was made in: its writes are committed only while this broker leads in it. */
+    final int leaderEpoch;
+    /** The producer's acks: -1 answers a write once min.insync.replicas hold its batch, within {@link #timeoutMs}. */
+    final short acks;
+    /** How long an acks=-1 write waits for the in-sync replicas (the producer's {@code request.timeout.ms}). */
+    final int timeoutMs;
 
     private boolean accessReleased;
 
@@ -41,23 +47,37 @@ final class ProduceGrant {
             final Partition partition,
             final SegmentLease lease,
             final SharedSegment shared,
-            final MemoryRegion word) {
+            final MemoryRegion word,
+            final int leaderEpoch,
+            final short acks,
+            final int timeoutMs) {
         this.session = session;
         this.partition = partition;
         this.lease = lease;
         this.shared = shared;
         this.word = word;
+        this.leaderEpoch = leaderEpoch;
+        this.acks = acks;
+        this.timeoutMs = timeoutMs;
         this.tail = lease.segment().committedPosition();
         this.nextOrder = 0;
     }
 
-    static ProduceGrant exclusive(final RdmaSession session, final Partition partition, final SegmentLease lease) {
-        return new ProduceGrant(session, partition, lease, null, null);
+    static ProduceGrant exclusive(
+            final RdmaSession session,
+            final Partition partition,
+            final SegmentLease lease,
+            final int leaderEpoch,
+            final short acks,
+            final int timeoutMs) {
+        return new ProduceGrant(session, partition, lease, null, null, leaderEpoch, acks, timeoutMs);
     }
 
+    /** Shared access, served by a single broker only: its writes are answered once committed. */
     static ProduceGrant shared(
             final RdmaSession session, final SharedSegment segment, final SegmentLease lease, final MemoryRegion word) {
-        return new ProduceGrant(session, segment.owner.partition, lease, segment, word);
+        return new ProduceGrant(
+                session, segment.owner.partition, lease, segment, word, segment.owner.leaderEpoch, (short) 1, 0);
     }
 
     /**
@@ -109,6 +129,7 @@ final class ProduceGrant {
         return shared != null
                 ? "ProduceGrant{partition=" + partition.topicPartition() + ", shared=" + shared + '}'
                 : "ProduceGrant{partition=" + partition.topicPartition() + ", segmentId=" + segmentId() + ", tail="
-                        + tail + ", nextOrder=" + nextOrder + (suspended ? ", suspended" : "") + '}';
+                        + tail + ", nextOrder=" + nextOrder + ", leaderEpoch=" + leaderEpoch + ", acks=" + acks
+                        + (suspended ? ", suspended" : "") + '}';
     }
 }

@@ -65,7 +65,7 @@ final class RdmaControlPlane implements AutoCloseable {
     private final PartitionManager partitions;
     private final MetadataSlotRegion slotRegion;
     private final PartitionSlotsTable partitionSlots;
-    /** Whether this broker leads a partition now, in which epoch: on a cluster, only the leader grants read access. */
+    /** Whether this broker leads a partition now, in which epoch: on a cluster, only the leader grants access. */
     private final LeaderAccess leaders;
 
     private final RdmaSession[] sessions;
@@ -220,7 +220,7 @@ final class RdmaControlPlane implements AutoCloseable {
                 .errorCode(ControlErrorCodes.NONE)
                 .capabilities((short) (RdmaConnectResponse.EXCLUSIVE_PRODUCE
                         | RdmaConnectResponse.CONSUME
-                        | (shared != null ? RdmaConnectResponse.SHARED_PRODUCE : 0)))
+                        | (shared != null && leaders.soleBroker() ? RdmaConnectResponse.SHARED_PRODUCE : 0)))
                 .qpNumber(qp.qpNumber())
                 .packetSequenceNumber(psn)
                 .lid(device.lid)
@@ -256,20 +256,25 @@ final class RdmaControlPlane implements AutoCloseable {
             refuseProduce(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
-        if (!leaders.soleBroker()) {
-            // A node of a cluster does not advertise PRODUCE_ACCESS (RdmaService): RDMA writes are not replicated yet.
-            refuseProduce(exchange, ControlErrorCodes.RDMA_UNAVAILABLE);
+        final int leaderEpoch = leaders.grantEpoch(partition);
+        if (leaderEpoch < 0) {
+            refuseProduce(exchange, ControlErrorCodes.NOT_LEADER_OR_FOLLOWER);
+            return;
+        }
+        if (request.acks() < -1 || request.acks() > 1 || request.timeoutMs() < 0) {
+            refuseProduce(exchange, ControlErrorCodes.INVALID_REQUEST);
             return;
         }
         if (request.shared()) {
-            if (shared == null) {
+            if (shared == null || !leaders.soleBroker()) {
+                // A node of a cluster serves exclusive produce only (see connect's capabilities).
                 refuseProduce(exchange, ControlErrorCodes.RDMA_UNAVAILABLE);
                 return;
             }
             shared.access(session, partition, request, exchange, () -> produceAccess(connectionId, request, exchange));
             return;
         }
-        exclusiveAccess(session, partition, request, exchange);
+        exclusiveAccess(session, partition, request, leaderEpoch, exchange);
     }
 
     private void refuseProduce(final ControlExchange exchange, final short errorCode) {
@@ -281,12 +286,18 @@ final class RdmaControlPlane implements AutoCloseable {
             final RdmaSession session,
             final Partition partition,
             final ProduceAccessRequest request,
+            final int leaderEpoch,
             final ControlExchange exchange) {
+        ProduceGrant grant = session.produceGrant(partition);
+        if (grant != null && grant.leaderEpoch != leaderEpoch) {
+            // Made in an earlier leadership of this broker, which the sweep has not ended yet: it ends now.
+            dropProduce(session, grant);
+            grant = null;
+        }
         if (!partition.tryClaimWriter(session)) {
             refuseProduce(exchange, ControlErrorCodes.ACCESS_HELD);
             return;
         }
-        ProduceGrant grant = session.produceGrant(partition);
         final PartitionLog log = partition.log();
         if (grant != null && request.rollsFullSegment()) {
             if (grant.segmentId() != request.fullSegmentId()) {
@@ -309,7 +320,13 @@ final class RdmaControlPlane implements AutoCloseable {
         } else {
             try {
                 session.allowProduce(AccessFlags.REMOTE_WRITE, settings.stagingSlotBytes());
-                grant = ProduceGrant.exclusive(session, partition, log.acquireActiveSegment());
+                grant = ProduceGrant.exclusive(
+                        session,
+                        partition,
+                        log.acquireActiveSegment(),
+                        leaderEpoch,
+                        request.acks(),
+                        request.timeoutMs());
             } catch (final RuntimeException e) {
                 partition.releaseWriter(session);
                 LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
@@ -550,9 +567,10 @@ final class RdmaControlPlane implements AutoCloseable {
     }
 
     /**
-     * Takes back read access to segments retention deleted, and every read grant of a leadership this broker lost (a
-     * follower now, a later leader epoch, or its quorum lease ran out): the reader's slot says REVOKED, and its next
-     * access request is answered NOT_LEADER_OR_FOLLOWER, so it moves to the new leader. Returns the grants revoked.
+     * Takes back access to segments retention deleted, and every read and produce grant of a leadership this broker
+     * lost (a follower now, a later leader epoch, or its quorum lease ran out): the reader's slot says REVOKED, a
+     * producer's next write is answered ACCESS_REVOKED, and their next access request NOT_LEADER_OR_FOLLOWER, so they
+     * move to the new leader. Returns the grants revoked.
      */
     int sweep() {
         int revoked = 0;
@@ -580,7 +598,11 @@ final class RdmaControlPlane implements AutoCloseable {
             }
             for (int i = session.produceGrants.size() - 1; i >= 0; i--) {
                 final ProduceGrant grant = session.produceGrants.get(i);
-                if (grant.lease.segment().isDeleted()) {
+                final String why = grant.lease.segment().isDeleted()
+                        ? "segment deleted"
+                        : leaders.holds(grant.partition, grant.leaderEpoch) ? null : "leadership moved";
+                if (why != null) {
+                    LOG.info("revoking RDMA produce access: {}: {} {}", why, session, grant);
                     dropProduce(session, grant);
                     revokedGrants++;
                     revoked++;

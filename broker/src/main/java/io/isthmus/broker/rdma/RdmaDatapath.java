@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *   <li>the <b>control plane</b>, {@link RdmaControlPlane}: sessions and the grants they hold, given and taken away;
  *   <li>the <b>data plane</b>: this class polls completions and routes each produce write (WRITE WITH IMM) by its
  *       immediate, with the {@link ProduceStaging staging slot} it landed in, to {@link ExclusiveProducePath} or {@link
- *       SharedProducePath}, which copy it to the log's tail, commit the copy and answer through {@link AckSender}. A
+ *       SharedProducePath}, which copy it to the log's tail, commit the copy and answer through {@link AckSender} (on a
+ *       cluster, {@code acks=-1} writes once the in-sync replicas hold them: {@link LeaderWrites}). A
  *       write that arrives after its grant was dropped or suspended is answered {@link
  *       ControlErrorCodes#ACCESS_REVOKED} here: nothing of it was committed, so the producer may write it again once it
  *       has asked for access again.
@@ -72,6 +73,9 @@ public final class RdmaDatapath implements AutoCloseable {
     private final SharedProducePath shared;
 
     private final RdmaControlPlane control;
+    /** The leader's rules for exclusive writes on a cluster: admission, and acks=-1 answers once replicated. */
+    private final LeaderWrites leaderWrites;
+
     private final ExclusiveProducePath exclusive;
     /** Answers being filled in, on the datapath thread: commands never nest, so one of each is enough. */
     private final ConsumeAccessResponse consumeResponse = new ConsumeAccessResponse();
@@ -98,7 +102,8 @@ public final class RdmaDatapath implements AutoCloseable {
         this.acker = new AckSender(settings, arena, RdmaControlPlane.sessionSlots(settings), this::teardown);
         this.shared = openSharedProduce();
         this.control = new RdmaControlPlane(settings, device, partitions, receives, shared, authorizer, leaders);
-        this.exclusive = new ExclusiveProducePath(acker, control);
+        this.leaderWrites = new LeaderWrites(leaders, acker, this::execute);
+        this.exclusive = new ExclusiveProducePath(acker, leaderWrites, control);
         this.thread = new Thread(this::run, "isthmus-rdma-datapath");
         this.thread.setDaemon(true);
     }
@@ -264,6 +269,16 @@ public final class RdmaDatapath implements AutoCloseable {
     /** Exclusive writes discarded as duplicates of batches already in the log. */
     public long duplicateWrites() {
         return exclusive.duplicateWrites();
+    }
+
+    /** acks=-1 writes committed and waiting for the in-sync replicas before they are answered. */
+    public long writesAwaitingReplication() {
+        return leaderWrites.awaitingReplication();
+    }
+
+    /** acks=-1 writes committed and answered with an error: not replicated in time, or leadership moved. */
+    public long unreplicatedWrites() {
+        return leaderWrites.replicationFailures();
     }
 
     /** Acks that had to wait for send-queue room. */

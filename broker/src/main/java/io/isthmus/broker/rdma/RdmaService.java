@@ -25,24 +25,14 @@ public final class RdmaService implements AutoCloseable {
             ControlApiKeys.PRODUCE_ACCESS,
             ControlApiKeys.CONSUME_ACCESS,
             ControlApiKeys.RELEASE_ACCESS);
-    /**
-     * A node of a cluster serves RDMA consume only: batches written over RDMA would be committed past the replication
-     * protocol's acks (no acks=all answer, no push to followers yet), so PRODUCE_ACCESS is not advertised there and
-     * producers take TCP or shared memory.
-     */
-    private static final List<Short> CONSUME_ONLY_KEYS =
-            List.of(ControlApiKeys.RDMA_CONNECT, ControlApiKeys.CONSUME_ACCESS, ControlApiKeys.RELEASE_ACCESS);
-
     private final RdmaDatapath datapath;
     private final String reason;
     private final RdmaControlHandler controlHandler;
-    private final List<Short> advertised;
 
-    private RdmaService(final RdmaDatapath datapath, final String reason, final LeaderAccess leaders) {
+    private RdmaService(final RdmaDatapath datapath, final String reason) {
         this.datapath = datapath;
         this.reason = reason;
         this.controlHandler = new RdmaControlHandler(datapath, reason);
-        this.advertised = leaders.soleBroker() ? CONTROL_KEYS : CONSUME_ONLY_KEYS;
     }
 
     /**
@@ -55,20 +45,20 @@ public final class RdmaService implements AutoCloseable {
             final Authorizer authorizer,
             final LeaderAccess leaders) {
         if (!settings.enabled()) {
-            return new RdmaService(null, "RDMA is disabled (rdma.enabled=false)", leaders);
+            return new RdmaService(null, "RDMA is disabled (rdma.enabled=false)");
         }
         final RdmaAvailability availability = Rdma.availability();
         if (!availability.usable()) {
             final String reason = "RDMA is unavailable: " + availability.reason();
             LOG.warn("rdma.enabled=true but {}; serving TCP only", reason);
-            return new RdmaService(null, reason, leaders);
+            return new RdmaService(null, reason);
         }
         try {
-            return new RdmaService(RdmaDatapath.start(settings, partitions, authorizer, leaders), null, leaders);
+            return new RdmaService(RdmaDatapath.start(settings, partitions, authorizer, leaders), null);
         } catch (final RuntimeException e) {
             final String reason = "RDMA device cannot serve: " + e.getMessage();
             LOG.warn("rdma.enabled=true but {}; serving TCP only", reason, e);
-            return new RdmaService(null, reason, leaders);
+            return new RdmaService(null, reason);
         }
     }
 
@@ -102,7 +92,7 @@ public final class RdmaService implements AutoCloseable {
 
     /** Adds the control API keys to an ApiVersions answer while RDMA is running; returns {@code versions}. */
     public ApiVersionsResponseData advertise(final ApiVersionsResponseData versions) {
-        return datapath != null ? ControlRequestHandler.advertise(versions, advertised) : versions;
+        return datapath != null ? ControlRequestHandler.advertise(versions, CONTROL_KEYS) : versions;
     }
 
     @Override

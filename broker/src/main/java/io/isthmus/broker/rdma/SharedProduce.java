@@ -26,10 +26,13 @@ final class SharedProduce implements SharedAppender {
     int grants;
 
     boolean ended;
+    /** The leader epoch shared produce began in: its writes commit only within it (a single broker's never changes). */
+    final int leaderEpoch;
 
     SharedProduce(final Partition partition, final SharedProducePath path) {
         this.partition = partition;
         this.path = path;
+        this.leaderEpoch = partition.leaderEpoch();
     }
 
     @Override

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -450,7 +451,16 @@ final class SharedProducePath implements AutoCloseable {
                 final Partition partition = segment.owner.partition;
                 info = staged == null
                         ? partition.commitWritten(segment.segmentId(), tail, true)
-                        : partition.commitStaged(segment.segmentId(), tail, staged, false);
+                        : partition.commitStaged(segment.segmentId(), tail, staged, false, segment.owner.leaderEpoch);
+            } catch (final NotLeaderOrFollowerException e) {
+                refuse(
+                        writer,
+                        immediate,
+                        ControlErrorCodes.NOT_LEADER_OR_FOLLOWER,
+                        Errors.NOT_LEADER_OR_FOLLOWER,
+                        e.getMessage());
+                revoke(segment, "leadership moved: " + e.getMessage());
+                return;
             } catch (final InvalidRecordBatchException | SegmentNotWritableException e) {
                 refuse(writer, immediate, ControlErrorCodes.CORRUPT_MESSAGE, Errors.CORRUPT_MESSAGE, e.getMessage());
                 revoke(segment, "rejected write: " + e.getMessage());

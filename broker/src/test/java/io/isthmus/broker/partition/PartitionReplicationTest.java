@@ -208,6 +208,29 @@ class PartitionReplicationTest {
     }
 
     @Test
+    void anRdmaWriteIsCommittedOnlyWithinTheLeaderEpochItsAccessWasGrantedIn() {
+        final java.lang.foreign.MemorySegment staged = KafkaBatches.segment(KafkaBatches.plain("rdma", 3, 1_000L));
+        final int segmentId = partition.log().activeSegment().id();
+        assertThat(partition.commitStaged(segmentId, 0, staged, false, 4).firstOffset())
+                .isZero();
+        final long tail = partition.log().activeSegment().committedPosition();
+
+        // Granted in an earlier epoch (the leadership moved away and came back): nothing committed.
+        partition.becomeReplicatedLeader(ME, 5, 8, REPLICAS, REPLICAS, quorum, System.currentTimeMillis());
+        assertThatThrownBy(() -> partition.commitStaged(segmentId, tail, staged, false, 4))
+                .isInstanceOf(org.apache.kafka.common.errors.NotLeaderOrFollowerException.class)
+                .hasMessageContaining("granted in leader epoch 4")
+                .hasMessageContaining("leads in epoch 5");
+        // A follower commits no write, whatever epoch it names.
+        partition.becomeFollower(6);
+        assertThatThrownBy(() -> partition.commitStaged(segmentId, tail, staged, false, 6))
+                .isInstanceOf(org.apache.kafka.common.errors.NotLeaderOrFollowerException.class)
+                .hasMessageContaining("follows");
+        assertThat(partition.logEndOffset()).isEqualTo(3);
+        assertThat(partition.log().activeSegment().committedPosition()).isEqualTo(tail);
+    }
+
+    @Test
     void anExpansionWhoseAnswerNeverCameKeepsCountingItsMemberUntilTheMetadataMovesOn() {
         partition.becomeReplicatedLeader(ME, 5, 8, REPLICAS, List.of(1, 2), quorum, System.currentTimeMillis());
         append(3);

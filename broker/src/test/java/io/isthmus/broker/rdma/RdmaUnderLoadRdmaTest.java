@@ -211,7 +211,8 @@ class RdmaUnderLoadRdmaTest {
             batches.add(RdmaBatches.batch("r" + i, 2, 40));
         }
         try (Arena arena = Arena.ofConfined();
-                RdmaProducerTransport transport = new RdmaProducerTransport(settings, "revocation-test", null)) {
+                RdmaProducerTransport transport =
+                        new RdmaProducerTransport(settings, "revocation-test", null, (short) 1)) {
             final MemorySegment slab = arena.allocate(64 * 1024, 4096);
             final long[] at = new long[batches.size()];
             long used = 0;
@@ -309,6 +310,94 @@ class RdmaUnderLoadRdmaTest {
                             .isEqualTo(expected);
                 }
                 offset += 2;
+            }
+        }
+    }
+
+    /**
+     * A write that reached the broker's NIC but was never handled (its datapath thread held up) is not answered; the
+     * broker then stops. The producer sees its control connection closed and fails the write at once, as retriable
+     * with its fate unknown, instead of waiting out the silence (ten minutes here): that is how it leaves a broker that
+     * was stopped or killed for the leader a cluster's metadata names next.
+     */
+    @Test
+    void shouldFailAWriteInFlightAtOnceWhenTheBrokerClosesItsConnectionWithoutAnsweringIt() throws Exception {
+        final Path dir = Files.createTempDirectory("rdma-closing");
+        final Broker closing = RdmaTestBroker.start(dir, Map.of());
+        final RdmaDatapath closingDatapath = closing.rdma().datapath().orElseThrow();
+        closing.partitions().createTopic("closing", 1);
+        final RdmaClientSettings settings = new RdmaClientSettings(
+                RdmaTestClient.deviceName(),
+                RdmaTestClient.PORT,
+                RdmaTestClient.gidIndex(),
+                64 * 1024,
+                4,
+                600_000,
+                false,
+                SecuritySettings.PLAINTEXT);
+        final byte[] batch = RdmaBatches.batch("closing", 2, 40);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread closer = null;
+        try (Arena arena = Arena.ofConfined();
+                RdmaProducerTransport transport =
+                        new RdmaProducerTransport(settings, "closing-test", null, (short) 1)) {
+            final MemorySegment slab = arena.allocate(4096, 4096);
+            MemorySegment.copy(MemorySegment.ofArray(batch), 0, slab, 0, batch.length);
+            final RdmaProduceStream stream = transport.stream(
+                    "closing",
+                    0,
+                    new InetSocketAddress(
+                            "127.0.0.1", closing.endpoints().getFirst().port()));
+            final List<Object> acked = new ArrayList<>();
+            final List<RuntimeException> failures = new ArrayList<>();
+            final RdmaProducerTransport.AckHandler handler = (token, baseOffset, error) -> {
+                if (error == null) {
+                    acked.add(token);
+                } else {
+                    failures.add(error);
+                }
+            };
+            assertThat(write(transport, stream, slab, 0, batch.length, 0)).isTrue();
+            final long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (acked.isEmpty() && failures.isEmpty() && System.nanoTime() - deadline < 0) {
+                transport.poll(handler);
+            }
+            assertThat(acked).as("the first write, answered").containsExactly(0);
+
+            // The datapath thread is held up: the next write lands at the broker's NIC and is never handled.
+            closingDatapath.submit(() -> {
+                try {
+                    release.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return null;
+            });
+            assertThat(write(transport, stream, slab, 0, batch.length, 1)).isTrue();
+            closer = Thread.ofPlatform().start(() -> {
+                try {
+                    closing.close();
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            while (failures.isEmpty() && acked.size() == 1 && System.nanoTime() - deadline < 0) {
+                transport.poll(handler);
+            }
+            assertThat(acked).as("nothing answered the held-up write").containsExactly(0);
+            assertThat(failures).singleElement().satisfies(failure -> {
+                assertThat(failure)
+                        .isInstanceOf(io.isthmus.client.rdma.RdmaConnectionLostException.class)
+                        .isInstanceOf(org.apache.kafka.common.errors.NetworkException.class)
+                        .hasMessageContaining("closed the control connection");
+            });
+            assertThat(transport.inFlight()).isZero();
+        } finally {
+            release.countDown();
+            if (closer != null) {
+                closer.join();
+            } else {
+                closing.close();
             }
         }
     }

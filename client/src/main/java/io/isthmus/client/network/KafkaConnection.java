@@ -182,10 +182,7 @@ public final class KafkaConnection implements AutoCloseable {
         return advertisesRdma;
     }
 
-    /**
-     * Whether the broker lists PRODUCE_ACCESS in ApiVersions: it takes batches from producers over RDMA (a node of a
-     * cluster serves RDMA consume only).
-     */
+    /** Whether the broker lists PRODUCE_ACCESS in ApiVersions: it takes batches from producers over RDMA. */
     public boolean advertisesRdmaProduce() {
         return advertisesRdmaProduce;
     }

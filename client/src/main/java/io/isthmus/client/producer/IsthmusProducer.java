@@ -137,7 +137,8 @@ public final class IsthmusProducer implements AutoCloseable {
                         config.security(),
                         config.socketBuffers()),
                 transport == Transport.RDMA
-                        ? new RdmaProducerTransport(config.rdmaSettings(), config.clientId(), accumulator.bufferSlab())
+                        ? new RdmaProducerTransport(
+                                config.rdmaSettings(), config.clientId(), accumulator.bufferSlab(), config.acks())
                         : shm,
                 transactions);
         accumulator.wakeSender(sender::wakeup);
@@ -170,11 +171,6 @@ public final class IsthmusProducer implements AutoCloseable {
         }
         final RdmaAvailability local = Rdma.availability();
         final KafkaConnection broker = connections.any();
-        if (asked == Transport.RDMA && local.usable() && broker.advertisesRdma() && !broker.advertisesRdmaProduce()) {
-            throw new UnsupportedOperationException(Transport.RDMA_UNAVAILABLE
-                    + "the broker serves RDMA consume only (a node of a cluster: batches written over RDMA are not"
-                    + " replicated yet); use --transport tcp, shm or auto");
-        }
         return asked.resolve(local, local.usable() && broker.advertisesRdmaProduce());
     }
 

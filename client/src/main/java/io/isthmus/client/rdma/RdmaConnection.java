@@ -204,18 +204,27 @@ public final class RdmaConnection implements AutoCloseable {
 
     /**
      * PRODUCE_ACCESS to {@code topic}-{@code partition}: {@code flags} of {@link ProduceAccessRequest}, and for a roll
-     * the full segment and (shared) the order that overflowed, -1 otherwise.
+     * the full segment and (shared) the order that overflowed, -1 otherwise; the producer's {@code acks} and how long
+     * an {@code acks=-1} write may wait for the in-sync replicas.
      *
      * @return the answer, valid until the next control request on this connection
      */
     public ProduceAccessResponse produceAccess(
-            final String topic, final int partition, final int flags, final int fullSegmentId, final int fullOrder) {
+            final String topic,
+            final int partition,
+            final int flags,
+            final int fullSegmentId,
+            final int fullOrder,
+            final short acks,
+            final int timeoutMs) {
         produceRequest
                 .wrapForEncode(control.requestFrame(), control.requestBodyOffset())
                 .partition(partition)
                 .flags(flags)
                 .fullSegmentId(fullSegmentId)
                 .fullOrder(fullOrder)
+                .acks(acks)
+                .timeoutMs(timeoutMs)
                 .topic(topic);
         return control.call(ControlApiKeys.PRODUCE_ACCESS, produceRequest, produceResponse);
     }
@@ -382,6 +391,14 @@ public final class RdmaConnection implements AutoCloseable {
 
     public boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * Whether the broker closed the control connection (stopped, killed, or dropped this session), found without
+     * waiting: its queue pair is gone with it, and writes it took but never committed will not be answered.
+     */
+    public boolean brokerClosed() {
+        return control.peerClosed();
     }
 
     /** Closes the control connection (the broker drops the session and every grant) and frees the device. */

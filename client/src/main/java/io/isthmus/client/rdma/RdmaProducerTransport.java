@@ -18,7 +18,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,16 +52,21 @@ import org.slf4j.LoggerFactory;
  *       (PRODUCE_ACCESS with ROLL_FULL, naming the overflowed order when shared) and goes there.
  *   <li><b>Errors:</b> an ack with an error means the broker committed nothing of that write and dropped or suspended
  *       the grant (writes behind it still land in their staging slots and are answered {@link
- *       ControlErrorCodes#ACCESS_REVOKED}): the stream writes nothing more until its writes in flight are all answered
- *       and it has asked for access again. A {@link
+ *       ControlErrorCodes#ACCESS_REVOKED}), or, on a cluster with {@code acks=-1}, that the leader committed it but the
+ *       in-sync replicas did not confirm it in time (REQUEST_TIMED_OUT, as for a Produce): either way the stream
+ *       writes nothing more until its writes in flight are all answered and it has asked for access again. A {@link
  *       ControlErrorCodes#isRetriable retriable} code fails the batch with {@link RdmaAccessRevokedException}, which
- *       the sender retries in order. A completion in error breaks the queue pair and fails every write in flight on it
+ *       the sender retries in order; NOT_LEADER_OR_FOLLOWER (a write, or access, refused by a broker that does not
+ *       lead the partition now) with Kafka's {@link NotLeaderOrFollowerException}, after which the producer refreshes
+ *       its metadata and asks the new leader. A completion in error breaks the queue pair and fails every write in flight on it
  *       with {@link RdmaConnectionLostException} (retriable; whether the broker committed it is unknown, so an
  *       idempotent producer's retry may be answered as a duplicate); the next batches ask for access again over a new
  *       connection. Nothing is dropped silently.
- *   <li><b>Silence:</b> writes in flight and no ack for {@code request.timeout.ms} fail the connection the same way: a
- *       write can complete at this NIC and never be acknowledged when the broker's session dies before its datapath
- *       sees it.
+ *   <li><b>Silence:</b> writes in flight and no ack for {@code request.timeout.ms} (1.5 times that with {@code
+ *       acks=-1}, leaving the broker's own REQUEST_TIMED_OUT time to arrive) fail the connection the same way: a write
+ *       can complete at this NIC and never be acknowledged when the broker's session dies before its datapath sees it,
+ *       or the broker is paused or wedged. A broker that stopped or was killed is noticed sooner: while writes wait,
+ *       every 100 ms the control connection is checked (without waiting), and one the broker closed fails them too.
  *   <li><b>Duplicates:</b> {@link ControlErrorCodes#DUPLICATE_SEQUENCE_NUMBER} completes the batch at the original
  *       offset; the broker wrote nothing, so the stream asks for access again (the grant's tail did not move).
  * </ul>
@@ -79,10 +86,21 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
     private static final long KIND_RESERVE = 1L << 32;
 
     private static final long RETIRES_MASK = 0xFFFF_FFFFL;
+    /** How often, with writes in flight and no ack, a poll checks that the broker still holds the control connection. */
+    private static final long PROBE_INTERVAL_NANOS = 100_000_000L;
 
     private final RdmaClientSettings settings;
     private final String clientId;
     private final MemorySegment slab;
+    /** The producer's acks, which each PRODUCE_ACCESS carries: -1 is answered once the in-sync replicas hold a write. */
+    private final short acks;
+    /**
+     * How long writes in flight may go unanswered before the connection is given up: {@code request.timeout.ms}, and
+     * half as long again with {@code acks=-1}, so the broker's own REQUEST_TIMED_OUT answer (after {@code
+     * request.timeout.ms} without the in-sync replicas) arrives first.
+     */
+    private final long silenceNanos;
+
     private final Map<InetSocketAddress, Link> links = new HashMap<>();
     /** {@link #links}' values, rebuilt when a link comes or goes, so a poll iterates without allocating. */
     private Link[] linkArray = new Link[0];
@@ -121,6 +139,8 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         int sendQueued;
         /** When the link last made progress with writes in flight: the first write posted, or the last ack. */
         long progressNanos;
+        /** When a poll that finds writes in flight and no ack next checks the control connection. */
+        long nextProbeNanos;
         /** Why a completion seen while waiting for a reservation broke the connection, or null. */
         String broken;
 
@@ -187,11 +207,16 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
     /**
      * @param slab the memory every pooled batch buffer lies in (registered once per connection); batches outside it
      *     (one-off buffers for oversized records) are registered for their one write
+     * @param acks the producer's {@code acks}: on a cluster, -1 writes are answered once {@code min.insync.replicas}
+     *     hold them
      */
-    public RdmaProducerTransport(final RdmaClientSettings settings, final String clientId, final MemorySegment slab) {
+    public RdmaProducerTransport(
+            final RdmaClientSettings settings, final String clientId, final MemorySegment slab, final short acks) {
         this.settings = settings;
         this.clientId = clientId;
         this.slab = slab;
+        this.acks = acks;
+        this.silenceNanos = settings.requestTimeoutMs() * (acks == -1 ? 1_500_000L : 1_000_000L);
         this.completions = WorkCompletions.allocate(arena, POLL_BATCH);
     }
 
@@ -416,7 +441,9 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         final ProduceAccessResponse access;
         try {
             link = link(stream.broker);
-            access = link.connection.produceAccess(stream.topic, stream.partition, flags, fullSegmentId, fullOrder);
+            access = link.connection.produceAccess(
+                    stream.topic, stream.partition, flags, fullSegmentId, fullOrder, acks, (int)
+                            Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
         } catch (final RdmaTransportException e) {
             stream.needsAccess = true;
             final Link broken = links.get(stream.broker);
@@ -434,11 +461,13 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         }
         if (error != ControlErrorCodes.NONE) {
             stream.needsAccess = true;
-            final String message = "broker refused RDMA produce access: " + stream + " error="
-                    + ControlErrorCodes.name(error) + " roll=" + ((flags & ProduceAccessRequest.ROLL_FULL) != 0);
-            throw ControlErrorCodes.isRetriable(error)
-                    ? new RdmaAccessRevokedException(message)
-                    : new RdmaTransportException(message);
+            String message = "broker refused RDMA produce access: " + stream + " error=" + ControlErrorCodes.name(error)
+                    + " roll=" + ((flags & ProduceAccessRequest.ROLL_FULL) != 0);
+            if (error == ControlErrorCodes.RDMA_UNAVAILABLE && (flags & ProduceAccessRequest.SHARED) != 0) {
+                message += " (shared RDMA produce is served by a single broker only: use rdma.produce.mode=exclusive on"
+                        + " a cluster)";
+            }
+            throw failure(error, message);
         }
         stream.link = link;
         stream.granted(access);
@@ -488,10 +517,21 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         final int received = connection.pollReceive(completions);
         if (received > 0) {
             link.progressNanos = System.nanoTime();
-        } else if (link.size > 0 && System.nanoTime() - link.progressNanos > settings.requestTimeoutMs() * 1_000_000L) {
+        } else if (link.size > 0) {
             // Writes can complete at our NIC and still never be acknowledged: the broker's session died between
             // its NIC taking them and its datapath committing them. Their fate is unknown, as on any lost connection.
-            return fail(link, handler, "no ack within " + settings.requestTimeoutMs() + " ms with writes in flight");
+            // A broker that stopped or was killed closed the control connection too, which is seen at once; one that
+            // is paused or wedged is given up after the silence.
+            final long now = System.nanoTime();
+            if (now - link.progressNanos > silenceNanos) {
+                return fail(link, handler, "no ack within " + silenceNanos / 1_000_000L + " ms with writes in flight");
+            }
+            if (now - link.nextProbeNanos >= 0) {
+                link.nextProbeNanos = now + PROBE_INTERVAL_NANOS;
+                if (connection.brokerClosed()) {
+                    return fail(link, handler, "the broker closed the control connection with writes in flight");
+                }
+            }
         }
         int done = 0;
         for (int i = 0; i < received; i++) {
@@ -520,18 +560,36 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
                 handler.onAck(token, baseOffset, null);
             } else {
                 stream.needsAccess = true;
-                final String message = "RDMA produce rejected, access revoked: " + stream + " error="
-                        + ControlErrorCodes.name(error) + " immediate=" + immediate;
                 handler.onAck(
                         token,
                         -1,
-                        ControlErrorCodes.isRetriable(error)
-                                ? new RdmaAccessRevokedException(message)
-                                : new RdmaTransportException(message));
+                        failure(
+                                error,
+                                "RDMA produce write answered with an error: " + stream + " error="
+                                        + ControlErrorCodes.name(error) + " immediate=" + immediate));
             }
             done++;
         }
         return done;
+    }
+
+    /**
+     * The exception a refused access or an answered write fails its batch with: Kafka's where the broker answered as
+     * a Produce would (not the leader, too few in sync, not replicated in time; retriable, and the first sends the
+     * producer to the metadata), {@link RdmaAccessRevokedException} where asking for access again may pass, else
+     * {@link RdmaTransportException}.
+     */
+    private static RuntimeException failure(final short error, final String message) {
+        return switch (error) {
+            case ControlErrorCodes.NOT_LEADER_OR_FOLLOWER -> new NotLeaderOrFollowerException(message);
+            case ControlErrorCodes.NOT_ENOUGH_REPLICAS,
+                    ControlErrorCodes.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                    ControlErrorCodes.REQUEST_TIMED_OUT -> Errors.forCode(error).exception(message);
+            default ->
+                ControlErrorCodes.isRetriable(error)
+                        ? new RdmaAccessRevokedException(message)
+                        : new RdmaTransportException(message);
+        };
     }
 
     private void release(final Link link, final int slot) {

@@ -30,10 +30,11 @@ public final class ControlApiKeys {
     public static final short LAST = 32099;
     /**
      * The one version of every control request, which a broker requires (it closes a connection sending another, naming
-     * both): 1 since SHM_PRODUCE_ACCESS carries the producer's acks and timeout, so a client and a broker of different
-     * layouts fail at once, with the reason, instead of reading each other's fields at the wrong offsets.
+     * both), so a client and a broker of different layouts fail at once, with the reason, instead of reading each
+     * other's fields at the wrong offsets: 1 since SHM_PRODUCE_ACCESS carries the producer's acks and timeout, 2 since
+     * PRODUCE_ACCESS does too (RDMA produce in a cluster).
      */
-    public static final short VERSION = 1;
+    public static final short VERSION = 2;
 
     private ControlApiKeys() {}
 

@@ -17,6 +17,19 @@ public final class ControlErrorCodes {
      * whose leadership moved since the grant), so access is refused or revoked; ask the leader the metadata names now.
      */
     public static final short NOT_LEADER_OR_FOLLOWER = 6;
+    /**
+     * Kafka's REQUEST_TIMED_OUT: an {@code acks=-1} write was committed by the leader but not held by {@code
+     * min.insync.replicas} within the producer's {@code request.timeout.ms}; retried as a Produce is (an idempotent
+     * retry is answered as a duplicate).
+     */
+    public static final short REQUEST_TIMED_OUT = 7;
+    /**
+     * Kafka's NOT_ENOUGH_REPLICAS: fewer than {@code min.insync.replicas} are in sync, so an {@code acks=-1} write was
+     * not committed and produce access is revoked; retriable.
+     */
+    public static final short NOT_ENOUGH_REPLICAS = 19;
+    /** Kafka's NOT_ENOUGH_REPLICAS_AFTER_APPEND: committed, then the in-sync replicas fell below the minimum. */
+    public static final short NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20;
     /** Kafka's UNKNOWN_SERVER_ERROR. */
     public static final short UNKNOWN_SERVER_ERROR = -1;
     /**
@@ -95,6 +108,9 @@ public final class ControlErrorCodes {
             case CORRUPT_MESSAGE -> "CORRUPT_MESSAGE";
             case UNKNOWN_TOPIC_OR_PARTITION -> "UNKNOWN_TOPIC_OR_PARTITION";
             case NOT_LEADER_OR_FOLLOWER -> "NOT_LEADER_OR_FOLLOWER";
+            case REQUEST_TIMED_OUT -> "REQUEST_TIMED_OUT";
+            case NOT_ENOUGH_REPLICAS -> "NOT_ENOUGH_REPLICAS";
+            case NOT_ENOUGH_REPLICAS_AFTER_APPEND -> "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
             case UNKNOWN_SERVER_ERROR -> "UNKNOWN_SERVER_ERROR";
             case INVALID_REQUEST -> "INVALID_REQUEST";
             case TOPIC_AUTHORIZATION_FAILED -> "TOPIC_AUTHORIZATION_FAILED";

@@ -10,12 +10,16 @@ package io.isthmus.protocol.control;
  * order on overflowed too (positions only grow), so the broker rolls once it has committed all orders before it. A
  * first request names neither: both are -1.
  *
+ * <p>{@code acks} and {@code timeoutMs} are the producer's Kafka settings, which its writes carry no room for: in a
+ * cluster, with {@code acks=-1} (all) a write is acknowledged once {@code min.insync.replicas} hold its batch, waiting
+ * at most {@code timeoutMs} ({@code request.timeout.ms}); with 1 or 0 once the leader has committed it.
+ *
  * <pre>
- *   0           4          8               12          16
- *   +-----------+----------+---------------+-----------+-------------------------+
- *   | partition | flags    | fullSegmentId | fullOrder | topic (int16 len, UTF-8)|
- *   | int32     | int32    | int32         | int32     |                         |
- *   +-----------+----------+---------------+-----------+-------------------------+
+ *   0           4          8               12          16     18      20          24
+ *   +-----------+----------+---------------+-----------+------+-------+-----------+-------------------------+
+ *   | partition | flags    | fullSegmentId | fullOrder | acks | (pad) | timeoutMs | topic (int16 len, UTF-8)|
+ *   | int32     | int32    | int32         | int32     | int16| int16 | int32     |                         |
+ *   +-----------+----------+---------------+-----------+------+-------+-----------+-------------------------+
  * </pre>
  */
 public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRequest> {
@@ -28,7 +32,9 @@ public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRe
     public static final int FLAGS_OFFSET = 4;
     public static final int FULL_SEGMENT_ID_OFFSET = 8;
     public static final int FULL_ORDER_OFFSET = 12;
-    public static final int TOPIC_OFFSET = 16;
+    public static final int ACKS_OFFSET = 16;
+    public static final int TIMEOUT_MS_OFFSET = 20;
+    public static final int TOPIC_OFFSET = 24;
 
     public ProduceAccessRequest() {
         super("ProduceAccess request", TOPIC_OFFSET, "topic");
@@ -76,6 +82,26 @@ public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRe
 
     public ProduceAccessRequest fullOrder(final int fullOrder) {
         putInt32(FULL_ORDER_OFFSET, fullOrder);
+        return this;
+    }
+
+    /** Kafka's acks: -1 (all), 1 or 0. */
+    public short acks() {
+        return getInt16(ACKS_OFFSET);
+    }
+
+    public ProduceAccessRequest acks(final short acks) {
+        putInt16(ACKS_OFFSET, acks);
+        return this;
+    }
+
+    /** How long an {@code acks=-1} write may wait for the in-sync replicas ({@code request.timeout.ms}). */
+    public int timeoutMs() {
+        return getInt32(TIMEOUT_MS_OFFSET);
+    }
+
+    public ProduceAccessRequest timeoutMs(final int timeoutMs) {
+        putInt32(TIMEOUT_MS_OFFSET, timeoutMs);
         return this;
     }
 

@@ -18,6 +18,8 @@ class ProduceAccessRequestTest {
                 .flags(ProduceAccessRequest.ROLL_FULL | ProduceAccessRequest.SHARED)
                 .fullSegmentId(65535)
                 .fullOrder(65534)
+                .acks((short) -1)
+                .timeoutMs(30_000)
                 .topic("ørders");
 
         final ByteBuffer wire = ByteBuffer.wrap(bytes, 5, bytes.length - 5).slice();
@@ -26,6 +28,8 @@ class ProduceAccessRequestTest {
         assertThat(wire.getInt(ProduceAccessRequest.FLAGS_OFFSET)).isEqualTo(3);
         assertThat(wire.getInt(ProduceAccessRequest.FULL_SEGMENT_ID_OFFSET)).isEqualTo(65535);
         assertThat(wire.getInt(ProduceAccessRequest.FULL_ORDER_OFFSET)).isEqualTo(65534);
+        assertThat(wire.getShort(ProduceAccessRequest.ACKS_OFFSET)).isEqualTo((short) -1);
+        assertThat(wire.getInt(ProduceAccessRequest.TIMEOUT_MS_OFFSET)).isEqualTo(30_000);
         assertThat(wire.getShort(ProduceAccessRequest.TOPIC_OFFSET)).isEqualTo((short) 7);
         assertThat(new String(bytes, 5 + ProduceAccessRequest.TOPIC_OFFSET + 2, 7, StandardCharsets.UTF_8))
                 .isEqualTo("ørders");
@@ -38,6 +42,8 @@ class ProduceAccessRequestTest {
         assertThat(read.shared()).isTrue();
         assertThat(read.fullSegmentId()).isEqualTo(65535);
         assertThat(read.fullOrder()).isEqualTo(65534);
+        assertThat(read.acks()).isEqualTo((short) -1);
+        assertThat(read.timeoutMs()).isEqualTo(30_000);
     }
 
     @Test
@@ -65,10 +71,10 @@ class ProduceAccessRequestTest {
 
         assertThatThrownBy(() -> new ProduceAccessRequest().wrap(MemorySegment.ofArray(bytes), 0, 17))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("truncated ProduceAccess request: length=17 needed=18");
+                .hasMessageContaining("truncated ProduceAccess request: length=17 needed=26");
         assertThatThrownBy(() -> new ProduceAccessRequest().wrap(MemorySegment.ofArray(bytes), 0, bytes.length - 1L))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("topic runs past the message")
-                .hasMessageContaining("stringLength=6 length=23");
+                .hasMessageContaining("stringLength=6 length=31");
     }
 }
