@@ -63,14 +63,15 @@ final class ExclusiveProducePath {
                     "order=" + order + " expected=" + grant.nextOrder);
             return;
         }
-        final LeaderWrites.Refusal refusal = leaderWrites.admit(grant).orElse(null);
+        final LeaderWrites.Refusal refusal =
+                leaderWrites.admit(grant.partition, grant.terms).orElse(null);
         if (refusal != null) {
             reject(session, grant, immediate, refusal.errorCode(), refusal.reason());
             return;
         }
         final AppendInfo info;
         try {
-            info = grant.partition.commitStaged(segmentId, grant.tail, staged, false, grant.leaderEpoch);
+            info = grant.partition.commitStaged(segmentId, grant.tail, staged, false, grant.terms.leaderEpoch());
         } catch (final NotLeaderOrFollowerException e) {
             reject(session, grant, immediate, ControlErrorCodes.NOT_LEADER_OR_FOLLOWER, e.getMessage());
             return;
@@ -99,7 +100,7 @@ final class ExclusiveProducePath {
         }
         grant.committed(info.sizeInBytes());
         commits++;
-        leaderWrites.committed(session, grant, info, immediate);
+        leaderWrites.committed(session, grant.partition, grant.terms, info, immediate);
     }
 
     private void reject(

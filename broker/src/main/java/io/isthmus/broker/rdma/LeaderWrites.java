@@ -2,6 +2,7 @@ package io.isthmus.broker.rdma;
 
 import io.isthmus.broker.log.AppendInfo;
 import io.isthmus.broker.partition.LeaderAccess;
+import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.Partition.ProduceOutcome;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import java.util.Optional;
@@ -51,18 +52,18 @@ final class LeaderWrites {
     }
 
     /**
-     * Why a write under {@code grant} may not be committed now: NOT_LEADER_OR_FOLLOWER or NOT_ENOUGH_REPLICAS with the
-     * reason, or empty to commit it.
+     * Why a write to {@code partition} under a grant made on {@code terms} may not be committed now:
+     * NOT_LEADER_OR_FOLLOWER or NOT_ENOUGH_REPLICAS with the reason, or empty to commit it.
      */
-    Optional<Refusal> admit(final ProduceGrant grant) {
-        if (!leaders.holds(grant.partition, grant.leaderEpoch)) {
+    Optional<Refusal> admit(final Partition partition, final ProduceTerms terms) {
+        if (!leaders.holds(partition, terms.leaderEpoch())) {
             return Optional.of(new Refusal(
                     ControlErrorCodes.NOT_LEADER_OR_FOLLOWER,
-                    "this broker no longer leads " + grant.partition.topicPartition() + " in leader epoch "
-                            + grant.leaderEpoch));
+                    "this broker no longer leads " + partition.topicPartition() + " in leader epoch "
+                            + terms.leaderEpoch()));
         }
-        if (grant.acks == -1 && !leaders.soleBroker()) {
-            return leaders.tooFewInSync(grant.partition)
+        if (terms.awaitsReplicas() && !leaders.soleBroker()) {
+            return leaders.tooFewInSync(partition)
                     .map(reason -> new Refusal(ControlErrorCodes.NOT_ENOUGH_REPLICAS, reason));
         }
         return Optional.empty();
@@ -71,24 +72,33 @@ final class LeaderWrites {
     /** A write refused before its commit: the code its ack carries and the reason logged. */
     record Refusal(short errorCode, String reason) {}
 
-    /** Answers a write committed as {@code info} under {@code grant}: now, or once replicated (see the class). */
-    void committed(final RdmaSession session, final ProduceGrant grant, final AppendInfo info, final int immediate) {
-        if (grant.acks != -1 || leaders.soleBroker()) {
+    /**
+     * Answers {@code session}'s write, committed to {@code partition} as {@code info} under a grant made on {@code
+     * terms}: now, or once replicated (see the class).
+     */
+    void committed(
+            final RdmaSession session,
+            final Partition partition,
+            final ProduceTerms terms,
+            final AppendInfo info,
+            final int immediate) {
+        if (!terms.awaitsReplicas() || leaders.soleBroker()) {
             acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.NONE);
             return;
         }
         awaitingReplication++;
         final ProduceOutcome appended =
-                new ProduceOutcome(Errors.NONE, info.firstOffset(), info.lastOffset(), grant.leaderEpoch, null);
-        leaders.awaitReplicated(grant.partition, appended, grant.timeoutMs).whenComplete((outcome, failure) -> {
+                new ProduceOutcome(Errors.NONE, info.firstOffset(), info.lastOffset(), terms.leaderEpoch(), null);
+        leaders.awaitReplicated(partition, appended, terms.timeoutMs()).whenComplete((outcome, failure) -> {
             final short error;
             if (failure != null) {
-                LOG.error("waiting for the in-sync replicas failed: {} {}", session, grant, failure);
+                LOG.error(
+                        "waiting for the in-sync replicas failed: {} {}", session, partition.topicPartition(), failure);
                 error = ControlErrorCodes.UNKNOWN_SERVER_ERROR;
             } else {
                 error = outcome.error().code();
                 if (error != ControlErrorCodes.NONE) {
-                    LOG.info("RDMA write committed, not replicated in time: {} {} {}", session, grant, outcome);
+                    LOG.info("RDMA write committed, not answered as replicated: {} {}", session, outcome);
                 }
             }
             datapath.accept(() -> {

@@ -25,12 +25,8 @@ final class ProduceGrant {
     final SharedSegment shared;
     /** Shared: the session's registration of the segment's reservation word alone; null for exclusive access. */
     final MemoryRegion word;
-    /** The leader epoch the grant was made in: its writes are committed only while this broker leads in it. */
-    final int leaderEpoch;
-    /** The producer's acks: -1 answers a write once min.insync.replicas hold its batch, within {@link #timeoutMs}. */
-    final short acks;
-    /** How long an acks=-1 write waits for the in-sync replicas (the producer's {@code request.timeout.ms}). */
-    final int timeoutMs;
+    /** The leader epoch, acks and timeout the grant was made on. */
+    final ProduceTerms terms;
 
     private boolean accessReleased;
 
@@ -48,36 +44,32 @@ final class ProduceGrant {
             final SegmentLease lease,
             final SharedSegment shared,
             final MemoryRegion word,
-            final int leaderEpoch,
-            final short acks,
-            final int timeoutMs) {
+            final ProduceTerms terms) {
         this.session = session;
         this.partition = partition;
         this.lease = lease;
         this.shared = shared;
         this.word = word;
-        this.leaderEpoch = leaderEpoch;
-        this.acks = acks;
-        this.timeoutMs = timeoutMs;
+        this.terms = terms;
         this.tail = lease.segment().committedPosition();
         this.nextOrder = 0;
     }
 
     static ProduceGrant exclusive(
-            final RdmaSession session,
-            final Partition partition,
-            final SegmentLease lease,
-            final int leaderEpoch,
-            final short acks,
-            final int timeoutMs) {
-        return new ProduceGrant(session, partition, lease, null, null, leaderEpoch, acks, timeoutMs);
+            final RdmaSession session, final Partition partition, final SegmentLease lease, final ProduceTerms terms) {
+        return new ProduceGrant(session, partition, lease, null, null, terms);
     }
 
     /** Shared access, served by a single broker only: its writes are answered once committed. */
     static ProduceGrant shared(
             final RdmaSession session, final SharedSegment segment, final SegmentLease lease, final MemoryRegion word) {
         return new ProduceGrant(
-                session, segment.owner.partition, lease, segment, word, segment.owner.leaderEpoch, (short) 1, 0);
+                session,
+                segment.owner.partition,
+                lease,
+                segment,
+                word,
+                new ProduceTerms(segment.owner.leaderEpoch, (short) 1, 0));
     }
 
     /**
@@ -129,7 +121,7 @@ final class ProduceGrant {
         return shared != null
                 ? "ProduceGrant{partition=" + partition.topicPartition() + ", shared=" + shared + '}'
                 : "ProduceGrant{partition=" + partition.topicPartition() + ", segmentId=" + segmentId() + ", tail="
-                        + tail + ", nextOrder=" + nextOrder + ", leaderEpoch=" + leaderEpoch + ", acks=" + acks
+                        + tail + ", nextOrder=" + nextOrder + ", " + terms
                         + (suspended ? ", suspended" : "") + '}';
     }
 }

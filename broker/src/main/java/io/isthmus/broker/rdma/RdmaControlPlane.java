@@ -289,7 +289,7 @@ final class RdmaControlPlane implements AutoCloseable {
             final int leaderEpoch,
             final ControlExchange exchange) {
         ProduceGrant grant = session.produceGrant(partition);
-        if (grant != null && grant.leaderEpoch != leaderEpoch) {
+        if (grant != null && grant.terms.leaderEpoch() != leaderEpoch) {
             // Made in an earlier leadership of this broker, which the sweep has not ended yet: it ends now.
             dropProduce(session, grant);
             grant = null;
@@ -324,9 +324,7 @@ final class RdmaControlPlane implements AutoCloseable {
                         session,
                         partition,
                         log.acquireActiveSegment(),
-                        leaderEpoch,
-                        request.acks(),
-                        request.timeoutMs());
+                        new ProduceTerms(leaderEpoch, request.acks(), request.timeoutMs()));
             } catch (final RuntimeException e) {
                 partition.releaseWriter(session);
                 LOG.warn("RDMA produce access failed: {} partition={}", session, partition.topicPartition(), e);
@@ -600,7 +598,7 @@ final class RdmaControlPlane implements AutoCloseable {
                 final ProduceGrant grant = session.produceGrants.get(i);
                 final String why = grant.lease.segment().isDeleted()
                         ? "segment deleted"
-                        : leaders.holds(grant.partition, grant.leaderEpoch) ? null : "leadership moved";
+                        : leaders.holds(grant.partition, grant.terms.leaderEpoch()) ? null : "leadership moved";
                 if (why != null) {
                     LOG.info("revoking RDMA produce access: {}: {} {}", why, session, grant);
                     dropProduce(session, grant);
