@@ -9,7 +9,6 @@ import io.isthmus.protocol.record.RecordBatchBuilder;
 import io.isthmus.protocol.record.RecordBatchDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,14 +35,7 @@ import org.slf4j.LoggerFactory;
  * at all, and it counts once the partition's in-sync replicas hold it; a coordinator elected after this one fails
  * {@link #load loads} every offset this one acknowledged.
  *
- * <p>Record layout (big-endian, strings in UTF-8 with a 16-bit length; {@code version} is 0):
- *
- * <pre>
- *   key:    version:int16 | group:string | topic:string | partition:int32
- *   value:  version:int16 | offset:int64 | leaderEpoch:int32 | commitTimestampMs:int64 | metadata:string
- * </pre>
- *
- * <p>Each group's membership is kept beside its offsets, the last one written winning ({@link MembershipRecord}, keys
+ * <p>Each offset is an {@link OffsetRecord}; each group's membership is kept beside its offsets, the last one written winning ({@link MembershipRecord}, keys
  * of version 2), for the coordinator elected after this one to restore the group without a rebalance.
  *
  * <p>Offsets a producer commits inside its transaction (TxnOffsetCommit) are written as a transactional batch with
@@ -66,11 +58,6 @@ public final class GroupOffsetsLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupOffsetsLog.class);
     /** The internal topic's name, Kafka's. */
     public static final String TOPIC = "__consumer_offsets";
-
-    private static final short VERSION = 0;
-    private static final String OFFSET_RECORD = "offset record";
-    private static final int KEY_FIXED_BYTES = Short.BYTES + Short.BYTES + Short.BYTES + Integer.BYTES;
-    private static final int VALUE_FIXED_BYTES = Short.BYTES + Long.BYTES + Integer.BYTES + Long.BYTES + Short.BYTES;
 
     /**
      * How a batch of offset records becomes durable: the future completes once it is, or fails (or the call throws),
@@ -111,9 +98,6 @@ public final class GroupOffsetsLog implements AutoCloseable {
         offsets.segmentsAfterCompaction = log.segments().size();
         return offsets;
     }
-
-    /** One offset record: a group's offset of a partition, or a tombstone ({@code offset} null) removing it. */
-    private record OffsetRecord(String group, TopicPartition partition, CommittedOffset offset) {}
 
     /**
      * The offsets one producer's open transaction committed here, by group (immutable), at its epoch; {@code
@@ -180,7 +164,9 @@ public final class GroupOffsetsLog implements AutoCloseable {
                 replayMembership(key, record);
                 return;
             }
-            final OffsetRecord read = parse(record);
+            key.rewind();
+            final OffsetRecord read = OffsetRecord.read(
+                    key, record.hasValue() ? ByteBuffer.wrap(record.valueAsArray()) : null, log.dir());
             if (batch.isTransactional()) {
                 LoadingTransaction transaction = loadedPending.get(batch.producerId());
                 if (transaction == null || transaction.epoch < batch.producerEpoch()) {
@@ -272,31 +258,6 @@ public final class GroupOffsetsLog implements AutoCloseable {
             ended.offsets.forEach((group, offsets) ->
                     loaded.computeIfAbsent(group, g -> new LinkedHashMap<>()).putAll(offsets));
         }
-    }
-
-    private OffsetRecord parse(final Record record) {
-        final ByteBuffer key = ByteBuffer.wrap(record.keyAsArray());
-        final short keyVersion = key.getShort();
-        if (keyVersion != VERSION) {
-            throw new IllegalStateException("unknown offset record key version " + keyVersion + " in " + log.dir());
-        }
-        final String group = RecordStrings.read(key, OFFSET_RECORD);
-        final TopicPartition partition = new TopicPartition(RecordStrings.read(key, OFFSET_RECORD), key.getInt());
-        if (!record.hasValue()) {
-            return new OffsetRecord(group, partition, null);
-        }
-        final ByteBuffer value = ByteBuffer.wrap(record.valueAsArray());
-        final short valueVersion = value.getShort();
-        if (valueVersion != VERSION) {
-            throw new IllegalStateException("unknown offset record value version " + valueVersion + " in " + log.dir());
-        }
-        final long offset = value.getLong();
-        final int leaderEpoch = value.getInt();
-        final long timestamp = value.getLong();
-        return new OffsetRecord(
-                group,
-                partition,
-                new CommittedOffset(offset, leaderEpoch, RecordStrings.read(value, OFFSET_RECORD), timestamp));
     }
 
     private void put(final String group, final Map<TopicPartition, CommittedOffset> offsets) {
@@ -480,7 +441,7 @@ public final class GroupOffsetsLog implements AutoCloseable {
         doomed.forEach((group, gone) -> gone.forEach(partition -> {
             owners.add(group);
             partitions.add(partition);
-            keys.add(key(group, partition));
+            keys.add(OffsetRecord.key(group, partition));
         }));
         final List<byte[]> values = new ArrayList<>(keys.size());
         keys.forEach(k -> values.add(null));
@@ -565,8 +526,8 @@ public final class GroupOffsetsLog implements AutoCloseable {
             final List<byte[]> keys,
             final List<byte[]> values) {
         for (final Map.Entry<TopicPartition, CommittedOffset> entry : offsets.entrySet()) {
-            keys.add(key(groupId, entry.getKey()));
-            values.add(value(entry.getValue()));
+            keys.add(OffsetRecord.key(groupId, entry.getKey()));
+            values.add(OffsetRecord.value(entry.getValue()));
         }
     }
 
@@ -648,30 +609,6 @@ public final class GroupOffsetsLog implements AutoCloseable {
         } catch (final RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    static byte[] key(final String groupId, final TopicPartition partition) {
-        final byte[] group = groupId.getBytes(StandardCharsets.UTF_8);
-        final byte[] topic = partition.topic().getBytes(StandardCharsets.UTF_8);
-        final ByteBuffer key = ByteBuffer.allocate(KEY_FIXED_BYTES + group.length + topic.length);
-        key.putShort(VERSION);
-        RecordStrings.put(key, group, OFFSET_RECORD);
-        RecordStrings.put(key, topic, OFFSET_RECORD);
-        key.putInt(partition.partition());
-        return key.array();
-    }
-
-    static byte[] value(final CommittedOffset committed) {
-        final byte[] metadata = committed.metadata() == null
-                ? new byte[0]
-                : committed.metadata().getBytes(StandardCharsets.UTF_8);
-        final ByteBuffer value = ByteBuffer.allocate(VALUE_FIXED_BYTES + metadata.length);
-        value.putShort(VERSION);
-        value.putLong(committed.offset());
-        value.putInt(committed.leaderEpoch());
-        value.putLong(committed.commitTimestampMs());
-        RecordStrings.put(value, metadata, OFFSET_RECORD);
-        return value.array();
     }
 
     @Override

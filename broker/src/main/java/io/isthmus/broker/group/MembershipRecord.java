@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The record a group's {@link GroupMembership} is written as in {@code __consumer_offsets}, beside its offsets (whose
+ * The record a group's {@link GroupMembership} is written as in {@code __consumer_offsets}, beside its offsets ({@link OffsetRecord}s, whose
  * keys have version 0): the last one of a group wins. Big-endian; strings in UTF-8 with a 16-bit length, -1 for null;
  * byte arrays with a 32-bit length.
  *
