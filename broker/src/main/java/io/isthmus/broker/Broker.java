@@ -243,8 +243,8 @@ public final class Broker implements AutoCloseable {
             final Authorizer authorizer = aclAuthorizer.<Authorizer>map(a -> a).orElse(Authorizer.ALLOW_ALL);
             final AccessControl access = new AccessControl(authorizer);
             // In a cluster, one-sided access (RDMA, shared memory) is the partition leader's to grant and ends with its
-            // leader epoch; a batch produced through shared memory with acks=all is answered once min.insync.replicas
-            // hold it, as a Produce is.
+            // leader epoch; a batch produced through shared memory or RDMA with acks=all is answered once
+            // min.insync.replicas hold it, as a Produce is.
             final LeaderAccess leaders = cluster.isPresent()
                     ? new LeaderAccess(leadership, config.minInsyncReplicas())
                     : LeaderAccess.SOLE_BROKER;

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The datapath's answers to produce writes: one {@link ProduceAckDescriptor} SEND per write, on the session's queue
- * pair, in the order the writes were handled.
+ * pair, in the order they are given (each grant gives its writes' answers in the order the writes were handled, also
+ * where some wait for the in-sync replicas: {@link AnswerQueue}).
  *
  * <p>Acks are signalled one in {@code maxSendWr / 4}, and each signalled completion retires that many send-queue
  * entries. An ack that finds its session's send queue full (the client's NIC acknowledges our SENDs slower than it

@@ -91,16 +91,25 @@ final class ExclusiveProducePath {
             return;
         }
         if (info.duplicate()) {
-            // Nothing written, the tail stays: suspend until the producer asks again and learns it.
+            // Nothing written, the tail stays: suspend until the producer asks again and learns it. The original is
+            // answered for as a commit would be: with acks=-1, once the in-sync replicas hold it.
             grant.skipped();
             grant.suspended = true;
             duplicateWrites++;
-            acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
+            leaderWrites.committed(
+                    session,
+                    grant.partition,
+                    grant.terms,
+                    grant.answers,
+                    info,
+                    immediate,
+                    ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
             return;
         }
         grant.committed(info.sizeInBytes());
         commits++;
-        leaderWrites.committed(session, grant.partition, grant.terms, info, immediate);
+        leaderWrites.committed(
+                session, grant.partition, grant.terms, grant.answers, info, immediate, ControlErrorCodes.NONE);
     }
 
     private void reject(
@@ -116,7 +125,7 @@ final class ExclusiveProducePath {
                 grant,
                 ControlErrorCodes.name(errorCode),
                 reason);
-        acker.ack(session, -1, immediate, errorCode);
+        grant.answers.answer(session, acker, -1, immediate, errorCode);
         control.revokeProduce(session, grant);
     }
     /** Batches committed from exclusive writes. */

@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  *       at once; with {@code acks=-1} once the in-sync replicas hold the batch, as a Produce is, or with the error that
  *       ended the wait (REQUEST_TIMED_OUT after the producer's {@code request.timeout.ms}, NOT_LEADER_OR_FOLLOWER if
  *       leadership moved meanwhile, NOT_ENOUGH_REPLICAS_AFTER_APPEND). The batch is in the leader's log by then, so the
- *       grant stays: the producer's idempotent retry is answered DUPLICATE_SEQUENCE_NUMBER with the original offset,
- *       as Kafka answers a retried Produce. The wait ends on whichever thread moved the high watermark; the ack is sent
- *       from the datapath thread, which owns the queue pair.
+ *       grant stays: the producer's idempotent retry is found in the log and answered DUPLICATE_SEQUENCE_NUMBER with
+ *       the original offset, and, as Kafka answers a retried Produce, only once the in-sync replicas hold the original
+ *       too. The wait ends on whichever thread moved the high watermark; the ack is sent from the datapath thread, which
+ *       owns the queue pair, in the order the grant's writes were handled ({@link AnswerQueue}).
  * </ul>
  *
  * <p>Admission and commit run on the datapath thread; the waits complete anywhere.
@@ -74,18 +75,22 @@ final class LeaderWrites {
 
     /**
      * Answers {@code session}'s write, committed to {@code partition} as {@code info} under a grant made on {@code
-     * terms}: now, or once replicated (see the class).
+     * terms}, with {@code code} (NONE, or DUPLICATE_SEQUENCE_NUMBER for a retry found in the log, whose original may
+     * not be replicated yet either): now, or once replicated (see the class), in the grant's order ({@code answers}).
      */
     void committed(
             final RdmaSession session,
             final Partition partition,
             final ProduceTerms terms,
+            final AnswerQueue answers,
             final AppendInfo info,
-            final int immediate) {
+            final int immediate,
+            final short code) {
         if (!terms.awaitsReplicas() || leaders.soleBroker()) {
-            acker.ack(session, info.firstOffset(), immediate, ControlErrorCodes.NONE);
+            answers.answer(session, acker, info.firstOffset(), immediate, code);
             return;
         }
+        final long owed = answers.owe(immediate);
         awaitingReplication++;
         final ProduceOutcome appended =
                 new ProduceOutcome(Errors.NONE, info.firstOffset(), info.lastOffset(), terms.leaderEpoch(), null);
@@ -103,10 +108,13 @@ final class LeaderWrites {
             }
             datapath.accept(() -> {
                 awaitingReplication--;
-                if (error != ControlErrorCodes.NONE) {
+                if (error == ControlErrorCodes.NONE) {
+                    answers.complete(owed, info.firstOffset(), code);
+                } else {
                     replicationFailures++;
+                    answers.complete(owed, -1, error);
                 }
-                acker.ack(session, error == ControlErrorCodes.NONE ? info.firstOffset() : -1, immediate, error);
+                answers.flush(session, acker);
             });
         });
     }

@@ -27,6 +27,8 @@ final class ProduceGrant {
     final MemoryRegion word;
     /** The leader epoch, acks and timeout the grant was made on. */
     final ProduceTerms terms;
+    /** The answers its writes are owed, sent in the order the writes were handled. */
+    final AnswerQueue answers;
 
     private boolean accessReleased;
 
@@ -51,6 +53,7 @@ final class ProduceGrant {
         this.shared = shared;
         this.word = word;
         this.terms = terms;
+        this.answers = new AnswerQueue(session.credits);
         this.tail = lease.segment().committedPosition();
         this.nextOrder = 0;
     }

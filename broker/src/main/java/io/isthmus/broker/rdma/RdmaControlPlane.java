@@ -85,6 +85,7 @@ final class RdmaControlPlane implements AutoCloseable {
     private int reservedCompletions;
     private long nextSessionId = 1;
     private volatile long revokedGrants;
+    private volatile long revokedProduceGrants;
 
     RdmaControlPlane(
             final RdmaSettings settings,
@@ -253,7 +254,13 @@ final class RdmaControlPlane implements AutoCloseable {
         }
         final Partition partition = partition(request.topic(), request.partition());
         if (partition == null) {
-            refuseProduce(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            // On a cluster the metadata may name this broker the leader before it holds the partition (or after it
+            // moved away): not the leader here, for now, as a Produce is answered.
+            refuseProduce(
+                    exchange,
+                    leaders.leadership().heldElsewhere(new TopicPartition(request.topic(), request.partition()))
+                            ? ControlErrorCodes.NOT_LEADER_OR_FOLLOWER
+                            : ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
             return;
         }
         final int leaderEpoch = leaders.grantEpoch(partition);
@@ -291,7 +298,10 @@ final class RdmaControlPlane implements AutoCloseable {
         ProduceGrant grant = session.produceGrant(partition);
         if (grant != null && grant.terms.leaderEpoch() != leaderEpoch) {
             // Made in an earlier leadership of this broker, which the sweep has not ended yet: it ends now.
+            LOG.info("revoking RDMA produce access: leadership moved: {} {}", session, grant);
             dropProduce(session, grant);
+            revokedGrants++;
+            revokedProduceGrants++;
             grant = null;
         }
         if (!partition.tryClaimWriter(session)) {
@@ -543,6 +553,7 @@ final class RdmaControlPlane implements AutoCloseable {
     void revokeProduce(final RdmaSession session, final ProduceGrant grant) {
         dropProduce(session, grant);
         revokedGrants++;
+        revokedProduceGrants++;
     }
 
     private void dropProduce(final RdmaSession session, final ProduceGrant grant) {
@@ -603,6 +614,7 @@ final class RdmaControlPlane implements AutoCloseable {
                     LOG.info("revoking RDMA produce access: {}: {} {}", why, session, grant);
                     dropProduce(session, grant);
                     revokedGrants++;
+                    revokedProduceGrants++;
                     revoked++;
                 }
             }
@@ -653,6 +665,10 @@ final class RdmaControlPlane implements AutoCloseable {
     /** Produce or consume grants revoked by the broker (bad writes, deleted segments, leaderships lost). */
     long revokedGrants() {
         return revokedGrants;
+    }
+
+    long revokedProduceGrants() {
+        return revokedProduceGrants;
     }
 
     // ------------------------------------------------------------------ introspection and faults for tests

@@ -296,6 +296,11 @@ public final class RdmaDatapath implements AutoCloseable {
         return control.revokedGrants();
     }
 
+    /** Of {@link #revokedGrants()}, the produce grants: bad writes, deleted segments, leaderships lost. */
+    public long revokedProduceGrants() {
+        return control.revokedProduceGrants();
+    }
+
     // ------------------------------------------------------------------ the thread (data plane)
 
     private void run() {
@@ -405,7 +410,11 @@ public final class RdmaDatapath implements AutoCloseable {
                     session,
                     segmentId,
                     ProduceImmediateDescriptor.order(immediate));
-            acker.ack(session, -1, immediate, ControlErrorCodes.ACCESS_REVOKED);
+            if (grant == null) {
+                acker.ack(session, -1, immediate, ControlErrorCodes.ACCESS_REVOKED);
+            } else {
+                grant.answers.answer(session, acker, -1, immediate, ControlErrorCodes.ACCESS_REVOKED);
+            }
             return;
         }
         final int order = ProduceImmediateDescriptor.order(immediate);

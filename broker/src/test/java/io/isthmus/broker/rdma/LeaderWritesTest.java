@@ -46,6 +46,8 @@ class LeaderWritesTest {
     private final List<Ack> acks = new ArrayList<>();
     private final Queue<Runnable> datapathTasks = new ConcurrentLinkedQueue<>();
     private LeaderWrites writes;
+    /** The grant's answers, in its order. */
+    private final AnswerQueue answers = new AnswerQueue(8);
 
     private record Ack(long baseOffset, int immediate, short errorCode) {}
 
@@ -85,15 +87,15 @@ class LeaderWritesTest {
                 new TopicRegistry.TopicInfo("orders", Uuid.randomUuid(), 1), Set.of(0))));
         partition = partitions.partition(new TopicPartition("orders", 0)).orElseThrow();
         partition.becomeReplicatedLeader(ME, EPOCH, 7, REPLICAS, REPLICAS, NO_QUORUM, System.currentTimeMillis());
-        writes = new LeaderWrites(
-                new LeaderAccess(AS_THE_PARTITION_SAYS, 2),
-                (session, baseOffset, immediate, errorCode) -> {
-                    assertThat(Thread.currentThread().getName())
-                            .as("acks go out from the datapath thread only")
-                            .isEqualTo("datapath");
-                    acks.add(new Ack(baseOffset, immediate, errorCode));
-                },
-                datapathTasks::add);
+        writes = new LeaderWrites(new LeaderAccess(AS_THE_PARTITION_SAYS, 2), this::recordAck, datapathTasks::add);
+    }
+
+    private void recordAck(
+            final RdmaSession session, final long baseOffset, final int immediate, final short errorCode) {
+        assertThat(Thread.currentThread().getName())
+                .as("acks go out from the datapath thread only")
+                .isEqualTo("datapath");
+        acks.add(new Ack(baseOffset, immediate, errorCode));
     }
 
     @AfterEach
@@ -133,7 +135,7 @@ class LeaderWritesTest {
         final ProduceTerms all = new ProduceTerms(EPOCH, (short) -1, 30_000);
         assertThat(writes.admit(partition, all)).isEmpty();
         final AppendInfo info = commit(3, EPOCH);
-        writes.committed(null, partition, all, info, 11);
+        writes.committed(null, partition, all, answers, info, 11, ControlErrorCodes.NONE);
         runDatapath();
         assertThat(acks).as("no answer before the followers have the batch").isEmpty();
         assertThat(writes.awaitingReplication()).isEqualTo(1);
@@ -152,10 +154,42 @@ class LeaderWritesTest {
     }
 
     @Test
+    void anAcksAllRetryFoundInTheLogIsAnsweredAsADuplicateOnlyOnceTheInSyncReplicasHoldTheOriginal() throws Exception {
+        final ProduceTerms all = new ProduceTerms(EPOCH, (short) -1, 30_000);
+        final AppendInfo original = commit(3, EPOCH);
+        // The original's answer was lost (or timed out); its retry is found in the log, nothing written.
+        writes.committed(null, partition, all, answers, original, 12, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER);
+        runDatapath();
+        assertThat(acks)
+                .as("the original is on the leader alone: not answered yet")
+                .isEmpty();
+
+        partition.onFollowerFetch(2, 3, System.currentTimeMillis());
+        partition.onFollowerFetch(3, 3, System.currentTimeMillis());
+        runDatapath();
+        assertThat(acks).containsExactly(new Ack(0, 12, ControlErrorCodes.DUPLICATE_SEQUENCE_NUMBER));
+    }
+
+    @Test
+    void aRefusalOfALaterWriteIsAnsweredBehindTheWritesWaitingForTheReplicas() throws Exception {
+        final ProduceTerms all = new ProduceTerms(EPOCH, (short) -1, 30_000);
+        writes.committed(null, partition, all, answers, commit(2, EPOCH), 1, ControlErrorCodes.NONE);
+        onDatapath(() -> answers.answer(null, this::recordAck, -1, 2, ControlErrorCodes.ACCESS_REVOKED));
+        assertThat(acks).as("nothing overtakes the write still waiting").isEmpty();
+
+        partition.onFollowerFetch(2, 2, System.currentTimeMillis());
+        partition.onFollowerFetch(3, 2, System.currentTimeMillis());
+        runDatapath();
+        assertThat(acks)
+                .containsExactly(
+                        new Ack(0, 1, ControlErrorCodes.NONE), new Ack(-1, 2, ControlErrorCodes.ACCESS_REVOKED));
+    }
+
+    @Test
     void anAcksOneWriteIsAnsweredOnceTheLeaderCommittedIt() throws Exception {
         final ProduceTerms one = new ProduceTerms(EPOCH, (short) 1, 30_000);
         final AppendInfo info = commit(2, EPOCH);
-        onDatapath(() -> writes.committed(null, partition, one, info, 5));
+        onDatapath(() -> writes.committed(null, partition, one, answers, info, 5, ControlErrorCodes.NONE));
         assertThat(acks).containsExactly(new Ack(0, 5, ControlErrorCodes.NONE));
         assertThat(writes.awaitingReplication()).isZero();
     }
@@ -178,7 +212,7 @@ class LeaderWritesTest {
     void aWriteWhoseLeadershipMovedIsRefusedBeforeItsCommitAndAnsweredAsNotLeaderAfterIt() throws Exception {
         final ProduceTerms all = new ProduceTerms(EPOCH, (short) -1, 30_000);
         final AppendInfo waiting = commit(2, EPOCH);
-        writes.committed(null, partition, all, waiting, 21);
+        writes.committed(null, partition, all, answers, waiting, 21, ControlErrorCodes.NONE);
 
         partition.becomeFollower(EPOCH + 1);
         runDatapath();
@@ -200,7 +234,8 @@ class LeaderWritesTest {
     @Test
     void anAcksAllWriteTheFollowersDoNotConfirmInTimeIsAnsweredRequestTimedOut() throws Exception {
         final AppendInfo info = commit(1, EPOCH);
-        writes.committed(null, partition, new ProduceTerms(EPOCH, (short) -1, 50), info, 3);
+        writes.committed(
+                null, partition, new ProduceTerms(EPOCH, (short) -1, 50), answers, info, 3, ControlErrorCodes.NONE);
 
         final long deadline = System.nanoTime() + 30_000_000_000L;
         while (acks.isEmpty() && System.nanoTime() < deadline) {
@@ -225,7 +260,7 @@ class LeaderWritesTest {
                 none::add);
         final ProduceTerms all = new ProduceTerms(EPOCH, (short) -1, 30_000);
         assertThat(single.admit(partition, all)).isEmpty();
-        single.committed(null, partition, all, commit(2, EPOCH), 9);
+        single.committed(null, partition, all, new AnswerQueue(8), commit(2, EPOCH), 9, ControlErrorCodes.NONE);
         assertThat(sole).containsExactly(new Ack(0, 9, ControlErrorCodes.NONE));
         assertThat(none).isEmpty();
     }

@@ -94,15 +94,18 @@ class RdmaControlHandlerTest {
     @Test
     void shouldRejectAMalformedBodyAndAnUnknownVersion() {
         final ControlExchange truncated = exchange(ControlApiKeys.RDMA_CONNECT, MemorySegment.ofArray(new byte[3]));
-        final ControlExchange newer =
-                exchange(ControlApiKeys.RELEASE_ACCESS, (short) 2, MemorySegment.ofArray(new byte[16]));
+        final ControlExchange newer = exchange(
+                ControlApiKeys.RELEASE_ACCESS,
+                (short) (ControlApiKeys.VERSION + 1),
+                MemorySegment.ofArray(new byte[16]));
 
         assertThatThrownBy(() -> handler.handle(3, truncated))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("truncated RdmaConnect request: length=3 needed=36");
         assertThatThrownBy(() -> handler.handle(3, newer))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("version=2 supported=1");
+                .hasMessageContaining(
+                        "version=" + (ControlApiKeys.VERSION + 1) + " supported=" + ControlApiKeys.VERSION);
         assertThat(truncated.answered()).isNotDone();
     }
 }

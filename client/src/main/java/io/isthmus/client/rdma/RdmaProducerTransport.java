@@ -575,14 +575,15 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
 
     /**
      * The exception a refused access or an answered write fails its batch with: Kafka's where the broker answered as
-     * a Produce would (not the leader, too few in sync, not replicated in time; retriable, and the first sends the
-     * producer to the metadata), {@link RdmaAccessRevokedException} where asking for access again may pass, else
-     * {@link RdmaTransportException}.
+     * a Produce would (not the leader, no such partition there, too few in sync, not replicated in time; retriable,
+     * and the first two send the producer to the metadata), {@link RdmaAccessRevokedException} where asking for access
+     * again may pass, else {@link RdmaTransportException}.
      */
     private static RuntimeException failure(final short error, final String message) {
         return switch (error) {
             case ControlErrorCodes.NOT_LEADER_OR_FOLLOWER -> new NotLeaderOrFollowerException(message);
-            case ControlErrorCodes.NOT_ENOUGH_REPLICAS,
+            case ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
+                    ControlErrorCodes.NOT_ENOUGH_REPLICAS,
                     ControlErrorCodes.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
                     ControlErrorCodes.REQUEST_TIMED_OUT -> Errors.forCode(error).exception(message);
             default ->
