@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,11 +59,7 @@ class PartitionReplicationTest {
     @BeforeEach
     void setUp() throws Exception {
         partitions = TestPartitions.startForCluster(dir);
-        partitions.host(List.of(new PartitionManager.HostedTopic(
-                new io.isthmus.broker.topic.TopicRegistry.TopicInfo(
-                        "orders", org.apache.kafka.common.Uuid.randomUuid(), 1),
-                java.util.Set.of(0))));
-        partition = partitions.partition(new TopicPartition("orders", 0)).orElseThrow();
+        partition = TestPartitions.hostOnePartition(partitions, "orders");
         partition.becomeReplicatedLeader(ME, 4, 7, REPLICAS, REPLICAS, quorum, System.currentTimeMillis());
     }
 

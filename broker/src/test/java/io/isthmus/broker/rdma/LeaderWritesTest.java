@@ -10,18 +10,15 @@ import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.testkit.KafkaBatches;
 import io.isthmus.broker.testkit.TestPartitions;
-import io.isthmus.broker.topic.TopicRegistry;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -83,9 +80,7 @@ class LeaderWritesTest {
     @BeforeEach
     void setUp() throws Exception {
         partitions = TestPartitions.startForCluster(dir);
-        partitions.host(List.of(new PartitionManager.HostedTopic(
-                new TopicRegistry.TopicInfo("orders", Uuid.randomUuid(), 1), Set.of(0))));
-        partition = partitions.partition(new TopicPartition("orders", 0)).orElseThrow();
+        partition = TestPartitions.hostOnePartition(partitions, "orders");
         partition.becomeReplicatedLeader(ME, EPOCH, 7, REPLICAS, REPLICAS, NO_QUORUM, System.currentTimeMillis());
         writes = new LeaderWrites(new LeaderAccess(AS_THE_PARTITION_SAYS, 2), this::recordAck, datapathTasks::add);
     }
