@@ -72,7 +72,7 @@ class ExactlyOnceOnAClusterTest {
                                 .build(),
                         WatermarkStrategy.noWatermarks(),
                         "isthmus")
-                .map(new InjectedFailures(RECORDS, 1, 20))
+                .map(new InjectedFailures(RECORDS, 1, 20, 400))
                 .sinkTo(IsthmusSink.<Long>builder()
                         .setBootstrapServers(bootstrap)
                         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
