@@ -63,7 +63,7 @@ final class LeaderWrites {
                     "this broker no longer leads " + partition.topicPartition() + " in leader epoch "
                             + terms.leaderEpoch()));
         }
-        if (terms.awaitsReplicas() && !leaders.soleBroker()) {
+        if (waitsForReplicas(terms)) {
             return leaders.tooFewInSync(partition)
                     .map(reason -> new Refusal(ControlErrorCodes.NOT_ENOUGH_REPLICAS, reason));
         }
@@ -86,7 +86,7 @@ final class LeaderWrites {
             final AppendInfo info,
             final int immediate,
             final short code) {
-        if (!terms.awaitsReplicas() || leaders.soleBroker()) {
+        if (!waitsForReplicas(terms)) {
             answers.answer(session, acker, info.firstOffset(), immediate, code);
             return;
         }
@@ -117,6 +117,11 @@ final class LeaderWrites {
                 answers.flush(session, acker);
             });
         });
+    }
+
+    /** Whether a write under {@code terms} needs the in-sync replicas: acks=-1, on a cluster. */
+    private boolean waitsForReplicas(final ProduceTerms terms) {
+        return terms.awaitsReplicas() && !leaders.soleBroker();
     }
 
     /** acks=-1 writes committed and not answered yet. */

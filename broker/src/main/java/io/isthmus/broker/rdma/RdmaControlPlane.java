@@ -299,9 +299,7 @@ final class RdmaControlPlane implements AutoCloseable {
         if (grant != null && grant.terms.leaderEpoch() != leaderEpoch) {
             // Made in an earlier leadership of this broker, which the sweep has not ended yet: it ends now.
             LOG.info("revoking RDMA produce access: leadership moved: {} {}", session, grant);
-            dropProduce(session, grant);
-            revokedGrants++;
-            revokedProduceGrants++;
+            revokeProduce(session, grant);
             grant = null;
         }
         if (!partition.tryClaimWriter(session)) {
@@ -549,7 +547,10 @@ final class RdmaControlPlane implements AutoCloseable {
         return null;
     }
 
-    /** A write under {@code grant} was rejected: the grant goes (a shared one's word rkey with it). */
+    /**
+     * Takes {@code grant} away and counts it: a write under it was rejected, its segment was deleted, or its leadership
+     * moved (a shared one's word rkey goes with it).
+     */
     void revokeProduce(final RdmaSession session, final ProduceGrant grant) {
         dropProduce(session, grant);
         revokedGrants++;
@@ -612,9 +613,7 @@ final class RdmaControlPlane implements AutoCloseable {
                         : leaders.holds(grant.partition, grant.terms.leaderEpoch()) ? null : "leadership moved";
                 if (why != null) {
                     LOG.info("revoking RDMA produce access: {}: {} {}", why, session, grant);
-                    dropProduce(session, grant);
-                    revokedGrants++;
-                    revokedProduceGrants++;
+                    revokeProduce(session, grant);
                     revoked++;
                 }
             }

@@ -585,23 +585,6 @@ class ClusterModeTest {
         awaitCondition(() -> leaderOf(tp.topic(), tp.partition()) == 1, "broker 1, the preferred replica, leads again");
     }
 
-    /** Sends {@code from..to} to partition 0 of {@code topic} and waits for every acknowledgement. */
-    private static void sendTo(
-            final IsthmusProducer producer, final String topic, final int from, final int to, final List<String> sent) {
-        final List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int i = from; i < to; i++) {
-            final String value = topic + "-" + i;
-            producer.send(topic, 0, IsthmusProducer.NOW, null, value.getBytes(StandardCharsets.UTF_8), null, (m, e) -> {
-                if (e != null) {
-                    failures.add(e);
-                }
-            });
-            sent.add(value);
-        }
-        producer.flush();
-        assertThat(failures).as("sends that failed").isEmpty();
-    }
-
     /** Five records to partition 0 of shm-orders in an aborted transaction, then five in a committed one. */
     private static void abortThenCommit(
             final KafkaProducer<byte[], byte[]> transactions,

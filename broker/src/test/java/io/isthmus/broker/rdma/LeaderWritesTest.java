@@ -16,8 +16,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
@@ -41,7 +43,7 @@ class LeaderWritesTest {
     private PartitionManager partitions;
     private Partition partition;
     private final List<Ack> acks = new ArrayList<>();
-    private final Queue<Runnable> datapathTasks = new ConcurrentLinkedQueue<>();
+    private final BlockingQueue<Runnable> datapathTasks = new LinkedBlockingQueue<>();
     private LeaderWrites writes;
     /** The grant's answers, in its order. */
     private final AnswerQueue answers = new AnswerQueue(8);
@@ -232,11 +234,10 @@ class LeaderWritesTest {
         writes.committed(
                 null, partition, new ProduceTerms(EPOCH, (short) -1, 50), answers, info, 3, ControlErrorCodes.NONE);
 
-        final long deadline = System.nanoTime() + 30_000_000_000L;
-        while (acks.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            runDatapath();
-        }
+        // The wait ends on the timer's thread, which hands the answer to the datapath thread.
+        final Runnable timedOut = datapathTasks.poll(30, TimeUnit.SECONDS);
+        assertThat(timedOut).as("the wait's end, handed to the datapath thread").isNotNull();
+        onDatapath(timedOut);
 
         assertThat(acks).containsExactly(new Ack(-1, 3, Errors.REQUEST_TIMED_OUT.code()));
         assertThat(writes.replicationFailures()).isEqualTo(1);

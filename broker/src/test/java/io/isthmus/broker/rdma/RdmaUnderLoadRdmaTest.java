@@ -197,15 +197,7 @@ class RdmaUnderLoadRdmaTest {
     void shouldNeverPostAnotherWriteUnderARevokedGrantAndRetryInOrderAfterAskingAgain() throws Exception {
         final String topic = topic("revoked-stream");
         final int credits = 8;
-        final RdmaClientSettings settings = new RdmaClientSettings(
-                RdmaTestClient.deviceName(),
-                RdmaTestClient.PORT,
-                RdmaTestClient.gidIndex(),
-                64 * 1024,
-                credits,
-                30_000,
-                false,
-                SecuritySettings.PLAINTEXT);
+        final RdmaClientSettings settings = exclusiveProducer(credits, 30_000);
         final List<byte[]> batches = new ArrayList<>();
         for (int i = 0; i < 3 + credits + 2; i++) {
             batches.add(RdmaBatches.batch("r" + i, 2, 40));
@@ -326,15 +318,7 @@ class RdmaUnderLoadRdmaTest {
         final Broker closing = RdmaTestBroker.start(dir, Map.of());
         final RdmaDatapath closingDatapath = closing.rdma().datapath().orElseThrow();
         closing.partitions().createTopic("closing", 1);
-        final RdmaClientSettings settings = new RdmaClientSettings(
-                RdmaTestClient.deviceName(),
-                RdmaTestClient.PORT,
-                RdmaTestClient.gidIndex(),
-                64 * 1024,
-                4,
-                600_000,
-                false,
-                SecuritySettings.PLAINTEXT);
+        final RdmaClientSettings settings = exclusiveProducer(4, 600_000);
         final byte[] batch = RdmaBatches.batch("closing", 2, 40);
         final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         Thread closer = null;
@@ -403,6 +387,19 @@ class RdmaUnderLoadRdmaTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** An exclusive RDMA producer's settings on the guest's device, for transports a test drives by hand. */
+    private static RdmaClientSettings exclusiveProducer(final int credits, final long requestTimeoutMs) {
+        return new RdmaClientSettings(
+                RdmaTestClient.deviceName(),
+                RdmaTestClient.PORT,
+                RdmaTestClient.gidIndex(),
+                64 * 1024,
+                credits,
+                requestTimeoutMs,
+                false,
+                SecuritySettings.PLAINTEXT);
+    }
 
     private static boolean write(
             final RdmaProducerTransport transport,

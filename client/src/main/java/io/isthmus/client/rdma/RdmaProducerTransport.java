@@ -581,8 +581,8 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
      */
     private static RuntimeException failure(final short error, final String message) {
         return switch (error) {
-            case ControlErrorCodes.NOT_LEADER_OR_FOLLOWER -> new NotLeaderOrFollowerException(message);
-            case ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
+            case ControlErrorCodes.NOT_LEADER_OR_FOLLOWER,
+                    ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
                     ControlErrorCodes.NOT_ENOUGH_REPLICAS,
                     ControlErrorCodes.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
                     ControlErrorCodes.REQUEST_TIMED_OUT -> Errors.forCode(error).exception(message);
