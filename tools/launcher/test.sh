@@ -141,7 +141,9 @@ run_rdma_suite() {
     local reports="$ISTHMUS_HOME/target/rdma-reports" output status=0
     rm -rf "$reports"
     echo "isthmus: testing rdma in the Soft-RoCE guest (QEMU under TCG: a few minutes)" >&2
-    output=$("$ISTHMUS_HOME/tools/softroce/rdma-suite.sh" --reports "$reports" --classpath "$(all_test_classpath)" 2>&1) || status=$?
+    # 4 GiB and 40 minutes: the cluster failover test runs three broker JVMs beside the suite's own in the guest,
+    # and restarts them five times (minutes each under emulation).
+    output=$("$ISTHMUS_HOME/tools/softroce/rdma-suite.sh" --mem 4G --timeout 2400 --reports "$reports" --classpath "$(all_test_classpath)" 2>&1) || status=$?
     local line
     line=$(echo "$output" | grep -E '^rdma: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' | tail -n 1)
     if [[ "$line" =~ ^rdma:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then

@@ -42,6 +42,8 @@ import io.isthmus.broker.producer.ProducerIdAllocator;
 import io.isthmus.broker.producer.ProducerIds;
 import io.isthmus.broker.rdma.RdmaService;
 import io.isthmus.broker.rdma.RdmaSettings;
+import io.isthmus.broker.replication.PushAcceptance;
+import io.isthmus.broker.replication.PushedReplicas;
 import io.isthmus.broker.security.AclAuthorizer;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.broker.security.ListenerSecurity;
@@ -248,8 +250,21 @@ public final class Broker implements AutoCloseable {
             final LeaderAccess leaders = cluster.isPresent()
                     ? new LeaderAccess(leadership, config.minInsyncReplicas())
                     : LeaderAccess.SOLE_BROKER;
-            final RdmaService rdma = RdmaService.start(RdmaSettings.from(config), partitions, authorizer, leaders);
+            final RdmaSettings rdmaSettings = RdmaSettings.from(config);
+            final RdmaService rdma = RdmaService.start(
+                    rdmaSettings,
+                    partitions,
+                    authorizer,
+                    leaders,
+                    cluster.map(ClusterMembership::pushAcceptance).orElse(PushAcceptance.NONE));
             started.add(rdma::close);
+            if (rdma.isRunning() && config.getBoolean(BrokerConfig.RDMA_REPLICATION_PUSH)) {
+                cluster.ifPresent(c -> c.enablePushReplication(
+                        rdmaSettings.device(),
+                        rdmaSettings.port(),
+                        rdmaSettings.gidIndex(),
+                        rdmaSettings.stagingSlotBytes()));
+            }
             final ShmService shm = ShmService.start(ShmSettings.from(config), partitions, authorizer, leaders);
             started.add(shm::close);
             aclAuthorizer.ifPresent(acls -> acls.onChange(() -> {
@@ -274,7 +289,12 @@ public final class Broker implements AutoCloseable {
                             leadership,
                             config.minInsyncReplicas(),
                             cluster.map(ClusterMembership::produceVerification).orElse(ProduceVerification.NONE)),
-                    new FetchHandler(partitions, delayedFetches, access, leadership),
+                    new FetchHandler(
+                            partitions,
+                            delayedFetches,
+                            access,
+                            leadership,
+                            cluster.map(ClusterMembership::pushedReplicas).orElse(PushedReplicas.NONE)),
                     new ListOffsetsHandler(partitions, access, leadership),
                     new OffsetForLeaderEpochHandler(partitions, access, leadership),
                     cluster.map(c -> c.topicAdminHandler(config.numPartitions(), access))

@@ -3,6 +3,7 @@ package io.isthmus.cli;
 import io.isthmus.broker.BrokerMain;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -37,6 +38,16 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * broker still running (SIGTERM: each shuts down under control), and so does this JVM's exit.
  */
 public final class LocalCluster implements AutoCloseable {
+    /**
+     * The {@code -XX} and {@code -Xshare} options of this JVM, which its brokers run with too: started where this one
+     * was tuned to start fast (C1 only and the serial collector in the Soft-RoCE guest, whose CPUs are emulated), they
+     * start as fast.
+     */
+    private static final List<String> INHERITED_JVM_OPTIONS =
+            ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                    .filter(option -> option.startsWith("-XX:") || option.startsWith("-Xshare"))
+                    .toList();
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final String PLAN_FILE = "cluster.properties";
     /** Ports are drawn from here: below Linux's default ephemeral range (32768-60999). */
@@ -45,6 +56,9 @@ public final class LocalCluster implements AutoCloseable {
     private static final int PORT_SPAN = 12_000;
 
     private final Path directory;
+    private Duration startTimeout = START_TIMEOUT;
+    private List<String> launchPrefix = List.of();
+    private List<String> jvmOptions = List.of();
     private final Map<Integer, Integer> listenerPorts;
     private final String voters;
     private final int voterCount;
@@ -146,6 +160,25 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
+     * How long {@link #start} waits for a broker to listen (90 s unless set): longer where JVMs start slowly, under
+     * emulation.
+     */
+    public synchronized LocalCluster startTimeout(final Duration timeout) {
+        this.startTimeout = timeout;
+        return this;
+    }
+
+    /**
+     * Starts each broker JVM under {@code prefix} (a command such as {@code taskset -c 1}) and with {@code options}
+     * besides the inherited ones (a heap size, say): for a machine where brokers must be placed or kept small.
+     */
+    public synchronized LocalCluster brokerJvm(final List<String> prefix, final List<String> options) {
+        this.launchPrefix = List.copyOf(prefix);
+        this.jvmOptions = List.copyOf(options);
+        return this;
+    }
+
+    /**
      * Starts broker {@code id} (formatting its metadata directory the first time) and waits until it listens; it joins
      * the cluster in the background.
      */
@@ -155,13 +188,12 @@ public final class LocalCluster implements AutoCloseable {
         }
         final Path log = directory.resolve("broker-" + id + ".log");
         final long from = Files.exists(log) ? Files.size(log) : 0;
-        final List<String> command = new ArrayList<>(List.of(
-                ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                BrokerMain.class.getName(),
-                "--format"));
+        final List<String> command = new ArrayList<>(launchPrefix);
+        command.add(ProcessHandle.current().info().command().orElseThrow());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(INHERITED_JVM_OPTIONS);
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), BrokerMain.class.getName(), "--format"));
         final Map<String, String> broker = new TreeMap<>(settings);
         broker.put("node.id", Integer.toString(id));
         broker.put("process.roles", id <= voterCount ? "broker,controller" : "broker");
@@ -175,7 +207,7 @@ public final class LocalCluster implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
         running.put(id, process);
-        final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        final long deadline = System.nanoTime() + startTimeout.toNanos();
         final StringBuilder output = new StringBuilder();
         long position = from;
         while (output.indexOf(BrokerMain.LISTENING) < 0) {
@@ -185,7 +217,7 @@ public final class LocalCluster implements AutoCloseable {
             }
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 final String why = process.isAlive()
-                        ? "not listening after " + START_TIMEOUT.toSeconds() + " s"
+                        ? "not listening after " + startTimeout.toSeconds() + " s"
                         : "exited with " + process.exitValue();
                 process.destroyForcibly();
                 process.waitFor(30, TimeUnit.SECONDS);

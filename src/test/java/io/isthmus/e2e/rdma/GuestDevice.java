@@ -4,14 +4,14 @@ package io.isthmus.e2e.rdma;
  * The RDMA device the suite runs on: the guest's Soft-RoCE {@code rxe0} and its IPv4-mapped GID, unless {@code
  * ISTHMUS_RDMA_DEVICE} and {@code ISTHMUS_RDMA_GID_INDEX} name another (real hardware).
  */
-final class GuestDevice {
+public final class GuestDevice {
     private GuestDevice() {}
 
-    static String name() {
+    public static String name() {
         return env("ISTHMUS_RDMA_DEVICE", "rxe0");
     }
 
-    static String gidIndex() {
+    public static String gidIndex() {
         return env("ISTHMUS_RDMA_GID_INDEX", "1");
     }
 

@@ -491,7 +491,7 @@ class RdmaEndToEndTest {
                         8);
                 Arena arena = Arena.ofConfined()) {
             final ProduceAccessResponse access =
-                    stalled.produceAccess(topic, 0, ProduceAccessRequest.SHARED, -1, -1, (short) 1, 30_000);
+                    stalled.produceAccess(topic, 0, ProduceAccessRequest.SHARED, -1, -1, (short) 1, 30_000, -1, -1);
             assertThat(access.errorCode()).isZero();
             final MemorySegment old = stalled.allocate(SharedProduceWordDescriptor.LENGTH);
             final MemoryRegion oldRegion = stalled.register(old, AccessFlags.LOCAL_WRITE);

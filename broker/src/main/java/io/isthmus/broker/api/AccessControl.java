@@ -15,7 +15,7 @@ import org.apache.kafka.common.resource.ResourceType;
  */
 public final class AccessControl {
     /** The one cluster resource's name, as Kafka names it in ACLs. */
-    public static final String CLUSTER = "kafka-cluster";
+    public static final String CLUSTER = Authorizer.CLUSTER_NAME;
     /** What {@code *AuthorizedOperations} fields hold when the client did not ask for them (Kafka's value). */
     static final int NOT_REQUESTED = Integer.MIN_VALUE;
 

@@ -12,6 +12,7 @@ import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.replication.PushedReplicas;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +52,9 @@ import org.apache.kafka.common.resource.ResourceType;
  * <p><b>Replica fetches</b> ({@code replica_id} &ge; 0, a follower of a partition led here; CLUSTER_ACTION): read up
  * to the log end, not the high watermark; each records the follower's progress, which moves the high watermark and the
  * ISR; a follower whose last fetched epoch the leader's log does not continue is answered with the diverging epoch and
- * no records (KIP-595's check), and truncates.
+ * no records (KIP-595's check), and truncates. A partition this leader pushes to the follower over RDMA ({@link
+ * PushedReplicas}) is answered without records, and its progress comes from the push's acks (the fetch still says the
+ * follower is caught up while nothing new is pushed).
  */
 public final class FetchHandler implements ApiHandler {
     private static final byte READ_UNCOMMITTED = 0;
@@ -64,11 +67,12 @@ public final class FetchHandler implements ApiHandler {
     private final ScheduledExecutorService delayed;
     private final AccessControl access;
     private final PartitionLeadership leadership;
+    private final PushedReplicas pushed;
 
     /** A single broker's handler: it leads every partition it has. */
     public FetchHandler(
             final PartitionManager partitions, final ScheduledExecutorService delayed, final AccessControl access) {
-        this(partitions, delayed, access, PartitionLeadership.SOLE_BROKER);
+        this(partitions, delayed, access, PartitionLeadership.SOLE_BROKER, PushedReplicas.NONE);
     }
 
     /**
@@ -76,17 +80,20 @@ public final class FetchHandler implements ApiHandler {
      * @param access asked for READ on each topic at every read, so a long poll that outlives an ACL change obeys it
      * @param leadership asked at every read too: a long poll on a partition whose leadership moves meanwhile is
      *     answered NOT_LEADER_OR_FOLLOWER at its next read
+     * @param pushed which followers take which partitions by RDMA push now: their fetches of those carry no records
      */
     public FetchHandler(
             final PartitionManager partitions,
             final ScheduledExecutorService delayed,
             final AccessControl access,
-            final PartitionLeadership leadership) {
+            final PartitionLeadership leadership,
+            final PushedReplicas pushed) {
         this.partitions = partitions;
         this.access = access;
         this.topics = new TopicResolver(partitions.topics());
         this.delayed = delayed;
         this.leadership = leadership;
+        this.pushed = pushed;
     }
 
     @Override
@@ -204,10 +211,25 @@ public final class FetchHandler implements ApiHandler {
                     attempt.anyError = true;
                     continue;
                 }
+                final boolean byPush = fromReplica && pushed.pushes(replicaId, partition.get());
                 if (fromReplica
                         && !followerMayRead(
-                                context, replicaId, partition.get(), fetchPartition, partitionResponse, nowMs)) {
+                                context,
+                                replicaId,
+                                partition.get(),
+                                fetchPartition,
+                                partitionResponse,
+                                nowMs,
+                                byPush)) {
                     attempt.anyError = true;
+                    continue;
+                }
+                if (byPush) {
+                    // The push carries the records and its acks the follower's progress; the answer brings the high
+                    // watermark and the log start (at the fetch's deadline, unless another partition answers it).
+                    setOffsets(partitionResponse, partition.get());
+                    attempt.waitOn.add(new Waiting(
+                            partition.get(), partition.get().highWatermark(), FetchIsolation.HIGH_WATERMARK));
                     continue;
                 }
                 readPartition(attempt, partition.get(), fetchPartition, partitionResponse, maxBytes, isolation);
@@ -218,8 +240,9 @@ public final class FetchHandler implements ApiHandler {
 
     /**
      * A follower's fetch before its read: a follower whose log diverged is answered with the diverging epoch (false,
-     * answered now); otherwise its progress is recorded. A broker that is no replica of this leader's partition gets
-     * NOT_LEADER_OR_FOLLOWER.
+     * answered now); otherwise its progress is recorded: as Kafka does, or, where the partition reaches it by push
+     * ({@code byPush}), only as far as it is ahead of the push's acks, which may be newer than the offset
+     * this fetch was sent at. A broker that is no replica of this leader's partition gets NOT_LEADER_OR_FOLLOWER.
      */
     private static boolean followerMayRead(
             final RequestContext context,
@@ -227,7 +250,8 @@ public final class FetchHandler implements ApiHandler {
             final Partition partition,
             final FetchRequestData.FetchPartition fetchPartition,
             final FetchResponseData.PartitionData response,
-            final long nowMs) {
+            final long nowMs,
+            final boolean byPush) {
         if (context.apiVersion() >= FIRST_VERSION_WITH_LAST_FETCHED_EPOCH) {
             final Optional<LeaderEpochCache.EpochEndOffset> diverging = EpochDivergence.divergingEpoch(
                     partition.log(), fetchPartition.lastFetchedEpoch(), fetchPartition.fetchOffset());
@@ -246,7 +270,10 @@ public final class FetchHandler implements ApiHandler {
             setOffsets(response, partition);
             return false;
         }
-        if (!partition.onFollowerFetch(replicaId, fetchPartition.fetchOffset(), nowMs)) {
+        final boolean replica = byPush
+                ? partition.onPushedFollowerFetch(replicaId, fetchPartition.fetchOffset(), nowMs)
+                : partition.onFollowerFetch(replicaId, fetchPartition.fetchOffset(), nowMs);
+        if (!replica) {
             response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
                     .setHighWatermark(-1)
                     .setLastStableOffset(-1);

@@ -14,7 +14,10 @@ import io.isthmus.broker.group.TransactionalOffsets;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.producer.ProducerIds;
+import io.isthmus.broker.replication.PushAcceptance;
+import io.isthmus.broker.replication.PushedReplicas;
 import io.isthmus.broker.replication.ReplicaFetchers;
+import io.isthmus.broker.replication.ReplicaPushers;
 import io.isthmus.broker.replication.ReplicationSettings;
 import io.isthmus.broker.transaction.TransactionCoordinator;
 import io.isthmus.broker.transaction.TransactionCoordinators;
@@ -57,6 +60,8 @@ public final class ClusterMembership implements AutoCloseable {
     private final ClusterSettings settings;
     private final MetadataNode metadata;
     private final PartitionHosting hosting;
+    private final ReplicaFetchers fetchers;
+    private final ReplicaPushers pushers;
     private final PartitionManager partitions;
     private final QuorumProducerIds producerIds = new QuorumProducerIds(this);
     private volatile BrokerLifecycle lifecycle;
@@ -72,6 +77,8 @@ public final class ClusterMembership implements AutoCloseable {
         this.metadata = metadata;
         this.partitions = partitions;
         this.groupOffsets = new GroupOffsetPartitions(this, partitions, settings.groupOffsets());
+        this.fetchers = new ReplicaFetchers(settings.nodeId(), this::replicationAddress, replicationSettings(settings));
+        this.pushers = new ReplicaPushers(settings.nodeId(), this::replicationAddress);
         // The broker's own registration is the first log entry known to be newer than this process: its partitions
         // follow the metadata only once the voter has applied that far.
         this.hosting = new PartitionHosting(
@@ -79,7 +86,8 @@ public final class ClusterMembership implements AutoCloseable {
                 partitions,
                 groupOffsets,
                 this::brokerEpoch,
-                new ReplicaFetchers(settings.nodeId(), this::replicationAddress, replicationSettings(settings)),
+                fetchers,
+                pushers,
                 new QuorumIsrChanges(this),
                 settings.replicaLagTimeMax().toMillis());
         hosting.afterEachImage(groupOffsets::onPartitionsApplied);
@@ -215,6 +223,28 @@ public final class ClusterMembership implements AutoCloseable {
     public ProduceVerification produceVerification() {
         final TransactionVerification started = verification;
         return started == null ? ProduceVerification.NONE : started;
+    }
+
+    /** Whether a leader may push its batches into a replica here over RDMA: while this broker follows it, in line. */
+    public PushAcceptance pushAcceptance() {
+        return fetchers;
+    }
+
+    /** Which followers take which partitions led here by RDMA push now (their fetches then carry no records). */
+    public PushedReplicas pushedReplicas() {
+        return pushers;
+    }
+
+    /**
+     * Pushes the partitions this broker leads to their followers over RDMA from now on (see {@link ReplicaPushers});
+     * called once the broker's RDMA datapath runs, before the broker joins its cluster.
+     */
+    public void enablePushReplication(final String device, final int port, final int gidIndex, final int frameBytes) {
+        // A follower that does not answer is given up well before replica.lag.time.max.ms would drop it from the ISR:
+        // its fetches then carry the records again.
+        final long timeoutMs = Math.min(
+                REPLICA_REQUEST_TIMEOUT_MS, settings.replicaLagTimeMax().toMillis() / 2);
+        pushers.enable(device, port, gidIndex, Math.max(1, timeoutMs), frameBytes);
     }
 
     /**

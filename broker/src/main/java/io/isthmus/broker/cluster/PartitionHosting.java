@@ -6,6 +6,7 @@ import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.partition.PartitionManager.HostedTopic;
 import io.isthmus.broker.replication.ReplicaFetchers;
+import io.isthmus.broker.replication.ReplicaPushers;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import io.isthmus.metadata.image.ClusterImage;
 import io.isthmus.metadata.image.PartitionState;
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Roles.</b> With the partitions, each takes the role the image gives this broker: the leader of a partition of
  * one replica, the leader of a replicated one (tracking its followers and asking the quorum for ISR changes), or a
- * follower, fetched by a {@link ReplicaFetchers replica fetcher} from its leader. The same thread asks every replicated
+ * follower, fetched by a {@link ReplicaFetchers replica fetcher} from its leader. A replicated leader also pushes its
+ * batches to its followers over RDMA where push replication is on ({@link ReplicaPushers}). The same thread asks every replicated
  * leader, every half {@code replica.lag.time.max.ms}, whether followers have fallen out of sync.
  *
  * <p>{@link #appliedIndex} is how far this broker's partitions have come; the broker reports it in its heartbeats, so
@@ -60,6 +62,7 @@ final class PartitionHosting implements AutoCloseable {
     private final LongSupplier catchUpIndex;
 
     private final ReplicaFetchers fetchers;
+    private final ReplicaPushers pushers;
     private final IsrChanges isrChanges;
     private final long replicaLagTimeMaxMs;
     private final AtomicReference<ClusterImage> pending = new AtomicReference<>();
@@ -75,6 +78,7 @@ final class PartitionHosting implements AutoCloseable {
             final OffsetStore offsets,
             final LongSupplier catchUpIndex,
             final ReplicaFetchers fetchers,
+            final ReplicaPushers pushers,
             final IsrChanges isrChanges,
             final long replicaLagTimeMaxMs) {
         this.nodeId = nodeId;
@@ -82,6 +86,7 @@ final class PartitionHosting implements AutoCloseable {
         this.offsets = offsets;
         this.catchUpIndex = catchUpIndex;
         this.fetchers = fetchers;
+        this.pushers = pushers;
         this.isrChanges = isrChanges;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.applier = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -218,6 +223,7 @@ final class PartitionHosting implements AutoCloseable {
     private void takeRoles(final ClusterImage image) {
         final long now = System.currentTimeMillis();
         final Set<TopicPartition> followed = new HashSet<>();
+        final Set<TopicPartition> ledWithFollowers = new HashSet<>();
         for (final TopicImage topic : image.topics().values()) {
             for (int p = 0; p < topic.partitions().size(); p++) {
                 final PartitionState state = topic.partition(p);
@@ -230,6 +236,8 @@ final class PartitionHosting implements AutoCloseable {
                 try {
                     if (takeRole(held.get(), tp, state, now)) {
                         followed.add(tp);
+                    } else if (state.leader() == nodeId && state.replicas().size() > 1) {
+                        ledWithFollowers.add(tp);
                     }
                 } catch (final RuntimeException e) {
                     LOG.error("broker {}: {} cannot take its role in epoch {}", nodeId, tp, state.leaderEpoch(), e);
@@ -237,6 +245,7 @@ final class PartitionHosting implements AutoCloseable {
             }
         }
         fetchers.retainOnly(followed);
+        pushers.retainOnly(ledWithFollowers);
     }
 
     /** Gives {@code local} its role in {@code state}; returns whether it is followed now. */
@@ -253,11 +262,14 @@ final class PartitionHosting implements AutoCloseable {
                         state.isr(),
                         isrChanges,
                         now);
+                pushers.lead(local, state.leaderEpoch(), state.replicas());
             } else {
+                pushers.unlead(tp);
                 local.becomeLeader(state.leaderEpoch());
             }
             return false;
         }
+        pushers.unlead(tp);
         local.becomeFollower(state.leaderEpoch());
         if (!state.hasLeader()) {
             fetchers.unfollow(tp);
@@ -287,6 +299,7 @@ final class PartitionHosting implements AutoCloseable {
     public void close() throws InterruptedException {
         closed = true;
         fetchers.close();
+        pushers.close();
         applier.shutdown();
         if (!applier.awaitTermination(30, TimeUnit.SECONDS)) {
             LOG.warn("broker {}: partition hosting still busy after 30 s; closing anyway", nodeId);

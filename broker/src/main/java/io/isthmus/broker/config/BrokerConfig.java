@@ -125,6 +125,7 @@ public final class BrokerConfig extends AbstractConfig {
     public static final String RDMA_MAX_CONNECTIONS = "rdma.max.connections";
     public static final String RDMA_SLOTS_PER_CONNECTION = "rdma.slots.per.connection";
     public static final String RDMA_PRODUCE_RESERVATION_TIMEOUT_MS = "rdma.produce.reservation.timeout.ms";
+    public static final String RDMA_REPLICATION_PUSH = "rdma.replication.push";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(NODE_ID, Type.INT, 0, Range.atLeast(0), Importance.HIGH, "The id of this broker.")
@@ -570,6 +571,15 @@ public final class BrokerConfig extends AbstractConfig {
                     null,
                     Importance.MEDIUM,
                     "The RDMA device to use, e.g. mlx5_0 or rxe0; the first device when unset.")
+            .define(
+                    RDMA_REPLICATION_PUSH,
+                    Type.BOOLEAN,
+                    true,
+                    Importance.MEDIUM,
+                    "In a cluster, with the RDMA datapath running: push the batches of the partitions this broker"
+                            + " leads to their followers with RDMA WRITE WITH IMM (KafkaDirect's push replication),"
+                            + " beside the followers' TCP fetches, which carry what a push cannot (a follower's"
+                            + " truncation, its records until it is granted push access, a follower without RDMA).")
             .define(RDMA_PORT, Type.INT, 1, Range.atLeast(1), Importance.LOW, "The device port to use.")
             .define(
                     RDMA_GID_INDEX,

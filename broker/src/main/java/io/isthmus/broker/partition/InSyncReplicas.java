@@ -107,10 +107,16 @@ final class InSyncReplicas {
     }
 
     /** A follower fetched; see {@link ReplicaProgress#onFetch}. */
-    void onFollowerFetch(final int brokerId, final long fetchOffset, final long leaderEnd, final long nowMs) {
+    void onFollowerFetch(
+            final int brokerId,
+            final long fetchOffset,
+            final long leaderEnd,
+            final long nowMs,
+            final boolean onlyForward) {
         final ReplicaProgress progress = followers.get(brokerId);
         if (progress != null) {
-            progress.onFetch(fetchOffset, leaderEnd, nowMs);
+            progress.onFetch(
+                    onlyForward ? Math.max(fetchOffset, progress.logEndOffset()) : fetchOffset, leaderEnd, nowMs);
         }
     }
 

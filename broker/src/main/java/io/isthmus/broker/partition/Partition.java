@@ -240,6 +240,24 @@ public final class Partition implements AutoCloseable {
      * follower of this leader.
      */
     public boolean onFollowerFetch(final int replicaId, final long fetchOffset, final long nowMs) {
+        return onFollowerProgress(replicaId, fetchOffset, nowMs, false);
+    }
+
+    /**
+     * {@link #onFollowerFetch} for a follower this leader pushes the partition to: the fetch's offset was read before
+     * the pushes acknowledged since, so it counts only where it is ahead of them, and the fetch still tells that the
+     * follower is caught up while nothing new is pushed.
+     */
+    public boolean onPushedFollowerFetch(final int replicaId, final long fetchOffset, final long nowMs) {
+        return onFollowerProgress(replicaId, fetchOffset, nowMs, true);
+    }
+
+    /**
+     * A follower's log ends at {@code logEndOffset}: progress recorded, the high watermark and the ISR moved; with
+     * {@code onlyForward}, an offset behind what is known already counts as what is known.
+     */
+    private boolean onFollowerProgress(
+            final int replicaId, final long logEndOffset, final long nowMs, final boolean onlyForward) {
         final InSyncReplicas current = replication;
         if (current == null) {
             return false;
@@ -250,7 +268,7 @@ public final class Partition implements AutoCloseable {
             if (!current.isReplica(replicaId)) {
                 return false;
             }
-            current.onFollowerFetch(replicaId, fetchOffset, log.logEndOffset(), nowMs);
+            current.onFollowerFetch(replicaId, logEndOffset, log.logEndOffset(), nowMs, onlyForward);
         }
         maybeAdvanceHighWatermark();
         synchronized (replicationLock) {
@@ -259,6 +277,20 @@ public final class Partition implements AutoCloseable {
         }
         expansion.ifPresent(isr -> sendIsrChange(current, isr));
         return true;
+    }
+
+    /**
+     * A follower acknowledged batches this leader pushed to it in {@code leaderEpoch} (RDMA push replication): its log
+     * ends at {@code logEndOffset}, which counts as a fetch there ({@link #onFollowerFetch}). An answer to an older
+     * leadership's push, or one past this log's end, is not progress and is ignored (false).
+     */
+    public boolean onFollowerPush(
+            final int replicaId, final long logEndOffset, final int leaderEpoch, final long nowMs) {
+        final InSyncReplicas current = replication;
+        if (current == null || current.leaderEpoch() != leaderEpoch || logEndOffset > log.logEndOffset()) {
+            return false;
+        }
+        return onFollowerProgress(replicaId, logEndOffset, nowMs, true);
     }
 
     /** Asks for a smaller ISR if followers have not caught up within {@code maxLagMs} (Kafka's ISR shrink). */

@@ -125,8 +125,7 @@ final class ExclusiveProducePath {
                 grant,
                 ControlErrorCodes.name(errorCode),
                 reason);
-        grant.answers.answer(session, acker, -1, immediate, errorCode);
-        control.revokeProduce(session, grant);
+        control.refuseWrite(session, grant, acker, immediate, errorCode);
     }
     /** Batches committed from exclusive writes. */
     long commits() {

@@ -29,6 +29,11 @@ final class ProduceGrant {
     final ProduceTerms terms;
     /** The answers its writes are owed, sent in the order the writes were handled. */
     final AnswerQueue answers;
+    /**
+     * Push replication: the leader whose committed batches the writes carry, to this follower's replica; -1 for a
+     * producer's grant. Its {@link #terms} hold the leader epoch the leader pushes in.
+     */
+    final int replicaLeaderId;
 
     private boolean accessReleased;
 
@@ -46,8 +51,10 @@ final class ProduceGrant {
             final SegmentLease lease,
             final SharedSegment shared,
             final MemoryRegion word,
-            final ProduceTerms terms) {
+            final ProduceTerms terms,
+            final int replicaLeaderId) {
         this.session = session;
+        this.replicaLeaderId = replicaLeaderId;
         this.partition = partition;
         this.lease = lease;
         this.shared = shared;
@@ -60,7 +67,26 @@ final class ProduceGrant {
 
     static ProduceGrant exclusive(
             final RdmaSession session, final Partition partition, final SegmentLease lease, final ProduceTerms terms) {
-        return new ProduceGrant(session, partition, lease, null, null, terms);
+        return new ProduceGrant(session, partition, lease, null, null, terms, -1);
+    }
+
+    /**
+     * Push replication access of broker {@code leaderId}, leading {@code partition} in {@code leaderEpoch}, to this
+     * follower's replica. The lease is on the replica's active segment when granted: its id names the grant in the
+     * writes' immediates; where the batches go is the replica's log end, wherever that is then.
+     */
+    static ProduceGrant replica(
+            final RdmaSession session,
+            final Partition partition,
+            final SegmentLease lease,
+            final int leaderId,
+            final int leaderEpoch) {
+        return new ProduceGrant(
+                session, partition, lease, null, null, new ProduceTerms(leaderEpoch, (short) 1, 0), leaderId);
+    }
+
+    boolean isReplica() {
+        return replicaLeaderId >= 0;
     }
 
     /** Shared access, served by a single broker only: its writes are answered once committed. */
@@ -72,7 +98,8 @@ final class ProduceGrant {
                 lease,
                 segment,
                 word,
-                new ProduceTerms(segment.owner.leaderEpoch, (short) 1, 0));
+                new ProduceTerms(segment.owner.leaderEpoch, (short) 1, 0),
+                -1);
     }
 
     /**
@@ -123,8 +150,13 @@ final class ProduceGrant {
     public String toString() {
         return shared != null
                 ? "ProduceGrant{partition=" + partition.topicPartition() + ", shared=" + shared + '}'
-                : "ProduceGrant{partition=" + partition.topicPartition() + ", segmentId=" + segmentId() + ", tail="
-                        + tail + ", nextOrder=" + nextOrder + ", " + terms
-                        + (suspended ? ", suspended" : "") + '}';
+                : isReplica()
+                        ? "ProduceGrant{partition=" + partition.topicPartition() + ", replicaOfLeader="
+                                + replicaLeaderId + ", segmentId=" + segmentId() + ", nextOrder=" + nextOrder + ", "
+                                + terms + '}'
+                        : "ProduceGrant{partition=" + partition.topicPartition() + ", segmentId=" + segmentId()
+                                + ", tail="
+                                + tail + ", nextOrder=" + nextOrder + ", " + terms
+                                + (suspended ? ", suspended" : "") + '}';
     }
 }

@@ -8,6 +8,7 @@ import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.replication.PushAcceptance;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.broker.slots.AbortedArrayMemory;
 import io.isthmus.broker.slots.AbortedTransactionArray;
@@ -67,6 +68,8 @@ final class RdmaControlPlane implements AutoCloseable {
     private final PartitionSlotsTable partitionSlots;
     /** Whether this broker leads a partition now, in which epoch: on a cluster, only the leader grants access. */
     private final LeaderAccess leaders;
+    /** Whether a leader may push its batches to a replica here (push replication, the follower's side). */
+    private final PushAcceptance pushes;
 
     private final RdmaSession[] sessions;
     private final Map<Long, RdmaSession> sessionsByConnection = new HashMap<>();
@@ -94,9 +97,11 @@ final class RdmaControlPlane implements AutoCloseable {
             final ReceiveWorkRequests receives,
             final SharedProducePath shared,
             final Authorizer authorizer,
-            final LeaderAccess leaders) {
+            final LeaderAccess leaders,
+            final PushAcceptance pushes) {
         this.settings = settings;
         this.leaders = leaders;
+        this.pushes = pushes;
         this.authorizer = authorizer;
         this.device = device;
         this.partitions = partitions;
@@ -248,6 +253,10 @@ final class RdmaControlPlane implements AutoCloseable {
             refuseProduce(exchange, ControlErrorCodes.NOT_CONNECTED);
             return;
         }
+        if (request.replica()) {
+            replicaAccess(session, request, exchange);
+            return;
+        }
         if (!authorizer.authorizeTopic(session.principal, session.host, AclOperation.WRITE, request.topic())) {
             refuseProduce(exchange, ControlErrorCodes.TOPIC_AUTHORIZATION_FAILED);
             return;
@@ -343,6 +352,55 @@ final class RdmaControlPlane implements AutoCloseable {
             LOG.info("RDMA produce access granted: {} {}", session, grant);
         }
         grant.answer(exchange.answer(produceResponse, ProduceAccessResponse.LENGTH), grant.tail)
+                .firstOrder(grant.nextOrder);
+        exchange.complete();
+    }
+
+    /**
+     * PRODUCE_ACCESS with REPLICA: push replication access for the partition's leader (KafkaDirect section 4.3.2), asked
+     * by a principal with CLUSTER_ACTION (as a replica Fetch is), granted while this broker follows that leader in that
+     * epoch with its replica in line ({@link PushAcceptance}), else NOT_LEADER_OR_FOLLOWER: the leader goes on with the
+     * follower fetching over TCP and asks again later. The answer carries the replica's log end offset, where the
+     * leader's writes must begin.
+     */
+    private void replicaAccess(
+            final RdmaSession session, final ProduceAccessRequest request, final ControlExchange exchange) {
+        if (!authorizer.authorizeCluster(session.principal, session.host, AclOperation.CLUSTER_ACTION)) {
+            refuseProduce(exchange, ControlErrorCodes.CLUSTER_AUTHORIZATION_FAILED);
+            return;
+        }
+        final Partition partition = partition(request.topic(), request.partition());
+        if (partition == null) {
+            refuseProduce(exchange, ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            return;
+        }
+        if (!pushes.accepts(partition, request.leaderId(), request.leaderEpoch())) {
+            refuseProduce(exchange, ControlErrorCodes.NOT_LEADER_OR_FOLLOWER);
+            return;
+        }
+        ProduceGrant grant = session.produceGrant(partition);
+        if (grant != null) {
+            // A leader asks again after an error ended its writes, or in a new epoch: the old grant ends first.
+            dropProduce(session, grant);
+        }
+        try {
+            session.allowProduce(AccessFlags.REMOTE_WRITE, settings.stagingSlotBytes());
+            grant = ProduceGrant.replica(
+                    session,
+                    partition,
+                    partition.log().acquireActiveSegment(),
+                    request.leaderId(),
+                    request.leaderEpoch());
+        } catch (final RuntimeException e) {
+            LOG.warn("RDMA push access failed: {} partition={}", session, partition.topicPartition(), e);
+            refuseProduce(exchange, ControlErrorCodes.UNKNOWN_SERVER_ERROR);
+            return;
+        }
+        session.produceGrants.add(grant);
+        final long logEndOffset = partition.logEndOffset();
+        LOG.info("RDMA push replication access granted: {} {} logEndOffset={}", session, grant, logEndOffset);
+        grant.answer(exchange.answer(produceResponse, ProduceAccessResponse.LENGTH), logEndOffset)
+                .capacity(Long.MAX_VALUE)
                 .firstOrder(grant.nextOrder);
         exchange.complete();
     }
@@ -527,6 +585,12 @@ final class RdmaControlPlane implements AutoCloseable {
     /** A grant of {@code session} its principal may no longer hold, described, or null. */
     private String lostGrant(final RdmaSession session) {
         for (final ProduceGrant grant : session.produceGrants) {
+            if (grant.isReplica()) {
+                if (!authorizer.authorizeCluster(session.principal, session.host, AclOperation.CLUSTER_ACTION)) {
+                    return "may no longer push replicas (CLUSTER_ACTION)";
+                }
+                continue;
+            }
             if (!authorizer.authorizeTopic(
                     session.principal,
                     session.host,
@@ -545,6 +609,20 @@ final class RdmaControlPlane implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * Answers a write under {@code grant} with {@code errorCode} (nothing of it was committed), in the grant's answer
+     * order, and takes the grant away: the writer asks for access again before it writes more.
+     */
+    void refuseWrite(
+            final RdmaSession session,
+            final ProduceGrant grant,
+            final SharedProducePath.Acker acker,
+            final int immediate,
+            final short errorCode) {
+        grant.answers.answer(session, acker, -1, immediate, errorCode);
+        revokeProduce(session, grant);
     }
 
     /**
@@ -610,7 +688,11 @@ final class RdmaControlPlane implements AutoCloseable {
                 final ProduceGrant grant = session.produceGrants.get(i);
                 final String why = grant.lease.segment().isDeleted()
                         ? "segment deleted"
-                        : leaders.holds(grant.partition, grant.terms.leaderEpoch()) ? null : "leadership moved";
+                        : grant.isReplica()
+                                ? pushes.accepts(grant.partition, grant.replicaLeaderId, grant.terms.leaderEpoch())
+                                        ? null
+                                        : "no longer following that leader in that epoch"
+                                : leaders.holds(grant.partition, grant.terms.leaderEpoch()) ? null : "leadership moved";
                 if (why != null) {
                     LOG.info("revoking RDMA produce access: {}: {} {}", why, session, grant);
                     revokeProduce(session, grant);

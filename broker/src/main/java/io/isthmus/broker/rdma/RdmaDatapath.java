@@ -3,6 +3,7 @@ package io.isthmus.broker.rdma;
 import io.isthmus.broker.network.ControlExchange;
 import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.replication.PushAcceptance;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.verbs.ReceiveWorkRequests;
 import io.isthmus.ffi.verbs.WorkCompletionOpcode;
@@ -77,6 +78,8 @@ public final class RdmaDatapath implements AutoCloseable {
     private final LeaderWrites leaderWrites;
 
     private final ExclusiveProducePath exclusive;
+    /** Push replication into this broker's replicas (the follower's side). */
+    private final ReplicaPushPath replicaPushes;
     /** Answers being filled in, on the datapath thread: commands never nest, so one of each is enough. */
     private final ConsumeAccessResponse consumeResponse = new ConsumeAccessResponse();
 
@@ -93,6 +96,7 @@ public final class RdmaDatapath implements AutoCloseable {
             final PartitionManager partitions,
             final Authorizer authorizer,
             final LeaderAccess leaders,
+            final PushAcceptance pushes,
             final IdleStrategy idle) {
         this.settings = settings;
         this.device = device;
@@ -101,9 +105,11 @@ public final class RdmaDatapath implements AutoCloseable {
         this.receives = ReceiveWorkRequests.allocate(arena, Math.max(1, settings.maxRecvWr()), 1);
         this.acker = new AckSender(settings, arena, RdmaControlPlane.sessionSlots(settings), this::teardown);
         this.shared = openSharedProduce();
-        this.control = new RdmaControlPlane(settings, device, partitions, receives, shared, authorizer, leaders);
+        this.control =
+                new RdmaControlPlane(settings, device, partitions, receives, shared, authorizer, leaders, pushes);
         this.leaderWrites = new LeaderWrites(leaders, acker, this::execute);
         this.exclusive = new ExclusiveProducePath(acker, leaderWrites, control);
+        this.replicaPushes = new ReplicaPushPath(acker, control, pushes);
         this.thread = new Thread(this::run, "isthmus-rdma-datapath");
         this.thread.setDaemon(true);
     }
@@ -127,7 +133,8 @@ public final class RdmaDatapath implements AutoCloseable {
             final RdmaSettings settings,
             final PartitionManager partitions,
             final Authorizer authorizer,
-            final LeaderAccess leaders) {
+            final LeaderAccess leaders,
+            final PushAcceptance pushes) {
         final RdmaDevice device = RdmaDevice.open(settings);
         final RdmaDatapath datapath;
         try {
@@ -137,6 +144,7 @@ public final class RdmaDatapath implements AutoCloseable {
                     partitions,
                     authorizer,
                     leaders,
+                    pushes,
                     new BackoffIdleStrategy(
                             100, 50, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)));
         } catch (final RuntimeException e) {
@@ -281,6 +289,16 @@ public final class RdmaDatapath implements AutoCloseable {
         return leaderWrites.replicationFailures();
     }
 
+    /** Writes a leader pushed that were appended to replicas here (push replication). */
+    public long pushedAppends() {
+        return replicaPushes.appends();
+    }
+
+    /** Writes a leader pushed that were refused: the replica's log end elsewhere, leadership moved, a bad batch. */
+    public long rejectedPushes() {
+        return replicaPushes.rejectedWrites();
+    }
+
     /** Acks that had to wait for send-queue room. */
     public long deferredAcks() {
         return acker.deferredAcks();
@@ -420,6 +438,8 @@ public final class RdmaDatapath implements AutoCloseable {
         final int order = ProduceImmediateDescriptor.order(immediate);
         if (grant.shared != null) {
             shared.onWrite(session, grant, immediate, order, staged);
+        } else if (grant.isReplica()) {
+            replicaPushes.onWrite(session, grant, immediate, order, staged);
         } else {
             exclusive.onWrite(session, grant, immediate, order, staged);
         }
@@ -517,6 +537,11 @@ public final class RdmaDatapath implements AutoCloseable {
         }
         device.close();
         arena.close();
-        LOG.info("RDMA datapath stopped: commits={} rejectedWrites={}", commits(), exclusive.rejectedWrites());
+        LOG.info(
+                "RDMA datapath stopped: commits={} rejectedWrites={} pushedAppends={} rejectedPushes={}",
+                commits(),
+                exclusive.rejectedWrites(),
+                replicaPushes.appends(),
+                replicaPushes.rejectedWrites());
     }
 }

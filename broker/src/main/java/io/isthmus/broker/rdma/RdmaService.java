@@ -3,6 +3,7 @@ package io.isthmus.broker.rdma;
 import io.isthmus.broker.network.ControlRequestHandler;
 import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.PartitionManager;
+import io.isthmus.broker.replication.PushAcceptance;
 import io.isthmus.broker.security.Authorizer;
 import io.isthmus.ffi.Rdma;
 import io.isthmus.ffi.RdmaAvailability;
@@ -43,7 +44,8 @@ public final class RdmaService implements AutoCloseable {
             final RdmaSettings settings,
             final PartitionManager partitions,
             final Authorizer authorizer,
-            final LeaderAccess leaders) {
+            final LeaderAccess leaders,
+            final PushAcceptance pushes) {
         if (!settings.enabled()) {
             return new RdmaService(null, "RDMA is disabled (rdma.enabled=false)");
         }
@@ -54,7 +56,7 @@ public final class RdmaService implements AutoCloseable {
             return new RdmaService(null, reason);
         }
         try {
-            return new RdmaService(RdmaDatapath.start(settings, partitions, authorizer, leaders), null);
+            return new RdmaService(RdmaDatapath.start(settings, partitions, authorizer, leaders, pushes), null);
         } catch (final RuntimeException e) {
             final String reason = "RDMA device cannot serve: " + e.getMessage();
             LOG.warn("rdma.enabled=true but {}; serving TCP only", reason, e);

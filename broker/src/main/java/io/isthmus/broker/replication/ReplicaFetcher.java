@@ -52,8 +52,16 @@ final class ReplicaFetcher implements AutoCloseable {
     private static final short FIRST_VERSION_WITH_TOPIC_IDS = 13;
     private static final short FIRST_VERSION_WITH_LAST_FETCHED_EPOCH = 12;
 
-    /** A partition this thread fetches, in the leader epoch it follows; paused until {@code retryAtNanos}. */
-    private record Followed(Partition partition, int leaderEpoch, long retryAtNanos) {}
+    /**
+     * A partition this thread fetches, in the leader epoch it follows; paused until {@code retryAtNanos}. {@code inLine}
+     * once a fetch in this epoch was answered without a divergence: the leader has checked the end of this replica's
+     * log against its own history, so what it appends from now on (fetched, or pushed over RDMA) continues it.
+     */
+    private record Followed(Partition partition, int leaderEpoch, long retryAtNanos, boolean inLine) {
+        Followed inLine(final boolean inLine) {
+            return new Followed(partition, leaderEpoch, retryAtNanos, inLine);
+        }
+    }
 
     private final int localId;
     private final int leaderId;
@@ -86,7 +94,7 @@ final class ReplicaFetcher implements AutoCloseable {
 
     /** Fetches {@code partition} from now on, following its leader in {@code leaderEpoch}. */
     void follow(final Partition partition, final int leaderEpoch) {
-        followed.put(partition.topicPartition(), new Followed(partition, leaderEpoch, 0));
+        followed.put(partition.topicPartition(), new Followed(partition, leaderEpoch, 0, false));
     }
 
     /** Stops fetching {@code partition}. */
@@ -96,6 +104,15 @@ final class ReplicaFetcher implements AutoCloseable {
 
     boolean isIdle() {
         return followed.isEmpty();
+    }
+
+    /**
+     * Whether this thread fetches this very {@code partition} in {@code leaderEpoch} and its log is in line with the
+     * leader's (see {@link Followed}): the condition for taking the leader's pushed batches.
+     */
+    boolean inLine(final Partition partition, final int leaderEpoch) {
+        final Followed f = followed.get(partition.topicPartition());
+        return f != null && f.partition() == partition && f.leaderEpoch() == leaderEpoch && f.inLine();
     }
 
     /** Whether this thread fetches this very {@code partition} (not one of a topic since re-created) in {@code epoch}. */
@@ -260,6 +277,7 @@ final class ReplicaFetcher implements AutoCloseable {
                             diverging.endOffset(),
                             truncation.offset(),
                             truncation.complete() ? "" : ", then asking again");
+                    markInLine(f, false);
                     partition.truncateTo(truncation.offset());
                     return;
                 }
@@ -272,6 +290,7 @@ final class ReplicaFetcher implements AutoCloseable {
                         return;
                     }
                 }
+                markInLine(f, true);
                 partition.followerHighWatermark(data.highWatermark());
                 // As Kafka's followers do: what the leader no longer holds (its transaction state log compacted, its
                 // retention ran), this replica drops too, up to what is committed.
@@ -306,6 +325,12 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
+    private void markInLine(final Followed f, final boolean inLine) {
+        if (f.inLine() != inLine) {
+            followed.replace(f.partition().topicPartition(), f, f.inLine(inLine));
+        }
+    }
+
     /** Leaves {@code f} alone for a moment: its leader cannot serve it now (metadata on its way, or a fault). */
     private void pause(final Followed f, final Errors error) {
         if (error == Errors.TOPIC_AUTHORIZATION_FAILED || error == Errors.CLUSTER_AUTHORIZATION_FAILED) {
@@ -330,7 +355,7 @@ final class ReplicaFetcher implements AutoCloseable {
         followed.replace(
                 f.partition().topicPartition(),
                 f,
-                new Followed(f.partition(), f.leaderEpoch(), System.nanoTime() + RETRY_NANOS));
+                new Followed(f.partition(), f.leaderEpoch(), System.nanoTime() + RETRY_NANOS, false));
     }
 
     private KafkaConnection connection() {

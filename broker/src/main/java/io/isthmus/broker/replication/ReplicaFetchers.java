@@ -2,10 +2,10 @@ package io.isthmus.broker.replication;
 
 import io.isthmus.broker.partition.Partition;
 import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -13,16 +13,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The replica fetchers of one broker (Kafka's {@code ReplicaFetcherManager}): one {@link ReplicaFetcher} thread per
- * leader this broker follows partitions of, started with its first partition and stopped with its last.
+ * leader this broker follows partitions of, started with its first partition and stopped with its last. They also say
+ * which replicas may take their leader's pushed batches ({@link PushAcceptance}): those in line with it.
  */
-public final class ReplicaFetchers implements AutoCloseable {
+public final class ReplicaFetchers implements PushAcceptance, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaFetchers.class);
 
     private final int localId;
     private final IntFunction<Optional<InetSocketAddress>> addresses;
     private final ReplicationSettings settings;
-    private final Map<Integer, ReplicaFetcher> byLeader = new HashMap<>();
-    private final Map<TopicPartition, Integer> leaderOf = new HashMap<>();
+    /** Changed under this object's lock; read without it by {@link #accepts}, on the RDMA datapath thread. */
+    private final Map<Integer, ReplicaFetcher> byLeader = new ConcurrentHashMap<>();
+
+    private final Map<TopicPartition, Integer> leaderOf = new ConcurrentHashMap<>();
     private boolean closed;
 
     /**
@@ -62,6 +65,17 @@ public final class ReplicaFetchers implements AutoCloseable {
         fetcher.follow(partition, leaderEpoch);
         leaderOf.put(tp, leaderId);
         LOG.info("broker {}: fetching {} from leader {} in epoch {}", localId, tp, leaderId, leaderEpoch);
+    }
+
+    /** Without the lock: a close waiting for its fetchers must not stall the datapath thread that asks. */
+    @Override
+    public boolean accepts(final Partition partition, final int leaderId, final int leaderEpoch) {
+        final Integer leader = leaderOf.get(partition.topicPartition());
+        if (leader == null || leader != leaderId) {
+            return false;
+        }
+        final ReplicaFetcher fetcher = byLeader.get(leaderId);
+        return fetcher != null && fetcher.inLine(partition, leaderEpoch);
     }
 
     /** Stops fetching {@code partition} (this broker leads it now, or no longer holds it). */

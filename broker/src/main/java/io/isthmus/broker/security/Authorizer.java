@@ -10,6 +10,8 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * model, asked by every API handler and by the RDMA and shared-memory control planes before it grants access to a partition's memory.
  */
 public interface Authorizer {
+    /** The one cluster resource's name, as Kafka's ACLs name it. */
+    String CLUSTER_NAME = "kafka-cluster";
     /** No authorizer configured ({@code authorizer.class.name} empty): everyone may do everything, as in Kafka. */
     Authorizer ALLOW_ALL = new Authorizer() {
         @Override
@@ -48,6 +50,12 @@ public interface Authorizer {
     default boolean authorizeTopic(
             final KafkaPrincipal principal, final InetAddress host, final AclOperation operation, final String topic) {
         return topic != null && authorize(principal, host, operation, ResourceType.TOPIC, topic);
+    }
+
+    /** Whether {@code principal} from {@code host} may perform {@code operation} on the cluster (Kafka's one name). */
+    default boolean authorizeCluster(
+            final KafkaPrincipal principal, final InetAddress host, final AclOperation operation) {
+        return authorize(principal, host, operation, ResourceType.CLUSTER, CLUSTER_NAME);
     }
 
     /**

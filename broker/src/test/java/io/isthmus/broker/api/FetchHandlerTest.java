@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.isthmus.broker.network.FileRegionRecords;
 import io.isthmus.broker.network.Response;
 import io.isthmus.broker.partition.Partition;
+import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.testkit.KafkaBatches;
+import io.isthmus.broker.testkit.NoQuorum;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.broker.topic.TopicRegistry.TopicInfo;
 import java.nio.ByteBuffer;
@@ -130,6 +132,55 @@ class FetchHandlerTest {
         }
         buffer.flip();
         return KafkaBatches.values(MemoryRecords.readableRecords(buffer));
+    }
+
+    @Test
+    void aFollowerItsPartitionIsPushedToGetsTheOffsetsButNoRecordsAndItsProgressFromThePush() throws Exception {
+        final Partition led = partition(0);
+        final int epoch = led.leaderEpoch();
+        led.becomeReplicatedLeader(
+                1, epoch, 1, List.of(1, 2, 3), List.of(1, 2, 3), NoQuorum.ISR_CHANGES, System.currentTimeMillis());
+        handler = new FetchHandler(
+                partitions,
+                delayed,
+                AccessControl.allowAll(),
+                PartitionLeadership.SOLE_BROKER,
+                (replicaId, partition) -> replicaId == 2 && partition == led);
+        append(0, KafkaBatches.plain("v", 5, 1_000L));
+
+        final FetchResponseData third = fetch(
+                BY_NAME,
+                withPartitions(request(0, 1, 1 << 20), "orders", orders.id(), 0, 0)
+                        .setReplicaId(3));
+        assertThat(values(partitionData(third, 0)))
+                .as("a follower fetching over TCP")
+                .hasSize(5);
+        fetch(
+                BY_NAME,
+                withPartitions(request(0, 1, 1 << 20), "orders", orders.id(), 5, 0)
+                        .setReplicaId(3));
+
+        final FetchResponseData pushed = fetch(
+                BY_NAME,
+                withPartitions(request(0, 1, 1 << 20), "orders", orders.id(), 0, 0)
+                        .setReplicaId(2));
+        assertThat(partitionData(pushed, 0).errorCode()).isZero();
+        assertThat(values(partitionData(pushed, 0)))
+                .as("records the push carries")
+                .isEmpty();
+        assertThat(partitionData(pushed, 0).highWatermark()).isZero();
+
+        led.onFollowerPush(2, 5, epoch, System.currentTimeMillis());
+        assertThat(led.highWatermark())
+                .as("the push's ack is the follower's progress")
+                .isEqualTo(5);
+        final FetchResponseData after = fetch(
+                BY_NAME,
+                withPartitions(request(0, 1, 1 << 20), "orders", orders.id(), 3, 0)
+                        .setReplicaId(2));
+        assertThat(partitionData(after, 0).highWatermark())
+                .as("the high watermark reaches the pushed follower in its fetch's answer")
+                .isEqualTo(5);
     }
 
     @Test

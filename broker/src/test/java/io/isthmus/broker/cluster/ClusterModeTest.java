@@ -522,11 +522,27 @@ class ClusterModeTest {
             final String topic,
             final int from,
             final int to,
-            final List<String> sent) {
+            final List<String> sent)
+            throws InterruptedException {
         final io.isthmus.broker.rdma.RdmaDatapath datapath =
                 brokers.get(leader).rdma().datapath().orElseThrow();
         final long commitsBefore = datapath.commits();
         final TopicPartition tp = new TopicPartition(topic, 0);
+        // Push replication: the leader pushes to each running follower once that follower is in line with it.
+        final Partition led = brokers.get(leader).partitions().partition(tp).orElseThrow();
+        final List<Integer> followers =
+                brokers.keySet().stream().filter(id -> id != leader).toList();
+        awaitCondition(
+                () -> followers.stream().allMatch(f -> brokers.get(leader)
+                        .cluster()
+                        .orElseThrow()
+                        .pushedReplicas()
+                        .pushes(f, led)),
+                "leader " + leader + " pushes " + tp + " to followers " + followers + " over RDMA");
+        final Map<Integer, Long> pushedBefore = new HashMap<>();
+        for (final int f : followers) {
+            pushedBefore.put(f, brokers.get(f).rdma().datapath().orElseThrow().pushedAppends());
+        }
         final List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int i = from; i < to; i++) {
             final String value = topic + "-" + i;
@@ -555,6 +571,11 @@ class ClusterModeTest {
                 .as("batches written over RDMA to leader %d", leader)
                 .isPositive();
         assertThat(datapath.writesAwaitingReplication()).isZero();
+        for (final int f : followers) {
+            assertThat(brokers.get(f).rdma().datapath().orElseThrow().pushedAppends() - pushedBefore.get(f))
+                    .as("writes leader %d pushed into follower %d's replica over RDMA", leader, f)
+                    .isPositive();
+        }
     }
 
     /**

@@ -7,6 +7,7 @@ import io.isthmus.broker.partition.IsrChanges;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.replication.ReplicaFetchers;
+import io.isthmus.broker.replication.ReplicaPushers;
 import io.isthmus.broker.replication.ReplicationSettings;
 import io.isthmus.broker.testkit.Await;
 import io.isthmus.broker.testkit.TestPartitions;
@@ -59,6 +60,7 @@ class PartitionHostingTest {
                 offsets,
                 registeredAt::get,
                 new ReplicaFetchers(ME, id -> Optional.empty(), new ReplicationSettings(100, 1 << 20, 1000, 10_000)),
+                new ReplicaPushers(ME, id -> Optional.empty()),
                 new IsrChanges() {
                     @Override
                     public CompletableFuture<Answer> alter(

@@ -88,6 +88,45 @@ class PartitionReplicationTest {
     }
 
     @Test
+    void aPushAckIsTheFollowersProgressOnlyInTheLeaderEpochItWasPushedInAndWithinTheLog() {
+        append(5);
+        final long now = System.currentTimeMillis();
+        partition.onFollowerFetch(3, 5, now);
+
+        assertThat(partition.onFollowerPush(2, 5, 3, now))
+                .as("an ack to an older leadership's push")
+                .isFalse();
+        assertThat(partition.onFollowerPush(2, 6, 4, now))
+                .as("past this log's end")
+                .isFalse();
+        assertThat(partition.highWatermark()).isZero();
+
+        assertThat(partition.onFollowerPush(2, 4, 4, now)).isTrue();
+        assertThat(partition.highWatermark()).isEqualTo(4);
+        assertThat(partition.onFollowerPush(2, 5, 4, now)).isTrue();
+        assertThat(partition.highWatermark())
+                .as("both followers hold every record")
+                .isEqualTo(5);
+    }
+
+    @Test
+    void aPushedFollowersLateFetchesKeepItInSyncWhileNothingIsPushedInsteadOfMovingItsProgressBack() {
+        append(5);
+        final long start = System.currentTimeMillis();
+        partition.onFollowerPush(2, 5, 4, start);
+        partition.onFollowerFetch(3, 5, start);
+
+        // Idle for longer than the lag allowed: follower 2 gets nothing pushed, its fetches (sent at offsets read
+        // before its last ack) still say it is caught up.
+        partition.onPushedFollowerFetch(2, 3, start + 10_000);
+        partition.onFollowerFetch(3, 5, start + 10_000);
+        partition.maybeShrinkIsr(start + 10_000, 5_000);
+        assertThat(quorum.asked)
+                .as("no follower dropped: follower 2 holds the 5 records its ack said, not the 3 its fetch was sent at")
+                .isEmpty();
+    }
+
+    @Test
     void oneSidedReadersReadUpToTheHighWatermarkAndTheirSlotsAreRepublishedWhenItMoves() {
         final AtomicInteger observed = new AtomicInteger();
         partition.addAppendObserver(observed::incrementAndGet);

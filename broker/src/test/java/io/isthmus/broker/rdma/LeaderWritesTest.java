@@ -3,12 +3,12 @@ package io.isthmus.broker.rdma;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.isthmus.broker.log.AppendInfo;
-import io.isthmus.broker.partition.IsrChanges;
 import io.isthmus.broker.partition.LeaderAccess;
 import io.isthmus.broker.partition.Partition;
 import io.isthmus.broker.partition.PartitionLeadership;
 import io.isthmus.broker.partition.PartitionManager;
 import io.isthmus.broker.testkit.KafkaBatches;
+import io.isthmus.broker.testkit.NoQuorum;
 import io.isthmus.broker.testkit.TestPartitions;
 import io.isthmus.protocol.control.ControlErrorCodes;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
@@ -50,20 +49,6 @@ class LeaderWritesTest {
 
     private record Ack(long baseOffset, int immediate, short errorCode) {}
 
-    /** ISR changes are answered by nobody: the ISR is what each test sets. */
-    private static final IsrChanges NO_QUORUM = new IsrChanges() {
-        @Override
-        public CompletableFuture<Answer> alter(
-                final Partition partition, final int leaderEpoch, final int partitionEpoch, final List<Integer> isr) {
-            return new CompletableFuture<>();
-        }
-
-        @Override
-        public boolean mayJoin(final int brokerId) {
-            return false;
-        }
-    };
-
     /** Leads what the partition says it leads, in its own epoch: what the metadata image tells a cluster's broker. */
     private static final PartitionLeadership AS_THE_PARTITION_SAYS = new PartitionLeadership() {
         @Override
@@ -83,7 +68,8 @@ class LeaderWritesTest {
     void setUp() throws Exception {
         partitions = TestPartitions.startForCluster(dir);
         partition = TestPartitions.hostOnePartition(partitions, "orders");
-        partition.becomeReplicatedLeader(ME, EPOCH, 7, REPLICAS, REPLICAS, NO_QUORUM, System.currentTimeMillis());
+        partition.becomeReplicatedLeader(
+                ME, EPOCH, 7, REPLICAS, REPLICAS, NoQuorum.ISR_CHANGES, System.currentTimeMillis());
         writes = new LeaderWrites(new LeaderAccess(AS_THE_PARTITION_SAYS, 2), this::recordAck, datapathTasks::add);
     }
 
@@ -193,7 +179,8 @@ class LeaderWritesTest {
 
     @Test
     void anAcksAllWriteIsRefusedUncommittedWhileTooFewReplicasAreInSync() {
-        partition.becomeReplicatedLeader(ME, EPOCH + 1, 8, REPLICAS, List.of(1), NO_QUORUM, System.currentTimeMillis());
+        partition.becomeReplicatedLeader(
+                ME, EPOCH + 1, 8, REPLICAS, List.of(1), NoQuorum.ISR_CHANGES, System.currentTimeMillis());
 
         assertThat(writes.admit(partition, new ProduceTerms(EPOCH + 1, (short) -1, 30_000)))
                 .hasValueSatisfying(refusal -> {
@@ -221,7 +208,8 @@ class LeaderWritesTest {
         assertThat(writes.admit(partition, all)).hasValueSatisfying(refusal -> assertThat(refusal.errorCode())
                 .isEqualTo(ControlErrorCodes.NOT_LEADER_OR_FOLLOWER));
         // Leader again in a newer epoch: a grant of the old one stays refused.
-        partition.becomeReplicatedLeader(ME, EPOCH + 2, 9, REPLICAS, REPLICAS, NO_QUORUM, System.currentTimeMillis());
+        partition.becomeReplicatedLeader(
+                ME, EPOCH + 2, 9, REPLICAS, REPLICAS, NoQuorum.ISR_CHANGES, System.currentTimeMillis());
         assertThat(writes.admit(partition, all))
                 .hasValueSatisfying(refusal -> assertThat(refusal.reason()).contains("in leader epoch " + EPOCH));
         assertThat(writes.admit(partition, new ProduceTerms(EPOCH + 2, (short) -1, 30_000)))

@@ -74,7 +74,7 @@ class RdmaControlHandlerTest {
 
     @Test
     void shouldAnswerAccessRequestsWithRdmaUnavailable() {
-        final MemorySegment produceBody = MemorySegment.ofArray(new byte[32]);
+        final MemorySegment produceBody = MemorySegment.ofArray(new byte[64]);
         new ProduceAccessRequest().wrapForEncode(produceBody, 0).topic("t");
         final MemorySegment consumeBody = MemorySegment.ofArray(new byte[32]);
         new ConsumeAccessRequest().wrapForEncode(consumeBody, 0).topic("t");

@@ -636,6 +636,23 @@ class RdmaDatapathRdmaTest {
         }
     }
 
+    /**
+     * Push replication access is a follower's to grant, to the leader it follows: a single broker follows nothing, so
+     * a broker asking to push into its replica is refused, and no queue pair is opened for writing.
+     */
+    @Test
+    void shouldRefusePushReplicationAccessWhereNoPartitionIsFollowed() throws Exception {
+        topic("rdma-not-followed");
+        awaitNoSessions();
+        try (RdmaTestClient leader = client()) {
+            assertThat(leader.replicaAccess("rdma-not-followed", 0, 2, 0).errorCode())
+                    .isEqualTo(ControlErrorCodes.NOT_LEADER_OR_FOLLOWER);
+            assertThat(leader.replicaAccess("rdma-no-such-topic", 0, 2, 0).errorCode())
+                    .isEqualTo(ControlErrorCodes.UNKNOWN_TOPIC_OR_PARTITION);
+            assertThat(await(datapath.queuePairAccessFlags())).containsExactly(AccessFlags.REMOTE_READ);
+        }
+    }
+
     private void awaitNoSessions() throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (await(datapath.sessionCount()) > 0) {

@@ -37,7 +37,8 @@ class RdmaServiceTest {
                 RdmaSettings.from(BrokerConfig.of(Map.of())),
                 null,
                 Authorizer.ALLOW_ALL,
-                io.isthmus.broker.partition.LeaderAccess.SOLE_BROKER);
+                io.isthmus.broker.partition.LeaderAccess.SOLE_BROKER,
+                io.isthmus.broker.replication.PushAcceptance.NONE);
 
         assertThat(service.isRunning()).isFalse();
         assertThat(service.unavailableReason()).contains("RDMA is disabled (rdma.enabled=false)");

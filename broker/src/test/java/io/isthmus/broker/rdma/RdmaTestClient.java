@@ -185,8 +185,25 @@ final class RdmaTestClient implements AutoCloseable {
                 fullOrder);
     }
 
+    /** Push replication access, as broker {@code leaderId}, leading the partition in {@code leaderEpoch}, asks it. */
+    ProduceAccessResponse replicaAccess(
+            final String topic, final int partition, final int leaderId, final int leaderEpoch) {
+        return produceAccess(topic, partition, ProduceAccessRequest.REPLICA, -1, -1, leaderId, leaderEpoch);
+    }
+
     private ProduceAccessResponse produceAccess(
             final String topic, final int partition, final int flags, final int fullSegmentId, final int fullOrder) {
+        return produceAccess(topic, partition, flags, fullSegmentId, fullOrder, -1, -1);
+    }
+
+    private ProduceAccessResponse produceAccess(
+            final String topic,
+            final int partition,
+            final int flags,
+            final int fullSegmentId,
+            final int fullOrder,
+            final int leaderId,
+            final int leaderEpoch) {
         return call(
                 ControlApiKeys.PRODUCE_ACCESS,
                 new ProduceAccessRequest()
@@ -195,6 +212,8 @@ final class RdmaTestClient implements AutoCloseable {
                         .flags(flags)
                         .fullSegmentId(fullSegmentId)
                         .fullOrder(fullOrder)
+                        .leaderId(leaderId)
+                        .leaderEpoch(leaderEpoch)
                         .topic(topic),
                 new ProduceAccessResponse());
     }

@@ -216,7 +216,9 @@ public final class RdmaConnection implements AutoCloseable {
             final int fullSegmentId,
             final int fullOrder,
             final short acks,
-            final int timeoutMs) {
+            final int timeoutMs,
+            final int leaderId,
+            final int leaderEpoch) {
         produceRequest
                 .wrapForEncode(control.requestFrame(), control.requestBodyOffset())
                 .partition(partition)
@@ -225,6 +227,8 @@ public final class RdmaConnection implements AutoCloseable {
                 .fullOrder(fullOrder)
                 .acks(acks)
                 .timeoutMs(timeoutMs)
+                .leaderId(leaderId)
+                .leaderEpoch(leaderEpoch)
                 .topic(topic);
         return control.call(ControlApiKeys.PRODUCE_ACCESS, produceRequest, produceResponse);
     }

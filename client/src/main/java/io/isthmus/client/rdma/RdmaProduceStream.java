@@ -36,10 +36,51 @@ public final class RdmaProduceStream implements OneSidedProducerTransport.Stream
     /** Writes of this stream not acknowledged yet. */
     int inFlight;
 
+    /** Push replication: the leader this stream writes for, and its leader epoch; -1 for a producer's stream. */
+    final int replicaLeaderId;
+
+    final int replicaLeaderEpoch;
+
     RdmaProduceStream(final String topic, final int partition, final InetSocketAddress broker) {
+        this(topic, partition, broker, -1, -1);
+    }
+
+    RdmaProduceStream(
+            final String topic,
+            final int partition,
+            final InetSocketAddress broker,
+            final int replicaLeaderId,
+            final int replicaLeaderEpoch) {
         this.topic = topic;
         this.partition = partition;
         this.broker = broker;
+        this.replicaLeaderId = replicaLeaderId;
+        this.replicaLeaderEpoch = replicaLeaderEpoch;
+    }
+
+    /** Whether a leader pushes a follower's replica through this stream (see {@link RdmaProducerTransport#replicaStream}). */
+    public boolean replica() {
+        return replicaLeaderId >= 0;
+    }
+
+    /** The broker the stream writes to. */
+    public InetSocketAddress broker() {
+        return broker;
+    }
+
+    /** Whether the stream has no grant now: never had one, or an error or a lost connection ended it. */
+    public boolean needsAccess() {
+        return needsAccess;
+    }
+
+    /** Writes of this stream not answered yet. */
+    public int inFlight() {
+        return inFlight;
+    }
+
+    /** The most bytes one write may carry: the broker's staging slot size, known once access is granted. */
+    public int stagingSlotBytes() {
+        return stagingSlotBytes;
     }
 
     public String topic() {
@@ -76,7 +117,9 @@ public final class RdmaProduceStream implements OneSidedProducerTransport.Stream
 
     @Override
     public String toString() {
-        return "RdmaProduceStream{" + topic + "-" + partition + ", segmentId=" + segmentId + ", shared=" + shared
+        return "RdmaProduceStream{" + topic + "-" + partition
+                + (replica() ? ", replicaOfLeader=" + replicaLeaderId + "@" + replicaLeaderEpoch : "") + ", segmentId="
+                + segmentId + ", shared=" + shared
                 + ", tail=" + tail
                 + ", capacity=" + capacity + ", nextOrder=" + nextOrder + ", inFlight=" + inFlight + ", broker="
                 + broker + '}';

@@ -225,6 +225,68 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         return new RdmaProduceStream(topic, partition, leader);
     }
 
+    /**
+     * A stream through which broker {@code leaderId}, leading {@code topic}-{@code partition} in {@code leaderEpoch},
+     * pushes its committed batches to the follower at {@code follower} (KafkaDirect's push replication, section 4.3.2).
+     * Its access is asked for with {@link #replicaAccess}, never by a write: the follower answers with its log end
+     * offset, where the leader's next write must begin. Each ack's base offset is the follower's log end offset after
+     * that write.
+     */
+    public RdmaProduceStream replicaStream(
+            final String topic,
+            final int partition,
+            final InetSocketAddress follower,
+            final int leaderId,
+            final int leaderEpoch) {
+        if (leaderId < 0 || leaderEpoch < 0) {
+            throw new IllegalArgumentException("a replica stream needs the leader's id and epoch: leaderId=" + leaderId
+                    + " leaderEpoch=" + leaderEpoch);
+        }
+        return new RdmaProduceStream(topic, partition, follower, leaderId, leaderEpoch);
+    }
+
+    /**
+     * Asks the follower of a {@link #replicaStream replica stream} for push access, once the stream's writes under an
+     * earlier grant are all answered.
+     *
+     * @return the follower's log end offset: the offset the next write's first batch must have
+     * @throws IllegalStateException if writes of the stream are still in flight, or it is a producer's stream
+     * @throws RdmaConnectionLostException if the connection cannot be opened or the request fails (retriable)
+     * @throws RuntimeException with the follower's error code otherwise (Kafka's NOT_LEADER_OR_FOLLOWER for a follower
+     *     that does not follow this leader in this epoch, or not yet in line with it)
+     */
+    public long replicaAccess(final RdmaProduceStream stream) {
+        if (!stream.replica() || stream.inFlight > 0) {
+            throw new IllegalStateException(
+                    "replica access asked for a producer's stream or one with writes in flight: " + stream);
+        }
+        access(stream, ProduceAccessRequest.REPLICA, -1, -1);
+        return stream.tail;
+    }
+
+    /**
+     * Checks, without waiting, whether {@code broker} closed the control connection of this transport's link to it
+     * (it stopped, or was killed and perhaps restarted) although no write is in flight, which {@link #poll} sees only
+     * with writes in flight; if so, the link is failed as a lost connection (its writes in flight, if any, to {@code
+     * handler}) and true returned: every stream to that broker must ask for access again.
+     */
+    public boolean brokerClosed(final InetSocketAddress broker, final AckHandler handler) {
+        final Link link = links.get(broker);
+        if (link == null || !link.connection.brokerClosed()) {
+            return false;
+        }
+        fail(link, handler, "the broker closed the control connection");
+        return true;
+    }
+
+    /**
+     * Gives up a replica stream's grant without a word to the follower: the stream writes nothing more until its writes
+     * in flight are answered and {@link #replicaAccess} is asked again (which drops the old grant there).
+     */
+    public void abandonAccess(final RdmaProduceStream stream) {
+        stream.needsAccess = true;
+    }
+
     private Link link(final InetSocketAddress broker) {
         Link link = links.get(broker);
         if (link == null) {
@@ -257,6 +319,9 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
     public boolean tryWrite(
             final RdmaProduceStream stream, final MemorySegment batch, final int length, final Object token) {
         if (stream.needsAccess) {
+            if (stream.replica()) {
+                return false; // the leader asks with replicaAccess, learning where the follower's log ends
+            }
             if (stream.inFlight > 0) {
                 return false; // access was lost: nothing more goes to the old grant; its writes are answered first
             }
@@ -442,8 +507,15 @@ public final class RdmaProducerTransport implements OneSidedProducerTransport {
         try {
             link = link(stream.broker);
             access = link.connection.produceAccess(
-                    stream.topic, stream.partition, flags, fullSegmentId, fullOrder, acks, (int)
-                            Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()));
+                    stream.topic,
+                    stream.partition,
+                    flags,
+                    fullSegmentId,
+                    fullOrder,
+                    acks,
+                    (int) Math.min(Integer.MAX_VALUE, settings.requestTimeoutMs()),
+                    stream.replicaLeaderId,
+                    stream.replicaLeaderEpoch);
         } catch (final RdmaTransportException e) {
             stream.needsAccess = true;
             final Link broken = links.get(stream.broker);

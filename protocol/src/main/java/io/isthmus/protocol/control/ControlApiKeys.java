@@ -10,7 +10,7 @@ public final class ControlApiKeys {
     public static final short FIRST = 32000;
     /** Exchange queue-pair addresses and connect an RC queue pair to the broker (manual exchange). */
     public static final short RDMA_CONNECT = 32000;
-    /** Exclusive produce access to a partition's active segment. */
+    /** Exclusive produce access to a partition's active segment, or a follower's push replication access. */
     public static final short PRODUCE_ACCESS = 32001;
     /** Read access to the segment holding an offset, plus a metadata slot. */
     public static final short CONSUME_ACCESS = 32002;
@@ -32,9 +32,10 @@ public final class ControlApiKeys {
      * The one version of every control request, which a broker requires (it closes a connection sending another, naming
      * both), so a client and a broker of different layouts fail at once, with the reason, instead of reading each
      * other's fields at the wrong offsets: 1 since SHM_PRODUCE_ACCESS carries the producer's acks and timeout, 2 since
-     * PRODUCE_ACCESS does too (RDMA produce in a cluster).
+     * PRODUCE_ACCESS does too (RDMA produce in a cluster), 3 since PRODUCE_ACCESS names the leader
+     * asking for push replication.
      */
-    public static final short VERSION = 2;
+    public static final short VERSION = 3;
 
     private ControlApiKeys() {}
 

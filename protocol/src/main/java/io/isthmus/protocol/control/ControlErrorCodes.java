@@ -37,6 +37,11 @@ public final class ControlErrorCodes {
      * access) the topic; also the reason a session is closed when the ACLs change under a grant it holds.
      */
     public static final short TOPIC_AUTHORIZATION_FAILED = 29;
+    /**
+     * Kafka's CLUSTER_AUTHORIZATION_FAILED: push replication access asked by a principal without CLUSTER_ACTION on the
+     * cluster (what a replica Fetch needs too).
+     */
+    public static final short CLUSTER_AUTHORIZATION_FAILED = 31;
     /** Kafka's INVALID_REQUEST: a malformed control message or one out of protocol order. */
     public static final short INVALID_REQUEST = 42;
     /**
@@ -114,6 +119,7 @@ public final class ControlErrorCodes {
             case UNKNOWN_SERVER_ERROR -> "UNKNOWN_SERVER_ERROR";
             case INVALID_REQUEST -> "INVALID_REQUEST";
             case TOPIC_AUTHORIZATION_FAILED -> "TOPIC_AUTHORIZATION_FAILED";
+            case CLUSTER_AUTHORIZATION_FAILED -> "CLUSTER_AUTHORIZATION_FAILED";
             case OUT_OF_ORDER_SEQUENCE_NUMBER -> "OUT_OF_ORDER_SEQUENCE_NUMBER";
             case DUPLICATE_SEQUENCE_NUMBER -> "DUPLICATE_SEQUENCE_NUMBER";
             case INVALID_PRODUCER_EPOCH -> "INVALID_PRODUCER_EPOCH";

@@ -14,12 +14,18 @@ package io.isthmus.protocol.control;
  * cluster, with {@code acks=-1} (all) a write is acknowledged once {@code min.insync.replicas} hold its batch, waiting
  * at most {@code timeoutMs} ({@code request.timeout.ms}); with 1 or 0 once the leader has committed it.
  *
+ * <p>With {@link #REPLICA} the asker is not a producer but the partition's leader, broker {@code leaderId} in
+ * {@code leaderEpoch}, asking a follower for push replication (KafkaDirect section 4.3.2): its writes carry batches the
+ * leader has already committed, offsets assigned, which the follower appends as they are at its log end. The other
+ * fields are -1 ({@code fullSegmentId}, {@code fullOrder}) or ignored ({@code acks}, {@code timeoutMs}); a producer
+ * sends -1 for both leader fields.
+ *
  * <pre>
- *   0           4          8               12          16     18      20          24
- *   +-----------+----------+---------------+-----------+------+-------+-----------+-------------------------+
- *   | partition | flags    | fullSegmentId | fullOrder | acks | (pad) | timeoutMs | topic (int16 len, UTF-8)|
- *   | int32     | int32    | int32         | int32     | int16| int16 | int32     |                         |
- *   +-----------+----------+---------------+-----------+------+-------+-----------+-------------------------+
+ *   0           4          8               12          16     18      20          24         28            32
+ *   +-----------+----------+---------------+-----------+------+-------+-----------+----------+-------------+-------------------------+
+ *   | partition | flags    | fullSegmentId | fullOrder | acks | (pad) | timeoutMs | leaderId | leaderEpoch | topic (int16 len, UTF-8)|
+ *   | int32     | int32    | int32         | int32     | int16| int16 | int32     | int32    | int32       |                         |
+ *   +-----------+----------+---------------+-----------+------+-------+-----------+----------+-------------+-------------------------+
  * </pre>
  */
 public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRequest> {
@@ -27,6 +33,8 @@ public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRe
     public static final int ROLL_FULL = 1;
     /** Shared access: reserve space with FETCH_AND_ADD on the segment's {@link SharedProduceWordDescriptor word}. */
     public static final int SHARED = 2;
+    /** Push replication: the leader asks a follower to take its batches (see the class). */
+    public static final int REPLICA = 4;
 
     public static final int PARTITION_OFFSET = 0;
     public static final int FLAGS_OFFSET = 4;
@@ -34,7 +42,9 @@ public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRe
     public static final int FULL_ORDER_OFFSET = 12;
     public static final int ACKS_OFFSET = 16;
     public static final int TIMEOUT_MS_OFFSET = 20;
-    public static final int TOPIC_OFFSET = 24;
+    public static final int LEADER_ID_OFFSET = 24;
+    public static final int LEADER_EPOCH_OFFSET = 28;
+    public static final int TOPIC_OFFSET = 32;
 
     public ProduceAccessRequest() {
         super("ProduceAccess request", TOPIC_OFFSET, "topic");
@@ -49,7 +59,7 @@ public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRe
         return this;
     }
 
-    /** {@link #ROLL_FULL} | {@link #SHARED}. */
+    /** {@link #ROLL_FULL} | {@link #SHARED} | {@link #REPLICA}. */
     public int flags() {
         return getInt32(FLAGS_OFFSET);
     }
@@ -65,6 +75,10 @@ public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRe
 
     public boolean shared() {
         return (flags() & SHARED) != 0;
+    }
+
+    public boolean replica() {
+        return (flags() & REPLICA) != 0;
     }
 
     public int fullSegmentId() {
@@ -102,6 +116,26 @@ public final class ProduceAccessRequest extends ControlFlyweight<ProduceAccessRe
 
     public ProduceAccessRequest timeoutMs(final int timeoutMs) {
         putInt32(TIMEOUT_MS_OFFSET, timeoutMs);
+        return this;
+    }
+
+    /** {@link #REPLICA}: the broker id of the leader asking; -1 from a producer. */
+    public int leaderId() {
+        return getInt32(LEADER_ID_OFFSET);
+    }
+
+    public ProduceAccessRequest leaderId(final int leaderId) {
+        putInt32(LEADER_ID_OFFSET, leaderId);
+        return this;
+    }
+
+    /** {@link #REPLICA}: the leader epoch the asking leader leads the partition in; -1 from a producer. */
+    public int leaderEpoch() {
+        return getInt32(LEADER_EPOCH_OFFSET);
+    }
+
+    public ProduceAccessRequest leaderEpoch(final int leaderEpoch) {
+        putInt32(LEADER_EPOCH_OFFSET, leaderEpoch);
         return this;
     }
 

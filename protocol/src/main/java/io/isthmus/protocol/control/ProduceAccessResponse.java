@@ -15,6 +15,10 @@ package io.isthmus.protocol.control;
  *   <li><b>Shared</b>: before each batch the producer adds {@link SharedProduceWordDescriptor#reservation} to the
  *       8-byte word at {@code wordAddress} ({@code wordRkey}) with an RDMA FETCH_AND_ADD; the old value gives the
  *       batch's position and order.
+ *   <li><b>Replica</b> (asked with {@link ProduceAccessRequest#REPLICA}): the follower's log is not the leader's to
+ *       place batches in; {@code tailPosition} is the follower's log end offset, where the leader's next write must
+ *       begin, {@code capacity} is {@link Long#MAX_VALUE} (the follower rolls its own segments) and orders count from
+ *       {@code firstOrder}. Each ack's base offset is the follower's log end offset after the write.
  * </ul>
  *
  * <pre>

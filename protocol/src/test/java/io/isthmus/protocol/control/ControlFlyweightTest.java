@@ -42,12 +42,12 @@ class ControlFlyweightTest {
 
         assertThatThrownBy(() -> new ProduceAccessRequest().wrapForEncode(segment, 8))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("no room for ProduceAccess request: offset=8 capacity=21 needed=26");
+                .hasMessageContaining("no room for ProduceAccess request: offset=8 capacity=29 needed=34");
         final ProduceAccessRequest request = new ProduceAccessRequest().wrapForEncode(segment, 0);
         assertThatThrownBy(() -> request.topic("four"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no room for the topic of ProduceAccess request")
-                .hasMessageContaining("stringLength=6 capacity=29");
+                .hasMessageContaining("stringLength=6 capacity=37");
         assertThat(request.topic("thr").encodedLength()).isEqualTo(segment.byteSize());
     }
 

@@ -20,6 +20,8 @@ class ProduceAccessRequestTest {
                 .fullOrder(65534)
                 .acks((short) -1)
                 .timeoutMs(30_000)
+                .leaderId(7)
+                .leaderEpoch(12)
                 .topic("ørders");
 
         final ByteBuffer wire = ByteBuffer.wrap(bytes, 5, bytes.length - 5).slice();
@@ -30,6 +32,8 @@ class ProduceAccessRequestTest {
         assertThat(wire.getInt(ProduceAccessRequest.FULL_ORDER_OFFSET)).isEqualTo(65534);
         assertThat(wire.getShort(ProduceAccessRequest.ACKS_OFFSET)).isEqualTo((short) -1);
         assertThat(wire.getInt(ProduceAccessRequest.TIMEOUT_MS_OFFSET)).isEqualTo(30_000);
+        assertThat(wire.getInt(ProduceAccessRequest.LEADER_ID_OFFSET)).isEqualTo(7);
+        assertThat(wire.getInt(ProduceAccessRequest.LEADER_EPOCH_OFFSET)).isEqualTo(12);
         assertThat(wire.getShort(ProduceAccessRequest.TOPIC_OFFSET)).isEqualTo((short) 7);
         assertThat(new String(bytes, 5 + ProduceAccessRequest.TOPIC_OFFSET + 2, 7, StandardCharsets.UTF_8))
                 .isEqualTo("ørders");
@@ -44,12 +48,27 @@ class ProduceAccessRequestTest {
         assertThat(read.fullOrder()).isEqualTo(65534);
         assertThat(read.acks()).isEqualTo((short) -1);
         assertThat(read.timeoutMs()).isEqualTo(30_000);
+        assertThat(read.leaderId()).isEqualTo(7);
+        assertThat(read.leaderEpoch()).isEqualTo(12);
+        assertThat(read.replica()).isFalse();
+    }
+
+    @Test
+    void shouldTellAPushReplicationRequestByItsFlag() {
+        final ProduceAccessRequest request = new ProduceAccessRequest()
+                .wrapForEncode(MemorySegment.ofArray(new byte[64]), 0)
+                .flags(ProduceAccessRequest.REPLICA)
+                .topic("orders");
+
+        assertThat(request.replica()).isTrue();
+        assertThat(request.shared()).isFalse();
+        assertThat(request.rollsFullSegment()).isFalse();
     }
 
     @Test
     void shouldTellAFirstExclusiveRequestByItsFlags() {
         final ProduceAccessRequest request = new ProduceAccessRequest()
-                .wrapForEncode(MemorySegment.ofArray(new byte[32]), 0)
+                .wrapForEncode(MemorySegment.ofArray(new byte[64]), 0)
                 .partition(0)
                 .fullSegmentId(-1)
                 .fullOrder(-1)
@@ -71,10 +90,10 @@ class ProduceAccessRequestTest {
 
         assertThatThrownBy(() -> new ProduceAccessRequest().wrap(MemorySegment.ofArray(bytes), 0, 17))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("truncated ProduceAccess request: length=17 needed=26");
+                .hasMessageContaining("truncated ProduceAccess request: length=17 needed=34");
         assertThatThrownBy(() -> new ProduceAccessRequest().wrap(MemorySegment.ofArray(bytes), 0, bytes.length - 1L))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("topic runs past the message")
-                .hasMessageContaining("stringLength=6 length=31");
+                .hasMessageContaining("stringLength=6 length=39");
     }
 }
