@@ -234,10 +234,10 @@ final class PartitionHosting implements AutoCloseable {
                     continue;
                 }
                 try {
-                    if (takeRole(held.get(), tp, state, now)) {
-                        followed.add(tp);
-                    } else if (state.leader() == nodeId && state.replicas().size() > 1) {
-                        ledWithFollowers.add(tp);
+                    switch (takeRole(held.get(), tp, state, now)) {
+                        case FOLLOWER -> followed.add(tp);
+                        case REPLICATED_LEADER -> ledWithFollowers.add(tp);
+                        case OTHER -> {}
                     }
                 } catch (final RuntimeException e) {
                     LOG.error("broker {}: {} cannot take its role in epoch {}", nodeId, tp, state.leaderEpoch(), e);
@@ -248,9 +248,15 @@ final class PartitionHosting implements AutoCloseable {
         pushers.retainOnly(ledWithFollowers);
     }
 
-    /** Gives {@code local} its role in {@code state}; returns whether it is followed now. */
-    private boolean takeRole(
-            final Partition local, final TopicPartition tp, final PartitionState state, final long now) {
+    /** The role a held partition took: fetched from its leader, led with followers (pushed to), or neither. */
+    private enum Role {
+        FOLLOWER,
+        REPLICATED_LEADER,
+        OTHER
+    }
+
+    /** Gives {@code local} its role in {@code state} and returns it. */
+    private Role takeRole(final Partition local, final TopicPartition tp, final PartitionState state, final long now) {
         if (state.leader() == nodeId) {
             fetchers.unfollow(tp);
             if (state.replicas().size() > 1) {
@@ -263,20 +269,20 @@ final class PartitionHosting implements AutoCloseable {
                         isrChanges,
                         now);
                 pushers.lead(local, state.leaderEpoch(), state.replicas());
-            } else {
-                pushers.unlead(tp);
-                local.becomeLeader(state.leaderEpoch());
+                return Role.REPLICATED_LEADER;
             }
-            return false;
+            pushers.unlead(tp);
+            local.becomeLeader(state.leaderEpoch());
+            return Role.OTHER;
         }
         pushers.unlead(tp);
         local.becomeFollower(state.leaderEpoch());
         if (!state.hasLeader()) {
             fetchers.unfollow(tp);
-            return false;
+            return Role.OTHER;
         }
         fetchers.follow(local, state.leader(), state.leaderEpoch());
-        return true;
+        return Role.FOLLOWER;
     }
 
     private List<HostedTopic> hostedTopics(final ClusterImage image) {
