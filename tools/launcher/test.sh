@@ -141,9 +141,9 @@ run_rdma_suite() {
     local reports="$ISTHMUS_HOME/target/rdma-reports" output status=0
     rm -rf "$reports"
     # ISTHMUS_RDMA_TAGS widens the suite, e.g. 'rdma | rdma-cluster' adds the failover test of three broker processes
-    # in the guest, which takes about an hour under emulation: 4 GiB for their JVMs and a longer guest timeout then.
+    # in the guest, which takes about half an hour under emulation: a vCPU for each JVM, 4 GiB and a longer guest timeout.
     local tags=${ISTHMUS_RDMA_TAGS:-rdma} vm=(--timeout 900)
-    [ "$tags" = rdma ] || vm=(--mem 4G --timeout 5400)
+    [ "$tags" = rdma ] || vm=(--cpus 4 --mem 4G --timeout 5400)
     echo "isthmus: testing $tags in the Soft-RoCE guest (QEMU under TCG: a few minutes)" >&2
     output=$("$ISTHMUS_HOME/tools/softroce/rdma-suite.sh" --select-tag "$tags" "${vm[@]}" --reports "$reports" --classpath "$(all_test_classpath)" 2>&1) || status=$?
     local line

@@ -22,6 +22,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
@@ -57,7 +58,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private final Path directory;
     private Duration startTimeout = START_TIMEOUT;
-    private List<String> launchPrefix = List.of();
+    private IntFunction<List<String>> launchPrefix = id -> List.of();
     private List<String> jvmOptions = List.of();
     private final Map<Integer, Integer> listenerPorts;
     private final String voters;
@@ -169,11 +170,12 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Starts each broker JVM under {@code prefix} (a command such as {@code taskset -c 1}) and with {@code options}
-     * besides the inherited ones (a heap size, say): for a machine where brokers must be placed or kept small.
+     * Starts broker {@code id}'s JVM under {@code prefix.apply(id)} (a command such as {@code taskset -c 1}) and with
+     * {@code options} besides the inherited ones (a heap size, say): for a machine where brokers must be placed or
+     * kept small.
      */
-    public synchronized LocalCluster brokerJvm(final List<String> prefix, final List<String> options) {
-        this.launchPrefix = List.copyOf(prefix);
+    public synchronized LocalCluster brokerJvm(final IntFunction<List<String>> prefix, final List<String> options) {
+        this.launchPrefix = prefix;
         this.jvmOptions = List.copyOf(options);
         return this;
     }
@@ -188,7 +190,7 @@ public final class LocalCluster implements AutoCloseable {
         }
         final Path log = directory.resolve("broker-" + id + ".log");
         final long from = Files.exists(log) ? Files.size(log) : 0;
-        final List<String> command = new ArrayList<>(launchPrefix);
+        final List<String> command = new ArrayList<>(launchPrefix.apply(id));
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
         command.addAll(INHERITED_JVM_OPTIONS);
@@ -216,9 +218,13 @@ public final class LocalCluster implements AutoCloseable {
                 break;
             }
             if (!process.isAlive() || System.nanoTime() > deadline) {
-                final String why = process.isAlive()
+                final boolean stalled = process.isAlive();
+                final String why = stalled
                         ? "not listening after " + startTimeout.toSeconds() + " s"
                         : "exited with " + process.exitValue();
+                if (stalled) {
+                    printThreads(process);
+                }
                 process.destroyForcibly();
                 process.waitFor(30, TimeUnit.SECONDS);
                 running.remove(id);
@@ -366,6 +372,22 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** Appends what {@code log} holds from {@code position} on to {@code output}; returns the new position. */
+    /**
+     * Has a broker JVM that stalls print its threads into its own output (SIGQUIT) before it is destroyed, so the
+     * failure says where it stood rather than only that it did not start.
+     */
+    private static void printThreads(final Process process) throws InterruptedException {
+        try {
+            new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid()))
+                    .inheritIO()
+                    .start()
+                    .waitFor(5, TimeUnit.SECONDS);
+            Thread.sleep(2_000);
+        } catch (final IOException e) {
+            System.err.println("no thread dump of broker pid " + process.pid() + ": " + e);
+        }
+    }
+
     private static long readFrom(final Path log, final long position, final StringBuilder output) {
         try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ)) {
             final long size = channel.size();
