@@ -795,6 +795,103 @@ class ClusterFailoverTest {
     }
 
     /**
+     * A paused broker (SIGSTOP) still leads its partitions until the quorum fences it, and its kernel still accepts
+     * connections, which then answer nothing. An isthmus consumer that must open a connection to it (a fresh one here,
+     * positioned by the application as a connector positions it) reads the other leaders' partitions all the same:
+     * no poll waits on that broker, and its partition is read once it runs again.
+     */
+    @Test
+    void anIsthmusConsumerReadsTheOtherLeadersWhileTheLeaderOfOnePartitionIsPaused() throws Exception {
+        final Map<String, String> settings = new HashMap<>(SETTINGS);
+        settings.put("broker.session.timeout.ms", "120000"); // not fenced while paused: it stays the named leader
+        cluster = LocalCluster.plan(3, dir, settings);
+        cluster.startAll(FORMED_WITHIN);
+        createTopic("paused-leader", 3);
+        final int perPartition = 200;
+        try (KafkaProducer<byte[], byte[]> producer = producer("1")) {
+            for (int p = 0; p < 3; p++) {
+                for (int i = 0; i < perPartition; i++) {
+                    producer.send(new ProducerRecord<>(
+                                    "paused-leader", p, null, ("p" + p + "-" + i).getBytes(StandardCharsets.UTF_8)))
+                            .get(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+        final int paused = leaderOf("paused-leader", 0);
+        final List<Integer> elsewhere = new ArrayList<>();
+        for (int p = 1; p < 3; p++) {
+            if (leaderOf("paused-leader", p) != paused) {
+                elsewhere.add(p);
+            }
+        }
+        assertThat(elsewhere)
+                .as("partitions led by another broker than partition 0's")
+                .isNotEmpty();
+        final String running = cluster.brokerIds().stream()
+                .filter(id -> id != paused)
+                .map(cluster::address)
+                .collect(java.util.stream.Collectors.joining(","));
+
+        cluster.signal(paused, "STOP");
+        final Map<Integer, List<String>> read = new HashMap<>();
+        long longestPollNanos = 0;
+        try (IsthmusConsumer consumer = new IsthmusConsumer(Map.of(
+                "bootstrap.servers",
+                running, // a bootstrap list naming it would wait its setup timeout on it first
+                "transport",
+                "tcp"))) {
+            final List<TopicPartition> partitions = List.of(
+                    new TopicPartition("paused-leader", 0),
+                    new TopicPartition("paused-leader", 1),
+                    new TopicPartition("paused-leader", 2));
+            consumer.assign(partitions);
+            partitions.forEach(tp -> consumer.seek(tp, 0));
+            try {
+                final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (!elsewhere.stream()
+                                .allMatch(p -> read.getOrDefault(p, List.of()).size() == perPartition)
+                        && System.nanoTime() < deadline) {
+                    final long start = System.nanoTime();
+                    consumer.poll(
+                            record -> read.computeIfAbsent(record.partition(), k -> new ArrayList<>())
+                                    .add(record.valueAsString()),
+                            1000,
+                            Duration.ofMillis(200));
+                    longestPollNanos = Math.max(longestPollNanos, System.nanoTime() - start);
+                }
+                for (final int p : elsewhere) {
+                    assertThat(read.get(p))
+                            .as("partition %d, led by a running broker, read while broker %d is paused", p, paused)
+                            .hasSize(perPartition)
+                            .doesNotHaveDuplicates();
+                }
+                assertThat(read.getOrDefault(0, List.of()))
+                        .as("the paused leader's partition")
+                        .isEmpty();
+                // Blocking on the paused broker would take a poll its 10 s connection setup timeout at least.
+                assertThat(Duration.ofNanos(longestPollNanos))
+                        .as("the longest poll(200 ms) while broker %d is paused", paused)
+                        .isLessThan(Duration.ofSeconds(5));
+            } finally {
+                cluster.signal(paused, "CONT");
+            }
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (read.getOrDefault(0, List.of()).size() < perPartition && System.nanoTime() < deadline) {
+                consumer.poll(
+                        record -> read.computeIfAbsent(record.partition(), k -> new ArrayList<>())
+                                .add(record.valueAsString()),
+                        1000,
+                        Duration.ofMillis(200));
+            }
+        }
+        assertThat(read.get(0))
+                .as("partition 0 once its leader runs again")
+                .hasSize(perPartition)
+                .doesNotHaveDuplicates()
+                .startsWith("p0-0");
+    }
+
+    /**
      * Over TCP, and over shared memory (the brokers run on this host): there the killed leader's grants die with it,
      * and the clients find the new leader, which grants anew; the consumer reads up to the high watermark only.
      */

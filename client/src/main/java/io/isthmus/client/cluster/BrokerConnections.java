@@ -12,6 +12,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -20,15 +24,29 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * The connections of one client thread: one to a bootstrap broker for metadata, and one per broker node it talks to
  * (opened on first use). Not thread-safe: each thread that does I/O owns its own instance.
+ *
+ * <p>Opening a connection (TCP connect, ApiVersions, SASL) waits at most {@code socket.connection.setup.timeout.ms}:
+ * a broker that is paused or wedged accepts the connection in its kernel and then answers nothing, and a client must
+ * not wait a whole request timeout on it before trying the next broker. A caller that serves several brokers and must
+ * not wait on one of them at all (a fetcher) opens connections in the background instead ({@link #nodeIfOpen}).
  */
 public final class BrokerConnections implements AutoCloseable {
+    /** Kafka's default {@code socket.connection.setup.timeout.ms}. */
+    public static final Duration DEFAULT_SETUP_TIMEOUT = Duration.ofSeconds(10);
+
     private final List<InetSocketAddress> bootstrap;
     private final String clientId;
     private final ReceiveBufferPool pool;
     private final Duration requestTimeout;
+    private final Duration setupTimeout;
     private final SecuritySettings security;
     private final SocketBuffers buffers;
     private final Map<Integer, KafkaConnection> byNode = new HashMap<>();
+    /** Connections being opened in the background, by node: taken into {@link #byNode} by the owner once done. */
+    private final Map<Integer, CompletableFuture<KafkaConnection>> opening = new HashMap<>();
+    /** The threads that open connections for {@link #nodeIfOpen}; started on first use. */
+    private ExecutorService opener;
+
     private KafkaConnection bootstrapConnection;
     private ClusterMetadata metadata;
     /** Every topic and broker the refreshes have named, as last named: what a new answer's leader epochs must not undo. */
@@ -40,15 +58,26 @@ public final class BrokerConnections implements AutoCloseable {
             final ReceiveBufferPool pool,
             final Duration requestTimeout,
             final SecuritySettings security) {
-        this(bootstrap, clientId, pool, requestTimeout, security, SocketBuffers.DEFAULT);
+        this(
+                bootstrap,
+                clientId,
+                pool,
+                requestTimeout,
+                requestTimeout.compareTo(DEFAULT_SETUP_TIMEOUT) < 0 ? requestTimeout : DEFAULT_SETUP_TIMEOUT,
+                security,
+                SocketBuffers.DEFAULT);
     }
 
-    /** @param buffers the kernel buffer sizes every connection asks for ({@code receive.buffer.bytes} ...) */
+    /**
+     * @param setupTimeout how long opening a connection may take ({@code socket.connection.setup.timeout.ms})
+     * @param buffers the kernel buffer sizes every connection asks for ({@code receive.buffer.bytes} ...)
+     */
     public BrokerConnections(
             final List<InetSocketAddress> bootstrap,
             final String clientId,
             final ReceiveBufferPool pool,
             final Duration requestTimeout,
+            final Duration setupTimeout,
             final SecuritySettings security,
             final SocketBuffers buffers) {
         if (bootstrap.isEmpty()) {
@@ -58,6 +87,7 @@ public final class BrokerConnections implements AutoCloseable {
         this.clientId = clientId;
         this.pool = pool;
         this.requestTimeout = requestTimeout;
+        this.setupTimeout = setupTimeout;
         this.security = security;
         this.buffers = buffers;
     }
@@ -110,8 +140,7 @@ public final class BrokerConnections implements AutoCloseable {
         NetworkException last = null;
         for (final InetSocketAddress address : bootstrap) {
             try {
-                bootstrapConnection =
-                        KafkaConnection.open(resolve(address), clientId, pool, requestTimeout, security, buffers);
+                bootstrapConnection = open(resolve(address));
                 return bootstrapConnection;
             } catch (final NetworkException e) {
                 last = e;
@@ -138,10 +167,70 @@ public final class BrokerConnections implements AutoCloseable {
             throw new NetworkException("unknown broker: nodeId=" + nodeId + ", known="
                     + metadata.nodes().keySet());
         }
-        final KafkaConnection connection =
-                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security, buffers);
+        final KafkaConnection connection = open(node.address());
         byNode.put(nodeId, connection);
         return connection;
+    }
+
+    /**
+     * The open connection to broker {@code nodeId} (from the latest metadata), or null while it is being opened on a
+     * background thread, which this call starts if none is under way: for a caller that serves several brokers and
+     * must not wait on one. A call after the opening failed throws its {@link NetworkException}, once.
+     */
+    public KafkaConnection nodeIfOpen(final int nodeId) {
+        final CompletableFuture<KafkaConnection> underWay = opening.get(nodeId);
+        final KafkaConnection existing = byNode.get(nodeId);
+        final boolean open = existing != null && !existing.isClosed();
+        if (underWay != null) {
+            if (!underWay.isDone()) {
+                return open ? existing : null;
+            }
+            opening.remove(nodeId);
+            final KafkaConnection opened;
+            try {
+                opened = underWay.join();
+            } catch (final CompletionException e) {
+                if (open) {
+                    return existing; // node() opened one meanwhile
+                }
+                if (e.getCause() instanceof RuntimeException failure) {
+                    throw failure;
+                }
+                throw new NetworkException("cannot connect to broker " + nodeId, e.getCause());
+            }
+            if (open) {
+                opened.close(); // node() opened one meanwhile, which its caller may be using
+                return existing;
+            }
+            byNode.put(nodeId, opened);
+            return opened;
+        }
+        if (open) {
+            return existing;
+        }
+        final BrokerNode node = metadata == null ? null : metadata.node(nodeId);
+        if (node == null) {
+            return node(nodeId); // not in the metadata: refreshed, and opened or refused, as node() does
+        }
+        opening.put(nodeId, CompletableFuture.supplyAsync(() -> open(node.address()), opener()));
+        return null;
+    }
+
+    private ExecutorService opener() {
+        if (opener == null) {
+            // A thread per opening under way (one per broker at most): an opening that waits on a paused broker must
+            // not queue the others behind it. Idle threads end after a minute.
+            opener = Executors.newCachedThreadPool(runnable -> Thread.ofPlatform()
+                    .daemon()
+                    .name(clientId + "-connection-opener")
+                    .unstarted(runnable));
+        }
+        return opener;
+    }
+
+    /** Connects to {@code address}, negotiates and authenticates, within the setup timeout. */
+    private KafkaConnection open(final InetSocketAddress address) {
+        return KafkaConnection.open(address, clientId, pool, setupTimeout, security, buffers);
     }
 
     /** A connection to {@code node} (which may be a coordinator not in the metadata yet). */
@@ -150,8 +239,7 @@ public final class BrokerConnections implements AutoCloseable {
         if (existing != null && !existing.isClosed()) {
             return existing;
         }
-        final KafkaConnection connection =
-                KafkaConnection.open(node.address(), clientId, pool, requestTimeout, security, buffers);
+        final KafkaConnection connection = open(node.address());
         byNode.put(node.id(), connection);
         return connection;
     }
@@ -201,8 +289,7 @@ public final class BrokerConnections implements AutoCloseable {
 
     /** Metadata from {@code address} on a new connection, which becomes the one {@link #any()} returns. */
     private ClusterMetadata askFresh(final InetSocketAddress address, final Collection<String> topics) {
-        final KafkaConnection connection =
-                KafkaConnection.open(resolve(address), clientId, pool, requestTimeout, security, buffers);
+        final KafkaConnection connection = open(resolve(address));
         try {
             final ClusterMetadata fresh = ClusterMetadata.fetch(connection, topics, requestTimeout);
             closeBootstrap();
@@ -323,6 +410,14 @@ public final class BrokerConnections implements AutoCloseable {
 
     @Override
     public void close() {
+        if (opener != null) {
+            // An opening still under way is interrupted (which closes its channel); one that finishes anyway is closed.
+            opener.shutdownNow();
+            for (final CompletableFuture<KafkaConnection> underWay : opening.values()) {
+                underWay.thenAccept(KafkaConnection::close);
+            }
+            opening.clear();
+        }
         closeBootstrap();
         for (final KafkaConnection connection : byNode.values()) {
             connection.close();

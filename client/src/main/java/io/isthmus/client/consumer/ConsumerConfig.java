@@ -1,5 +1,6 @@
 package io.isthmus.client.consumer;
 
+import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
 import io.isthmus.client.network.SocketBuffers;
@@ -28,6 +29,9 @@ public final class ConsumerConfig {
     public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
     public static final String MAX_POLL_INTERVAL_MS = "max.poll.interval.ms";
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+    /** Kafka's name: how long opening a broker connection (connect, ApiVersions, SASL) may take. */
+    public static final String SOCKET_CONNECTION_SETUP_TIMEOUT_MS = "socket.connection.setup.timeout.ms";
+
     public static final String ISOLATION_LEVEL = "isolation.level";
     public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     public static final String TRANSPORT = "transport";
@@ -59,6 +63,7 @@ public final class ConsumerConfig {
                     HEARTBEAT_INTERVAL_MS,
                     MAX_POLL_INTERVAL_MS,
                     REQUEST_TIMEOUT_MS,
+                    SOCKET_CONNECTION_SETUP_TIMEOUT_MS,
                     ISOLATION_LEVEL,
                     METADATA_MAX_AGE_MS,
                     TRANSPORT,
@@ -91,6 +96,7 @@ public final class ConsumerConfig {
     private final int heartbeatIntervalMs;
     private final int maxPollIntervalMs;
     private final long requestTimeoutMs;
+    private final long connectionSetupTimeoutMs;
     private final byte isolationLevel;
     private final long metadataMaxAgeMs;
     private final Transport transport;
@@ -119,6 +125,8 @@ public final class ConsumerConfig {
         heartbeatIntervalMs = r.integer(HEARTBEAT_INTERVAL_MS, 3000, 1);
         maxPollIntervalMs = r.integer(MAX_POLL_INTERVAL_MS, 300_000, 1);
         requestTimeoutMs = r.longValue(REQUEST_TIMEOUT_MS, 30_000, 1);
+        connectionSetupTimeoutMs =
+                r.longValue(SOCKET_CONNECTION_SETUP_TIMEOUT_MS, BrokerConnections.DEFAULT_SETUP_TIMEOUT.toMillis(), 1);
         isolationLevel = r.oneOf(ISOLATION_LEVEL, "read_uncommitted", "read_uncommitted", "read_committed")
                         .equals("read_committed")
                 ? (byte) 1
@@ -201,6 +209,11 @@ public final class ConsumerConfig {
 
     public Duration requestTimeout() {
         return Duration.ofMillis(requestTimeoutMs);
+    }
+
+    /** {@code socket.connection.setup.timeout.ms}: the longest a new broker connection may take to be ready. */
+    public Duration connectionSetupTimeout() {
+        return Duration.ofMillis(connectionSetupTimeoutMs);
     }
 
     /** 0 read_uncommitted, 1 read_committed. */

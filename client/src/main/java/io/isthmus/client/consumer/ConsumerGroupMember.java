@@ -84,6 +84,7 @@ final class ConsumerGroupMember implements AutoCloseable {
                 config.clientId() + "-coordinator",
                 pool,
                 config.requestTimeout(),
+                config.connectionSetupTimeout(),
                 config.security(),
                 config.socketBuffers());
         this.coordinator = CoordinatorClient.forGroup(connections, groupId, config.requestTimeout());

@@ -98,6 +98,7 @@ public final class IsthmusConsumer implements AutoCloseable {
                 config.clientId(),
                 receiveBuffers,
                 config.requestTimeout(),
+                config.connectionSetupTimeout(),
                 config.security(),
                 config.socketBuffers());
         this.handlerIterator = new RecordIterator(subscriptions, config.checkCrcs(), handlerDecompressor);

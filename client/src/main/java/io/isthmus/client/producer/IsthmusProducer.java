@@ -95,6 +95,7 @@ public final class IsthmusProducer implements AutoCloseable {
                 config.clientId(),
                 receivePool,
                 config.requestTimeout(),
+                config.connectionSetupTimeout(),
                 config.security(),
                 config.socketBuffers());
         try {
@@ -134,6 +135,7 @@ public final class IsthmusProducer implements AutoCloseable {
                         config.clientId(),
                         receivePool,
                         config.requestTimeout(),
+                        config.connectionSetupTimeout(),
                         config.security(),
                         config.socketBuffers()),
                 transport == Transport.RDMA

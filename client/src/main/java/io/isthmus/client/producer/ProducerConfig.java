@@ -1,5 +1,6 @@
 package io.isthmus.client.producer;
 
+import io.isthmus.client.cluster.BrokerConnections;
 import io.isthmus.client.config.ConfigReader;
 import io.isthmus.client.config.Transport;
 import io.isthmus.client.network.SocketBuffers;
@@ -27,6 +28,9 @@ public final class ProducerConfig {
     public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
     public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+    /** Kafka's name: how long opening a broker connection (connect, ApiVersions, SASL) may take. */
+    public static final String SOCKET_CONNECTION_SETUP_TIMEOUT_MS = "socket.connection.setup.timeout.ms";
+
     public static final String ENABLE_IDEMPOTENCE = "enable.idempotence";
     public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     public static final String TRANSACTIONAL_ID = "transactional.id";
@@ -50,6 +54,7 @@ public final class ProducerConfig {
                     RETRY_BACKOFF_MS,
                     DELIVERY_TIMEOUT_MS,
                     REQUEST_TIMEOUT_MS,
+                    SOCKET_CONNECTION_SETUP_TIMEOUT_MS,
                     ENABLE_IDEMPOTENCE,
                     METADATA_MAX_AGE_MS,
                     TRANSACTIONAL_ID,
@@ -76,6 +81,7 @@ public final class ProducerConfig {
     private final long retryBackoffMs;
     private final long deliveryTimeoutMs;
     private final long requestTimeoutMs;
+    private final long connectionSetupTimeoutMs;
     private final boolean idempotence;
     private final long metadataMaxAgeMs;
     private final String transactionalId;
@@ -107,6 +113,8 @@ public final class ProducerConfig {
         retries = r.integer(RETRIES, Integer.MAX_VALUE, 0);
         retryBackoffMs = r.longValue(RETRY_BACKOFF_MS, 100, 0);
         requestTimeoutMs = r.longValue(REQUEST_TIMEOUT_MS, 30_000, 1);
+        connectionSetupTimeoutMs =
+                r.longValue(SOCKET_CONNECTION_SETUP_TIMEOUT_MS, BrokerConnections.DEFAULT_SETUP_TIMEOUT.toMillis(), 1);
         deliveryTimeoutMs = r.longValue(DELIVERY_TIMEOUT_MS, 120_000, 1);
         idempotence = r.bool(ENABLE_IDEMPOTENCE, true);
         metadataMaxAgeMs = r.longValue(METADATA_MAX_AGE_MS, 300_000, 0);
@@ -204,6 +212,11 @@ public final class ProducerConfig {
 
     public Duration requestTimeout() {
         return Duration.ofMillis(requestTimeoutMs);
+    }
+
+    /** {@code socket.connection.setup.timeout.ms}: the longest a new broker connection may take to be ready. */
+    public Duration connectionSetupTimeout() {
+        return Duration.ofMillis(connectionSetupTimeoutMs);
     }
 
     public boolean idempotence() {

@@ -46,6 +46,9 @@ public final class FakeKafkaBroker implements AutoCloseable {
     private final List<Long> fetchOffsets = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
     private volatile FetchCut cut = (offset, available) -> available;
+    /** Other brokers its metadata names besides itself (node 0), leading nothing. */
+    private final java.util.Map<Integer, InetSocketAddress> others = new java.util.concurrent.ConcurrentHashMap<>();
+
     private volatile long logEnd;
     private volatile boolean closed;
 
@@ -65,6 +68,11 @@ public final class FakeKafkaBroker implements AutoCloseable {
         batches.add(batch);
         baseOffsets.add(logEnd);
         logEnd += records;
+    }
+
+    /** Names broker {@code nodeId} at {@code address} in its metadata from now on, besides itself (node 0). */
+    public void alsoNames(final int nodeId, final InetSocketAddress address) {
+        others.put(nodeId, address);
     }
 
     public void cut(final FetchCut cut) {
@@ -169,6 +177,10 @@ public final class FakeKafkaBroker implements AutoCloseable {
                 .setNodeId(0)
                 .setHost(address.getHostString())
                 .setPort(address.getPort()));
+        others.forEach((id, other) -> brokers.add(new MetadataResponseData.MetadataResponseBroker()
+                .setNodeId(id)
+                .setHost(other.getHostString())
+                .setPort(other.getPort())));
         final MetadataResponseData.MetadataResponseTopicCollection topics =
                 new MetadataResponseData.MetadataResponseTopicCollection();
         topics.add(new MetadataResponseData.MetadataResponseTopic()

@@ -221,7 +221,12 @@ public final class TcpFetcher implements Fetcher {
         for (final Map.Entry<Integer, FetchRequestData> e : requests.entrySet()) {
             final InFlightFetch fetch = pending.get(e.getKey());
             try {
-                final KafkaConnection connection = connections.node(e.getKey());
+                // A leader whose connection is still being opened is left out of this round: a broker that is paused
+                // (it accepts the connection and answers nothing) must not hold up the fetches from the others.
+                final KafkaConnection connection = connections.nodeIfOpen(e.getKey());
+                if (connection == null) {
+                    continue;
+                }
                 fetch.connection = connection;
                 connection.send(ApiKeys.FETCH, e.getValue());
                 inFlight.put(e.getKey(), fetch);
