@@ -371,7 +371,6 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    /** Appends what {@code log} holds from {@code position} on to {@code output}; returns the new position. */
     /**
      * Has a broker JVM that stalls print its threads into its own output (SIGQUIT) before it is destroyed, so the
      * failure says where it stood rather than only that it did not start.
@@ -388,6 +387,7 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** Appends what {@code log} holds from {@code position} on to {@code output}; returns the new position. */
     private static long readFrom(final Path log, final long position, final StringBuilder output) {
         try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ)) {
             final long size = channel.size();

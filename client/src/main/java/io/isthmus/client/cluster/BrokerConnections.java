@@ -216,6 +216,28 @@ public final class BrokerConnections implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Takes the connections opened in the background that no {@link #nodeIfOpen} has collected yet (the leader moved
+     * elsewhere meanwhile, say): kept where none is open to that broker, closed where {@link #node} opened one. A
+     * failed opening stays for {@link #nodeIfOpen} to report.
+     */
+    private void adoptFinishedOpenings() {
+        opening.entrySet().removeIf(e -> {
+            final CompletableFuture<KafkaConnection> underWay = e.getValue();
+            if (!underWay.isDone() || underWay.isCompletedExceptionally()) {
+                return false;
+            }
+            final KafkaConnection opened = underWay.join();
+            final KafkaConnection existing = byNode.get(e.getKey());
+            if (existing != null && !existing.isClosed()) {
+                opened.close();
+            } else {
+                byNode.put(e.getKey(), opened);
+            }
+            return true;
+        });
+    }
+
     private ExecutorService opener() {
         if (opener == null) {
             // A thread per opening under way (one per broker at most): an opening that waits on a paused broker must
@@ -306,6 +328,7 @@ public final class BrokerConnections implements AutoCloseable {
      * refresh so far did (KIP-320).
      */
     private ClusterMetadata remember(final ClusterMetadata fresh) {
+        adoptFinishedOpenings();
         metadata = fresh.keepingNewerLeadersOf(seen);
         seen = seen == null ? metadata : seen.updatedWith(metadata);
         return metadata;

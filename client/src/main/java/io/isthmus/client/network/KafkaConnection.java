@@ -114,15 +114,17 @@ public final class KafkaConnection implements AutoCloseable {
             channel = SocketChannel.open();
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             buffers.applyTo(channel);
-            channel.socket().connect(address, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+            // One deadline for the whole setup: connect, ApiVersions and each SASL round trip share the timeout.
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            channel.socket().connect(address, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
             channel.configureBlocking(false);
             selector = Selector.open();
             final KafkaConnection connection = new KafkaConnection(address, clientId, pool, channel, selector);
-            connection.negotiate(timeout);
+            connection.negotiate(remaining(deadline));
             SaslAuthentication.authenticate(
                     security,
                     address.getHostString(),
-                    (apiKey, version, body) -> connection.request(apiKey, body, version, timeout));
+                    (apiKey, version, body) -> connection.request(apiKey, body, version, remaining(deadline)));
             return connection;
         } catch (final AuthenticationException e) {
             closeQuietly(selector);
@@ -134,6 +136,11 @@ public final class KafkaConnection implements AutoCloseable {
             throw new NetworkException(
                     "cannot connect to broker: address=" + address + ", clientId=" + clientId + ", cause=" + e, e);
         }
+    }
+
+    /** What is left until {@code deadline} ({@link System#nanoTime()}), at least a nanosecond. */
+    private static Duration remaining(final long deadline) {
+        return Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
     }
 
     private void negotiate(final Duration timeout) {

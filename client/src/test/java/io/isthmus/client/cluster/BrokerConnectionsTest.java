@@ -87,7 +87,7 @@ class BrokerConnectionsTest {
 
     @Test
     void aConnectionBeingOpenedToAPausedBrokerHoldsUpNeitherItsCallerNorTheConnectionsToOthers() throws Exception {
-        final Duration setupTimeout = Duration.ofSeconds(2);
+        final Duration setupTimeout = Duration.ofSeconds(5); // ample for opening a connection to a running broker
         try (FakeKafkaBroker broker = new FakeKafkaBroker((short) 17);
                 BrokerConnections connections =
                         connections(BrokerConnections.parseBootstrap(broker.bootstrapServers()), setupTimeout)) {
