@@ -223,7 +223,7 @@ public final class LocalCluster implements AutoCloseable {
                         ? "not listening after " + startTimeout.toSeconds() + " s"
                         : "exited with " + process.exitValue();
                 if (stalled) {
-                    printThreads(process);
+                    printThreads(process, log);
                 }
                 process.destroyForcibly();
                 process.waitFor(30, TimeUnit.SECONDS);
@@ -372,16 +372,22 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Has a broker JVM that stalls print its threads into its own output (SIGQUIT) before it is destroyed, so the
-     * failure says where it stood rather than only that it did not start.
+     * Appends the threads of a broker JVM that stalls to its log ({@code jcmd PID Thread.print}, the JDK's own tool
+     * beside this JVM's {@code java}) before it is destroyed, so the failure says where it stood rather than only that
+     * it did not start. {@code jcmd} returns once the dump is written, so nothing waits on a guess.
      */
-    private static void printThreads(final Process process) throws InterruptedException {
+    private static void printThreads(final Process process, final Path log) throws InterruptedException {
+        final Path java = Path.of(ProcessHandle.current().info().command().orElseThrow());
+        final Path jcmd = java.resolveSibling("jcmd");
         try {
-            new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid()))
-                    .inheritIO()
-                    .start()
-                    .waitFor(5, TimeUnit.SECONDS);
-            Thread.sleep(2_000);
+            final Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+            if (!dump.waitFor(60, TimeUnit.SECONDS)) {
+                dump.destroyForcibly();
+                System.err.println("no thread dump of broker pid " + process.pid() + ": jcmd took over 60 s");
+            }
         } catch (final IOException e) {
             System.err.println("no thread dump of broker pid " + process.pid() + ": " + e);
         }

@@ -198,12 +198,7 @@ public final class BrokerConnections implements AutoCloseable {
                 }
                 throw new NetworkException("cannot connect to broker " + nodeId, e.getCause());
             }
-            if (open) {
-                opened.close(); // node() opened one meanwhile, which its caller may be using
-                return existing;
-            }
-            byNode.put(nodeId, opened);
-            return opened;
+            return adopt(nodeId, opened);
         }
         if (open) {
             return existing;
@@ -227,15 +222,23 @@ public final class BrokerConnections implements AutoCloseable {
             if (!underWay.isDone() || underWay.isCompletedExceptionally()) {
                 return false;
             }
-            final KafkaConnection opened = underWay.join();
-            final KafkaConnection existing = byNode.get(e.getKey());
-            if (existing != null && !existing.isClosed()) {
-                opened.close();
-            } else {
-                byNode.put(e.getKey(), opened);
-            }
+            adopt(e.getKey(), underWay.join());
             return true;
         });
+    }
+
+    /**
+     * Makes {@code opened} broker {@code nodeId}'s connection, unless {@link #node} opened one meanwhile, which its
+     * caller may be using: then {@code opened} is closed. Returns the connection kept.
+     */
+    private KafkaConnection adopt(final int nodeId, final KafkaConnection opened) {
+        final KafkaConnection existing = byNode.get(nodeId);
+        if (existing != null && !existing.isClosed()) {
+            opened.close();
+            return existing;
+        }
+        byNode.put(nodeId, opened);
+        return opened;
     }
 
     private ExecutorService opener() {
